@@ -1,0 +1,322 @@
+package main
+
+import (
+	"bufio"
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"runtime"
+
+	"github.com/hashicorp/hcl/v2"
+
+	"github.com/trellis-nlp/trellis/builtin"
+	"github.com/trellis-nlp/trellis/framework/corpus"
+	"github.com/trellis-nlp/trellis/framework/eval"
+	"github.com/trellis-nlp/trellis/framework/model"
+	"github.com/trellis-nlp/trellis/framework/run"
+	"github.com/trellis-nlp/trellis/framework/scheme"
+	"github.com/trellis-nlp/trellis/framework/spec"
+	"github.com/trellis-nlp/trellis/framework/tagger"
+)
+
+func version() string { return run.Version() }
+
+// loadSpec decodes a spec and prints its diagnostics.
+func (a *app) loadSpec(path string, vars map[string]string) (*spec.Spec, spec.Registries, error) {
+	templates, learners := builtin.Registries()
+	reg := spec.Registries{Templates: templates, Learners: learners}
+	s, diags := spec.LoadFile(path, vars, reg)
+	if len(diags) > 0 {
+		src, _ := os.ReadFile(path)
+		spec.WriteDiagnostics(a.stderr, diags, map[string][]byte{path: src})
+	}
+	if diags.HasErrors() {
+		if s == nil && len(diags) == 1 && diags[0].Subject == nil && diags[0].Summary == "Cannot read spec" {
+			return nil, reg, usagef("cannot read spec %s", path)
+		}
+		return nil, reg, specError{}
+	}
+	return s, reg, nil
+}
+
+func (a *app) cmdValidate(args []string) error {
+	fs := newFlagSet("validate", a.stderr)
+	vars := varFlags{}
+	fs.Var(vars, "var", "set a spec variable: name=value (repeatable)")
+	pos, err := parseInterspersed(fs, args)
+	if err != nil {
+		return err
+	}
+	if len(pos) != 1 {
+		return usagef("validate takes one spec file")
+	}
+	s, _, err := a.loadSpec(pos[0], vars)
+	if err != nil {
+		return err
+	}
+	fmt.Fprintf(a.stdout, "%s: ok (experiment %q, %d corpora, %d templates, %d learners)\n",
+		pos[0], s.Name, len(s.Corpora), len(s.Features.Templates), len(s.Learners))
+	return nil
+}
+
+func (a *app) cmdRun(ctx context.Context, args []string) error {
+	fs := newFlagSet("run", a.stderr)
+	vars := varFlags{}
+	var learners listFlag
+	fs.Var(vars, "var", "set a spec variable: name=value (repeatable)")
+	fs.Var(&learners, "learner", "run only this learner (repeatable)")
+	out := fs.String("out", "", "run directory (default runs/<experiment name>)")
+	threads := fs.Int("threads", runtime.NumCPU(), "worker threads for training")
+	ablate := fs.String("ablate", "", "feature ablation: rerun this learner once per feature template with the template removed")
+	alone := fs.Bool("ablate-alone", false, "with --ablate, also run each template on its own")
+	pos, err := parseInterspersed(fs, args)
+	if err != nil {
+		return err
+	}
+	if len(pos) != 1 {
+		return usagef("run takes one spec file")
+	}
+	if *threads < 1 {
+		return usagef("--threads must be at least 1")
+	}
+	s, reg, err := a.loadSpec(pos[0], vars)
+	if err != nil {
+		return err
+	}
+	dir := *out
+	if dir == "" {
+		dir = filepath.Join("runs", s.Name)
+	}
+	opts := run.Options{
+		Spec: s, Templates: reg.Templates, OutDir: dir, Learners: learners,
+		Threads: *threads, Log: a.log, Command: a.args, Stdout: a.stdout,
+	}
+	switch {
+	case s.Evaluation.Folds > 1 && *ablate != "":
+		return usagef("--ablate does not combine with cross-validation (folds in the spec)")
+	case s.Evaluation.Folds > 1:
+		_, err = run.CrossValidate(ctx, opts)
+	case *ablate != "":
+		_, err = run.Ablation(ctx, opts, *ablate, *alone)
+	case *alone:
+		return usagef("--ablate-alone needs --ablate LEARNER")
+	default:
+		_, err = run.Run(ctx, opts)
+	}
+	if ue, ok := err.(*run.UsageError); ok {
+		return usagef("%s", ue.Msg)
+	}
+	if err == nil {
+		a.log.Info().Str("dir", dir).Msg("run complete")
+	}
+	return err
+}
+
+// openInput opens FILE, or stdin when there is none.
+func (a *app) openInput(pos []string) (io.Reader, string, func(), error) {
+	switch len(pos) {
+	case 0:
+		return a.stdin, "<stdin>", func() {}, nil
+	case 1:
+		f, err := os.Open(pos[0])
+		if err != nil {
+			return nil, "", nil, err
+		}
+		return f, pos[0], func() { f.Close() }, nil
+	}
+	return nil, "", nil, usagef("at most one input file")
+}
+
+func (a *app) loadTagger(path string, opt tagger.Options) (*tagger.Tagger, error) {
+	if path == "" {
+		return nil, usagef("--model is required")
+	}
+	m, err := model.Load(path)
+	if err != nil {
+		return nil, err
+	}
+	templates, _ := builtin.Registries()
+	return tagger.New(m, templates, opt)
+}
+
+func (a *app) cmdTag(ctx context.Context, args []string) error {
+	fs := newFlagSet("tag", a.stderr)
+	modelPath := fs.String("model", "", "model file")
+	marginals := fs.Bool("marginals", false, "append each predicted label's marginal probability (label:p) and print each sentence's probability")
+	nbest := fs.Int("nbest", 1, "print the K best label sequences of each sentence with their scores and probabilities")
+	constrained := fs.String("constrained", "auto", "constrained decoding for span schemes: auto (the model's setting), on or off")
+	pos, err := parseInterspersed(fs, args)
+	if err != nil {
+		return err
+	}
+	if *nbest < 1 || *nbest > 10000 {
+		return usagef("--nbest must be between 1 and 10000")
+	}
+	var opt tagger.Options
+	switch *constrained {
+	case "auto":
+	case "on", "true":
+		opt.Constrained = ptr(true)
+	case "off", "false":
+		opt.Constrained = ptr(false)
+	default:
+		return usagef("--constrained must be auto, on or off, got %q", *constrained)
+	}
+	tg, err := a.loadTagger(*modelPath, opt)
+	if err != nil {
+		return err
+	}
+	defer tg.Close()
+	in, name, done, err := a.openInput(pos)
+	if err != nil {
+		return err
+	}
+	defer done()
+	w := bufio.NewWriterSize(a.stdout, 1<<16)
+	r := tg.Format.NewReader(in, name, corpus.ReadOptions{LabelOptional: true})
+	if *marginals || *nbest > 1 {
+		err = tagDetailed(ctx, tg, r, w, *nbest, *marginals)
+	} else {
+		_, err = tg.Stream(ctx, r, tg.Format.NewWriter(w), nil, nil)
+	}
+	if ferr := w.Flush(); err == nil {
+		err = ferr
+	}
+	return err
+}
+
+func ptr[T any](v T) *T { return &v }
+
+// tagDetailed writes, per sentence and rank, a comment line with the
+// sequence's score and probability, then the sentence with that sequence's
+// labels appended (label:marginal on the best sequence with --marginals),
+// the way `crfsuite tag -p -i` reports them.
+func tagDetailed(ctx context.Context, tg *tagger.Tagger, r corpus.Reader, w *bufio.Writer, k int, marginals bool) error {
+	cw := tg.Format.NewWriter(w)
+	batch := make([]*corpus.Sentence, 0, tagger.BatchSize)
+	flush := func() error {
+		if len(batch) == 0 {
+			return nil
+		}
+		decoded, err := tg.TagDetailed(batch, k)
+		if err != nil {
+			return err
+		}
+		for j, s := range batch {
+			d := decoded[j]
+			for rank, path := range d.Paths {
+				fmt.Fprintf(w, "# rank=%d score=%.6f probability=%.6f\n", rank+1, d.Scores[rank], d.Probabilities[rank])
+				labels := path
+				if marginals && rank == 0 {
+					labels = make([]string, len(path))
+					for i, y := range path {
+						labels[i] = fmt.Sprintf("%s:%.6f", y, d.Marginals[i])
+					}
+				}
+				if err := cw.Write(s, labels); err != nil {
+					return err
+				}
+				if err := cw.Flush(); err != nil {
+					return err
+				}
+			}
+		}
+		batch = batch[:0]
+		return nil
+	}
+	for {
+		if err := ctx.Err(); err != nil {
+			return err
+		}
+		s, err := r.Read()
+		if err == io.EOF {
+			break
+		}
+		if err != nil {
+			return err
+		}
+		batch = append(batch, s)
+		if len(batch) == cap(batch) {
+			if err := flush(); err != nil {
+				return err
+			}
+		}
+	}
+	if err := flush(); err != nil {
+		return err
+	}
+	return cw.Flush()
+}
+
+func (a *app) cmdEval(ctx context.Context, args []string) error {
+	fs := newFlagSet("eval", a.stderr)
+	modelPath := fs.String("model", "", "model file")
+	asJSON := fs.Bool("json", false, "print the metrics as JSON")
+	pos, err := parseInterspersed(fs, args)
+	if err != nil {
+		return err
+	}
+	if len(pos) != 1 {
+		return usagef("eval takes one labelled file")
+	}
+	tg, err := a.loadTagger(*modelPath, tagger.Options{})
+	if err != nil {
+		return err
+	}
+	defer tg.Close()
+	in, name, done, err := a.openInput(pos)
+	if err != nil {
+		return err
+	}
+	defer done()
+	labelCol := tg.Format.LabelColumn()
+	if labelCol < 0 {
+		return fmt.Errorf("the model's format has no label column to evaluate against")
+	}
+	sch, err := scheme.Parse(tg.Model.Scheme)
+	if err != nil {
+		return err
+	}
+	var sents []eval.Sentence
+	_, err = tg.Stream(ctx, tg.Format.NewReader(in, name, corpus.ReadOptions{}), nil, nil,
+		func(s *corpus.Sentence, pred []string) {
+			es := eval.Sentence{Gold: make([]string, s.Len()), Pred: pred}
+			for i := range es.Gold {
+				es.Gold[i] = s.Tokens[i][labelCol]
+			}
+			if sch == scheme.BMES || sch == scheme.BI {
+				es.Chars = make([]string, s.Len())
+				for i := range es.Chars {
+					es.Chars[i] = s.Tokens[i][0]
+				}
+			}
+			sents = append(sents, es)
+		})
+	if err != nil {
+		return err
+	}
+	res := eval.Evaluate(sents, eval.Options{Scheme: sch})
+	if *asJSON {
+		b, err := json.MarshalIndent(res, "", "  ")
+		if err != nil {
+			return err
+		}
+		_, err = fmt.Fprintf(a.stdout, "%s\n", b)
+		return err
+	}
+	if sch.HasSpans() {
+		return res.WriteConlleval(a.stdout)
+	}
+	fmt.Fprintf(a.stdout, "tokens: %d  sentences: %d\naccuracy: %.2f%%  sentence accuracy: %.2f%%\n",
+		res.Tokens, res.Sentences, 100*res.Accuracy, 100*res.SentenceAccuracy)
+	if res.Words != nil {
+		fmt.Fprintf(a.stdout, "words: precision %.2f%%  recall %.2f%%  F1 %.2f%%\n",
+			100*res.Words.Precision, 100*res.Words.Recall, 100*res.Words.F1)
+	}
+	return nil
+}
+
+var _ = hcl.Diagnostics{}

@@ -1,0 +1,161 @@
+package main
+
+import (
+	"encoding/json"
+	"fmt"
+	"math"
+	"os"
+	"sort"
+	"text/tabwriter"
+
+	"github.com/trellis-nlp/trellis/framework/model"
+)
+
+// inspection is what `trellis inspect` reports, also as JSON.
+type inspection struct {
+	File           string                    `json:"file"`
+	Bytes          int64                     `json:"bytes"`
+	Learner        model.Learner             `json:"learner"`
+	Provenance     model.Provenance          `json:"provenance"`
+	Scheme         string                    `json:"scheme"`
+	Labels         []string                  `json:"labels"`
+	Attributes     int                       `json:"attributes"`
+	Features       int                       `json:"features"`
+	ActiveFeatures int                       `json:"active_features"`
+	Transitions    bool                      `json:"transitions"`
+	TopFeatures    map[string][]weightedAttr `json:"top_features"`
+	Trans          [][]float64               `json:"transitions_matrix,omitempty"`
+	Start          []float64                 `json:"start,omitempty"`
+	Stop           []float64                 `json:"stop,omitempty"`
+}
+
+type weightedAttr struct {
+	Attribute string  `json:"attribute"`
+	Weight    float64 `json:"weight"`
+}
+
+func (a *app) cmdInspect(args []string) error {
+	fs := newFlagSet("inspect", a.stderr)
+	top := fs.Int("top", 10, "features to list per label")
+	asJSON := fs.Bool("json", false, "print the inspection as JSON")
+	pos, err := parseInterspersed(fs, args)
+	if err != nil {
+		return err
+	}
+	if len(pos) != 1 {
+		return usagef("inspect takes one model file")
+	}
+	if *top < 0 {
+		return usagef("--top must be >= 0")
+	}
+	m, err := model.Load(pos[0])
+	if err != nil {
+		return err
+	}
+	info, err := os.Stat(pos[0])
+	if err != nil {
+		return err
+	}
+	in := inspect(m, *top)
+	in.File, in.Bytes = pos[0], info.Size()
+	if *asJSON {
+		b, err := json.MarshalIndent(in, "", "  ")
+		if err != nil {
+			return err
+		}
+		_, err = fmt.Fprintf(a.stdout, "%s\n", b)
+		return err
+	}
+	return writeInspection(a, in, *top)
+}
+
+func inspect(m *model.Model, top int) *inspection {
+	lm := m.Linear
+	l := lm.NumLabels
+	in := &inspection{
+		Learner: m.Learner, Provenance: m.Provenance, Scheme: m.Scheme, Labels: m.Labels,
+		Attributes: lm.NumAttrs(), Features: lm.NumFeatures(), Transitions: lm.Transitions,
+		TopFeatures: map[string][]weightedAttr{},
+	}
+	perLabel := make([][]weightedAttr, l)
+	for a := 0; a < lm.NumAttrs(); a++ {
+		for f := lm.FeatOff[a]; f < lm.FeatOff[a+1]; f++ {
+			w := lm.W[f]
+			if w == 0 {
+				continue
+			}
+			in.ActiveFeatures++
+			y := lm.FeatLabel[f]
+			perLabel[y] = append(perLabel[y], weightedAttr{m.Attrs[a], w})
+		}
+	}
+	for y, list := range perLabel {
+		// Largest weight first; ties by name so the listing is stable.
+		sort.Slice(list, func(i, j int) bool {
+			if list[i].Weight != list[j].Weight {
+				return list[i].Weight > list[j].Weight
+			}
+			return list[i].Attribute < list[j].Attribute
+		})
+		if len(list) > top {
+			list = list[:top]
+		}
+		in.TopFeatures[m.Labels[y]] = list
+	}
+	if lm.Transitions {
+		tr := lm.Trans()
+		for p := 0; p < l; p++ {
+			in.Trans = append(in.Trans, append([]float64(nil), tr[p*l:(p+1)*l]...))
+		}
+		in.Start = append([]float64(nil), lm.Start()...)
+		in.Stop = append([]float64(nil), lm.Stop()...)
+	}
+	return in
+}
+
+func writeInspection(a *app, in *inspection, top int) error {
+	w := a.stdout
+	fmt.Fprintf(w, "model:        %s (%.2f MB)\n", in.File, float64(in.Bytes)/(1<<20))
+	fmt.Fprintf(w, "learner:      %s (type %s)\n", in.Learner.Name, in.Learner.Type)
+	fmt.Fprintf(w, "experiment:   %s, seed %d, trellis %s\n", in.Provenance.Experiment, in.Provenance.Seed, in.Provenance.Trellis)
+	fmt.Fprintf(w, "labels:       %d (scheme %s)\n", len(in.Labels), in.Scheme)
+	fmt.Fprintf(w, "attributes:   %d\n", in.Attributes)
+	fmt.Fprintf(w, "features:     %d (%d with a non-zero weight)\n", in.Features, in.ActiveFeatures)
+	fmt.Fprintf(w, "transitions:  %v\n", in.Transitions)
+	if top > 0 {
+		fmt.Fprintf(w, "\ntop %d features per label:\n", top)
+		for _, y := range in.Labels {
+			fmt.Fprintf(w, "  %s\n", y)
+			for _, f := range in.TopFeatures[y] {
+				fmt.Fprintf(w, "    %10.4f  %s\n", f.Weight, f.Attribute)
+			}
+		}
+	}
+	if in.Trans != nil {
+		fmt.Fprintf(w, "\ntransition weights (row: previous label, column: next label):\n")
+		tw := tabwriter.NewWriter(w, 0, 0, 1, ' ', tabwriter.AlignRight)
+		fmt.Fprint(tw, "\t")
+		for _, y := range in.Labels {
+			fmt.Fprintf(tw, "%s\t", y)
+		}
+		fmt.Fprint(tw, "\n")
+		row := func(name string, v []float64) {
+			fmt.Fprintf(tw, "%s\t", name)
+			for _, x := range v {
+				if math.IsInf(x, -1) {
+					fmt.Fprint(tw, "-inf\t")
+				} else {
+					fmt.Fprintf(tw, "%.3f\t", x)
+				}
+			}
+			fmt.Fprint(tw, "\n")
+		}
+		row("<start>", in.Start)
+		for p, y := range in.Labels {
+			row(y, in.Trans[p])
+		}
+		row("<stop>", in.Stop)
+		return tw.Flush()
+	}
+	return nil
+}

@@ -1,0 +1,116 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+
+	"github.com/trellis-nlp/trellis/framework/run"
+)
+
+// cmdCompare prints the comparison table and significance tests across
+// earlier run directories.
+func (a *app) cmdCompare(args []string) error {
+	fs := newFlagSet("compare", a.stderr)
+	seed := fs.Uint64("seed", 1, "seed of the bootstrap and randomization tests")
+	pos, err := parseInterspersed(fs, args)
+	if err != nil {
+		return err
+	}
+	if len(pos) == 0 {
+		return usagef("compare takes one or more run directories")
+	}
+	_, err = run.CompareDirs(pos, *seed, a.stdout)
+	if ue, ok := err.(*run.UsageError); ok {
+		return usagef("%s", ue.Msg)
+	}
+	return err
+}
+
+// cmdReproduce reruns the command recorded in DIR/manifest.json into a
+// fresh directory and reports, file by file, whether the models,
+// predictions and metrics came out the same.
+func (a *app) cmdReproduce(ctx context.Context, args []string) error {
+	fs := newFlagSet("reproduce", a.stderr)
+	out := fs.String("out", "", "where to put the rerun (default: a temporary directory, removed afterwards)")
+	threads := fs.Int("threads", 0, "threads for the rerun (default: as recorded; the bytes must not depend on it)")
+	pos, err := parseInterspersed(fs, args)
+	if err != nil {
+		return err
+	}
+	if len(pos) != 1 {
+		return usagef("reproduce takes one run directory")
+	}
+	orig, err := filepath.Abs(pos[0])
+	if err != nil {
+		return err
+	}
+	command, workdir, err := run.Manifest(orig)
+	if err != nil {
+		return err
+	}
+	dir := *out
+	if dir == "" {
+		tmp, err := os.MkdirTemp("", "trellis-reproduce-*")
+		if err != nil {
+			return err
+		}
+		defer os.RemoveAll(tmp)
+		dir = filepath.Join(tmp, "run")
+	}
+	if dir, err = filepath.Abs(dir); err != nil {
+		return err
+	}
+	rerun := []string{}
+	for i := 2; i < len(command); i++ {
+		switch arg := command[i]; {
+		case arg == "--out" || arg == "-out":
+			i++ // drop the old output folder
+		case len(arg) > 6 && (arg[:6] == "--out=" || arg[:5] == "-out="):
+		case (arg == "--threads" || arg == "-threads") && *threads > 0:
+			i++
+		default:
+			rerun = append(rerun, arg)
+		}
+	}
+	rerun = append(rerun, "--out", dir)
+	if *threads > 0 {
+		rerun = append(rerun, "--threads", fmt.Sprint(*threads))
+	}
+	if workdir != "" {
+		// Spec and data paths on the recorded command line are relative to
+		// where it ran.
+		if err := os.Chdir(workdir); err != nil {
+			return fmt.Errorf("the run was made in %s: %w", workdir, err)
+		}
+	}
+	a.log.Info().Strs("command", rerun).Str("dir", workdir).Msg("rerunning")
+	// The rerun's own table would only repeat the original's; the verdict
+	// below is this command's output.
+	stdout := a.stdout
+	a.stdout = io.Discard
+	err = a.cmdRun(ctx, rerun)
+	a.stdout = stdout
+	if err != nil {
+		return err
+	}
+	checks, err := run.CheckRerun(orig, dir)
+	if err != nil {
+		return err
+	}
+	same := true
+	for _, c := range checks {
+		verdict := "identical"
+		if !c.Identical {
+			verdict, same = "DIFFERENT", false
+		}
+		fmt.Fprintf(a.stdout, "%-40s %-10s %s\n", c.File, verdict, c.Detail)
+	}
+	if !same {
+		return fmt.Errorf("the rerun of %s did not reproduce it", orig)
+	}
+	fmt.Fprintf(a.stdout, "reproduced: every model, prediction and metric matches\n")
+	return nil
+}

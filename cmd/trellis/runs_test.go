@@ -1,0 +1,130 @@
+package main
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+func TestReproduce(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "orig")
+	mustRun(t, "", "run", quickstart, "--out", dir, "--learner", "hmm", "--learner", "perceptron")
+	out, _ := mustRun(t, "", "reproduce", dir, "--threads", "1")
+	for _, want := range []string{"models/hmm.model", "models/perceptron.model", "predictions/perceptron.txt", "metrics.json (timings excepted)", "reproduced:"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("reproduce output lacks %q:\n%s", want, out)
+		}
+	}
+	if strings.Contains(out, "DIFFERENT") {
+		t.Fatalf("an untouched run did not reproduce:\n%s", out)
+	}
+
+	// Tamper with one weight byte of the original: reproduce must notice.
+	model := filepath.Join(dir, "models", "perceptron.model")
+	b := readFile(t, model)
+	b[len(b)/2] ^= 0xff
+	if err := os.WriteFile(model, b, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	code, out, stderr := trellis(t, "", "reproduce", dir)
+	if code != exitFailure || !strings.Contains(out, "models/perceptron.model") || !strings.Contains(out, "DIFFERENT") {
+		t.Fatalf("tampered run: exit %d, stdout:\n%s\nstderr:\n%s", code, out, stderr)
+	}
+}
+
+func TestCompare(t *testing.T) {
+	a := filepath.Join(t.TempDir(), "a")
+	b := filepath.Join(t.TempDir(), "b")
+	mustRun(t, "", "run", quickstart, "--out", a, "--learner", "hmm")
+	mustRun(t, "", "run", quickstart, "--out", b, "--learner", "perceptron")
+	out, _ := mustRun(t, "", "compare", a, b)
+	for _, want := range []string{a + ":hmm", b + ":perceptron", "95% CI", "pairwise significance", a + ":hmm vs " + b + ":perceptron"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("compare output lacks %q:\n%s", want, out)
+		}
+	}
+	// A run on other test data is refused.
+	other := filepath.Join(t.TempDir(), "other")
+	mustRun(t, "", "run", chunkSpec, "--out", other, "--learner", "hmm")
+	code, _, stderr := trellis(t, "", "compare", a, other)
+	if code != exitFailure || !strings.Contains(stderr, "different data") {
+		t.Fatalf("compare across test sets: exit %d, stderr:\n%s", code, stderr)
+	}
+	if code, _, _ := trellis(t, "", "compare"); code != exitUsage {
+		t.Fatalf("compare without directories: exit %d, want %d", code, exitUsage)
+	}
+}
+
+func TestAblation(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "abl")
+	out, _ := mustRun(t, "", "run", quickstart, "--out", dir, "--ablate", "hmm")
+	for _, want := range []string{"feature ablation, learner hmm", "all", "without w", "without suf", "without trans"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("ablation output lacks %q:\n%s", want, out)
+		}
+	}
+	if _, err := os.Stat(filepath.Join(dir, "ablation.json")); err != nil {
+		t.Fatal(err)
+	}
+	// Removing the word template must hurt the HMM: the table is not
+	// decoration.
+	for _, line := range strings.Split(out, "\n") {
+		if strings.HasPrefix(line, "without w ") && !strings.Contains(line, " -") {
+			t.Fatalf("removing the word template did not lower accuracy: %q", line)
+		}
+	}
+	if code, _, _ := trellis(t, "", "run", quickstart, "--out", t.TempDir(), "--ablate", "nope"); code != exitUsage {
+		t.Fatalf("--ablate of an unknown learner: exit %d, want %d", code, exitUsage)
+	}
+}
+
+func TestCrossValidation(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "cv")
+	out, _ := mustRun(t, "", "run", "testdata/chunk-cv.hcl", "--out", dir)
+	if !strings.Contains(out, "3-fold cross-validation") || !strings.Contains(out, "±") {
+		t.Fatalf("cross-validation output:\n%s", out)
+	}
+	for f := 0; f < 3; f++ {
+		if _, err := os.Stat(filepath.Join(dir, "folds", fmt.Sprint(f), "metrics.json")); err != nil {
+			t.Fatalf("fold %d: %v", f, err)
+		}
+	}
+	// The folds partition the corpus: their test sets add up to it.
+	total := 0
+	for f := 0; f < 3; f++ {
+		total += len(readEvalSentences(t, filepath.Join(dir, "folds", fmt.Sprint(f), "eval", "hmm.tsv")))
+	}
+	if want := len(readEvalSentences(t, "testdata/chunk-train.txt")); total != want {
+		t.Fatalf("fold test sets hold %d sentences, the corpus %d", total, want)
+	}
+	again := filepath.Join(t.TempDir(), "cv2")
+	out2, _ := mustRun(t, "", "run", "testdata/chunk-cv.hcl", "--out", again)
+	strip := func(s string) string { // drop the timing column
+		var b strings.Builder
+		for _, l := range strings.Split(s, "\n") {
+			f := strings.Fields(l)
+			if len(f) > 5 && (f[0] == "hmm" || f[0] == "perceptron") {
+				l = strings.Join(append(f[:4:4], f[5:]...), " ")
+			}
+			b.WriteString(l + "\n")
+		}
+		return b.String()
+	}
+	if strip(out) != strip(out2) {
+		t.Fatalf("cross-validation is not reproducible:\n%s\n%s", out, out2)
+	}
+}
+
+// readEvalSentences counts blank-line-separated blocks.
+func readEvalSentences(t *testing.T, path string) []string {
+	t.Helper()
+	var blocks []string
+	for _, b := range strings.Split(strings.TrimSpace(string(readFile(t, path))), "\n\n") {
+		if strings.TrimSpace(b) != "" {
+			blocks = append(blocks, b)
+		}
+	}
+	return blocks
+}

@@ -1,0 +1,36 @@
+package corpus
+
+// Sentence is one sequence as read from a corpus file: a table of string
+// columns, one row per token, plus the raw lines needed to write the sentence
+// back out unchanged with a predicted label appended.
+type Sentence struct {
+	// Tokens[i][c] is the value of column c (in Format.Columns order) for
+	// token i. A column that is absent from the input (an unlabelled file
+	// read for tagging) holds "".
+	Tokens [][]string
+
+	// Lines are all lines of the file that belong to this sentence, in file
+	// order, without their line terminator: token lines and pass-through
+	// lines (CoNLL-U comments, multiword-token ranges, empty nodes).
+	// TokenLine[i] is the index in Lines of token i's line. For the
+	// character format Lines holds the one text line and TokenLine is nil.
+	Lines     []string
+	TokenLine []int
+
+	// File and Line locate the sentence's first line (1-based) for error
+	// messages; TokenLineNo[i] is the 1-based file line of token i (for the
+	// character format, the line number of the text line for every token).
+	File        string
+	Line        int
+	TokenLineNo []int
+
+	// DocStart is true for the first sentence after a document boundary
+	// (a CoNLL "-DOCSTART-" line, or "# newdoc" in CoNLL-U).
+	DocStart bool
+}
+
+// Len returns the number of tokens.
+func (s *Sentence) Len() int { return len(s.Tokens) }
+
+// Column returns token i's value of column c.
+func (s *Sentence) Column(i, c int) string { return s.Tokens[i][c] }

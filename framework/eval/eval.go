@@ -1,0 +1,377 @@
+package eval
+
+import (
+	"fmt"
+	"slices"
+	"strings"
+
+	"github.com/trellis-nlp/trellis/framework/scheme"
+)
+
+// Sentence is one gold/predicted pair. OOV and Chars are optional; when
+// given they must have one entry per token.
+type Sentence struct {
+	Gold, Pred []string
+	OOV        []bool   // per token: the word was unseen in training
+	Chars      []string // per token: the character, for segmentation OOV scoring
+}
+
+// Options select how sentences are scored.
+type Options struct {
+	Scheme scheme.Scheme
+	// Vocabulary holds the training words; with BMES or BI and Chars it
+	// enables recall of out-of-vocabulary gold words.
+	Vocabulary map[string]bool
+}
+
+// PRF holds precision, recall and F1 (fractions in [0,1]) with the counts
+// they came from.
+type PRF struct {
+	Precision float64 `json:"precision"`
+	Recall    float64 `json:"recall"`
+	F1        float64 `json:"f1"`
+	Gold      int     `json:"gold"`
+	Pred      int     `json:"pred"`
+	Correct   int     `json:"correct"`
+}
+
+// SegResult scores segmentation at the word level.
+type SegResult struct {
+	Precision    float64 `json:"precision"`
+	Recall       float64 `json:"recall"`
+	F1           float64 `json:"f1"`
+	GoldWords    int     `json:"gold_words"`
+	PredWords    int     `json:"pred_words"`
+	CorrectWords int     `json:"correct_words"`
+	// Set only when Options.Vocabulary is non-nil and every sentence has Chars.
+	OOVRecall *float64 `json:"oov_recall,omitempty"`
+	IVRecall  *float64 `json:"iv_recall,omitempty"`
+	OOVWords  int      `json:"oov_words,omitempty"`
+	IVWords   int      `json:"iv_words,omitempty"`
+}
+
+// Result is the outcome of Evaluate. Scores are fractions in [0,1].
+type Result struct {
+	Tokens           int     `json:"tokens"`
+	Sentences        int     `json:"sentences"`
+	Correct          int     `json:"correct"`
+	Accuracy         float64 `json:"accuracy"`
+	SentenceAccuracy float64 `json:"sentence_accuracy"`
+
+	// Over tokens whose sentence carries OOV information; 0 without it.
+	IVAccuracy  float64 `json:"iv_accuracy"`
+	OOVAccuracy float64 `json:"oov_accuracy"`
+	IVTokens    int     `json:"iv_tokens"`
+	OOVTokens   int     `json:"oov_tokens"`
+
+	// Phrase scores as conlleval computes them; nil unless the scheme has spans.
+	Precision    *float64        `json:"precision,omitempty"`
+	Recall       *float64        `json:"recall,omitempty"`
+	F1           *float64        `json:"f1,omitempty"`
+	GoldSpans    int             `json:"gold_spans,omitempty"`
+	PredSpans    int             `json:"pred_spans,omitempty"`
+	CorrectSpans int             `json:"correct_spans,omitempty"`
+	PerType      map[string]*PRF `json:"per_type,omitempty"`
+
+	PerLabel  map[string]*PRF `json:"per_label"`
+	Labels    []string        `json:"labels"`    // sorted union of gold and predicted labels
+	Confusion [][]int         `json:"confusion"` // [gold][pred], indexed like Labels
+
+	Words *SegResult `json:"words,omitempty"` // only for BMES and BI
+}
+
+// ratio is conlleval's convention: an empty denominator scores 0, not NaN.
+func ratio(num, den int) float64 {
+	if den == 0 {
+		return 0
+	}
+	return float64(num) / float64(den)
+}
+
+func f1(p, r float64) float64 {
+	if p+r == 0 {
+		return 0
+	}
+	return 2 * p * r / (p + r)
+}
+
+func (p *PRF) finish() {
+	p.Precision = ratio(p.Correct, p.Pred)
+	p.Recall = ratio(p.Correct, p.Gold)
+	p.F1 = f1(p.Precision, p.Recall)
+}
+
+func isSegmentation(s scheme.Scheme) bool { return s == scheme.BMES || s == scheme.BI }
+
+func check(i int, s *Sentence) {
+	// Evaluate has no error result: mismatched lengths are a caller bug
+	// (the decoder produces one label per token), so fail loudly.
+	if len(s.Pred) != len(s.Gold) {
+		panic(fmt.Sprintf("eval: sentence %d has %d gold and %d predicted labels", i, len(s.Gold), len(s.Pred)))
+	}
+	if s.OOV != nil && len(s.OOV) != len(s.Gold) {
+		panic(fmt.Sprintf("eval: sentence %d has %d labels but %d OOV flags", i, len(s.Gold), len(s.OOV)))
+	}
+	if s.Chars != nil && len(s.Chars) != len(s.Gold) {
+		panic(fmt.Sprintf("eval: sentence %d has %d labels but %d chars", i, len(s.Gold), len(s.Chars)))
+	}
+}
+
+// Evaluate scores sents. It panics if a sentence's Pred, OOV or Chars
+// length differs from its Gold length.
+func Evaluate(sents []Sentence, o Options) *Result {
+	r := &Result{Sentences: len(sents), PerLabel: map[string]*PRF{}}
+	spans := o.Scheme.HasSpans()
+	seg := isSegmentation(o.Scheme)
+	if spans {
+		r.PerType = map[string]*PRF{}
+	}
+
+	// Labels get ids in order of appearance; the confusion matrix is
+	// re-indexed in sorted order at the end.
+	ids := map[string]int{}
+	var names []string
+	var conf [][]int
+	id := func(l string) int {
+		if i, ok := ids[l]; ok {
+			return i
+		}
+		i := len(names)
+		ids[l] = i
+		names = append(names, l)
+		for k := range conf {
+			conf[k] = append(conf[k], 0)
+		}
+		conf = append(conf, make([]int, i+1))
+		return i
+	}
+
+	var ivCorrect, oovCorrect, sentCorrect int
+	var gc, pc []scheme.Chunk
+	var gw, pw []span
+	var words SegResult
+	withVocab := seg && o.Vocabulary != nil
+	for i := range sents {
+		if sents[i].Chars == nil {
+			withVocab = false
+		}
+	}
+	var oovFound, ivFound int
+	for i := range sents {
+		s := &sents[i]
+		check(i, s)
+		allRight := true
+		for t, g := range s.Gold {
+			p := s.Pred[t]
+			conf[id(g)][id(p)]++
+			ok := g == p
+			if ok {
+				r.Correct++
+			} else {
+				allRight = false
+			}
+			if s.OOV != nil {
+				if s.OOV[t] {
+					r.OOVTokens++
+					if ok {
+						oovCorrect++
+					}
+				} else {
+					r.IVTokens++
+					if ok {
+						ivCorrect++
+					}
+				}
+			}
+		}
+		r.Tokens += len(s.Gold)
+		if allRight {
+			sentCorrect++
+		}
+
+		if spans {
+			gc = scheme.Chunks(gc[:0], s.Gold, o.Scheme)
+			pc = scheme.Chunks(pc[:0], s.Pred, o.Scheme)
+			for _, c := range gc {
+				typeStats(r.PerType, c.Type).Gold++
+			}
+			for _, c := range pc {
+				typeStats(r.PerType, c.Type).Pred++
+			}
+			matchChunks(gc, pc, func(c scheme.Chunk) { typeStats(r.PerType, c.Type).Correct++ })
+			r.GoldSpans += len(gc)
+			r.PredSpans += len(pc)
+		}
+		if seg {
+			gw = segWords(gw[:0], s.Gold)
+			pw = segWords(pw[:0], s.Pred)
+			words.GoldWords += len(gw)
+			words.PredWords += len(pw)
+			var hit func(span)
+			if withVocab {
+				hit = func(w span) {
+					if o.Vocabulary[wordString(s.Chars, w)] {
+						ivFound++
+					} else {
+						oovFound++
+					}
+				}
+			}
+			words.CorrectWords += matchSpans(gw, pw, hit)
+			if withVocab {
+				for _, w := range gw {
+					if o.Vocabulary[wordString(s.Chars, w)] {
+						words.IVWords++
+					} else {
+						words.OOVWords++
+					}
+				}
+			}
+		}
+	}
+
+	r.Accuracy = ratio(r.Correct, r.Tokens)
+	r.SentenceAccuracy = ratio(sentCorrect, r.Sentences)
+	r.IVAccuracy = ratio(ivCorrect, r.IVTokens)
+	r.OOVAccuracy = ratio(oovCorrect, r.OOVTokens)
+
+	if spans {
+		for _, p := range r.PerType {
+			r.CorrectSpans += p.Correct
+			p.finish()
+		}
+		all := PRF{Gold: r.GoldSpans, Pred: r.PredSpans, Correct: r.CorrectSpans}
+		all.finish()
+		r.Precision, r.Recall, r.F1 = &all.Precision, &all.Recall, &all.F1
+	}
+	if seg {
+		words.Precision = ratio(words.CorrectWords, words.PredWords)
+		words.Recall = ratio(words.CorrectWords, words.GoldWords)
+		words.F1 = f1(words.Precision, words.Recall)
+		if withVocab {
+			oov, iv := ratio(oovFound, words.OOVWords), ratio(ivFound, words.IVWords)
+			words.OOVRecall, words.IVRecall = &oov, &iv
+		}
+		r.Words = &words
+	}
+
+	r.Labels = slices.Clone(names)
+	if r.Labels == nil {
+		r.Labels = []string{}
+	}
+	slices.Sort(r.Labels)
+	r.Confusion = make([][]int, len(r.Labels))
+	for gi, g := range r.Labels {
+		row := make([]int, len(r.Labels))
+		for pi, p := range r.Labels {
+			row[pi] = conf[ids[g]][ids[p]]
+		}
+		r.Confusion[gi] = row
+		pl := &PRF{}
+		for k := range r.Labels {
+			pl.Gold += row[k]
+			pl.Pred += conf[ids[r.Labels[k]]][ids[g]]
+		}
+		pl.Correct = row[gi]
+		pl.finish()
+		r.PerLabel[g] = pl
+	}
+	return r
+}
+
+func typeStats(m map[string]*PRF, typ string) *PRF {
+	p := m[typ]
+	if p == nil {
+		p = &PRF{}
+		m[typ] = p
+	}
+	return p
+}
+
+// matchChunks calls hit for every predicted chunk that equals a gold one.
+// Both lists come from scheme.Chunks, so they are sorted and disjoint and
+// one merge pass finds every match.
+func matchChunks(gold, pred []scheme.Chunk, hit func(scheme.Chunk)) int {
+	n, i, j := 0, 0, 0
+	for i < len(gold) && j < len(pred) {
+		g, p := gold[i], pred[j]
+		switch {
+		case g.Start < p.Start:
+			i++
+		case g.Start > p.Start:
+			j++
+		default:
+			if g == p {
+				n++
+				if hit != nil {
+					hit(p)
+				}
+			}
+			i++
+			j++
+		}
+	}
+	return n
+}
+
+// span is an untyped word [start, end).
+type span struct{ start, end int }
+
+// segWords appends the words encoded by BMES or BI labels. Ill-formed
+// sequences are read leniently so that every token lands in some word: B
+// and S always begin a word, E and S end one, and a continuation label
+// with no word open begins one. Only the prefix before '-' matters, so
+// joint segmentation-and-tagging labels ("B-NN") work too.
+func segWords(dst []span, labels []string) []span {
+	open := false
+	start := 0
+	for i, l := range labels {
+		p, _ := scheme.Split(l)
+		switch p {
+		case "B", "S":
+			if open {
+				dst = append(dst, span{start, i})
+			}
+			start, open = i, true
+		default:
+			if !open {
+				start, open = i, true
+			}
+		}
+		if p == "E" || p == "S" {
+			dst = append(dst, span{start, i + 1})
+			open = false
+		}
+	}
+	if open {
+		dst = append(dst, span{start, len(labels)})
+	}
+	return dst
+}
+
+func matchSpans(gold, pred []span, hit func(span)) int {
+	n, i, j := 0, 0, 0
+	for i < len(gold) && j < len(pred) {
+		g, p := gold[i], pred[j]
+		switch {
+		case g.start < p.start:
+			i++
+		case g.start > p.start:
+			j++
+		default:
+			if g == p {
+				n++
+				if hit != nil {
+					hit(g)
+				}
+			}
+			i++
+			j++
+		}
+	}
+	return n
+}
+
+func wordString(chars []string, w span) string {
+	return strings.Join(chars[w.start:w.end], "")
+}

@@ -1,0 +1,73 @@
+package feature
+
+import "fmt"
+
+// Dataset is a corpus encoded once into compact arrays. Token t's
+// attributes are Attrs[TokenOff[t]:TokenOff[t+1]] with values
+// Values[same range] (Values is nil when every value is 1, the common case,
+// so learners can skip the multiply). Sentence s covers tokens
+// SentOff[s]:SentOff[s+1]. Labels[t] is the gold label ID, or -1 when the
+// label is unknown to the model (seen only in test) or absent.
+type Dataset struct {
+	Attrs    []int32
+	Values   []float64
+	TokenOff []int
+	SentOff  []int
+	Labels   []int32
+}
+
+// NewDataset returns an empty dataset ready for appending.
+func NewDataset() *Dataset {
+	return &Dataset{TokenOff: []int{0}, SentOff: []int{0}}
+}
+
+// NumSentences returns the number of sentences.
+func (d *Dataset) NumSentences() int { return len(d.SentOff) - 1 }
+
+// NumTokens returns the number of tokens.
+func (d *Dataset) NumTokens() int { return len(d.TokenOff) - 1 }
+
+// Sentence returns the token range [start, end) of sentence s.
+func (d *Dataset) Sentence(s int) (start, end int) { return d.SentOff[s], d.SentOff[s+1] }
+
+// MaxSentenceLen returns the length of the longest sentence.
+func (d *Dataset) MaxSentenceLen() int {
+	m := 0
+	for s := 0; s < d.NumSentences(); s++ {
+		if n := d.SentOff[s+1] - d.SentOff[s]; n > m {
+			m = n
+		}
+	}
+	return m
+}
+
+// Value returns the value of attribute occurrence k.
+func (d *Dataset) Value(k int) float64 {
+	if d.Values == nil {
+		return 1
+	}
+	return d.Values[k]
+}
+
+// Check verifies the dataset's internal consistency against the sizes of
+// the model it will be used with. It guards learners from index panics on
+// a dataset built elsewhere (a plugin, a file).
+func (d *Dataset) Check(numAttrs, numLabels int) error {
+	if len(d.TokenOff) != len(d.Labels)+1 || len(d.SentOff) == 0 || d.SentOff[len(d.SentOff)-1] != len(d.Labels) {
+		return fmt.Errorf("feature: dataset offsets inconsistent")
+	}
+	if d.Values != nil && len(d.Values) != len(d.Attrs) {
+		return fmt.Errorf("feature: dataset has %d values for %d attributes", len(d.Values), len(d.Attrs))
+	}
+	for _, a := range d.Attrs {
+		if a < 0 || int(a) >= numAttrs {
+			return fmt.Errorf("feature: attribute ID %d out of range [0,%d)", a, numAttrs)
+		}
+	}
+	for _, y := range d.Labels {
+		if y < -1 || int(y) >= numLabels {
+			return fmt.Errorf("feature: label ID %d out of range [0,%d)", y, numLabels)
+		}
+	}
+	return nil
+}

@@ -1,0 +1,389 @@
+package feature
+
+import (
+	"fmt"
+	"slices"
+
+	"github.com/trellis-nlp/trellis/framework/corpus"
+)
+
+// Encoder is the Sink that turns extracted attributes into a Dataset. With
+// Grow set (training) it interns new attributes and labels; otherwise
+// (dev, test, tagging) it drops attributes the model never saw and maps
+// unknown labels to -1, counting them so they can be reported.
+type Encoder struct {
+	Attrs       *Dictionary
+	Labels      *Dictionary
+	Grow        bool
+	Extractors  []Extractor
+	LabelColumn int // -1: the corpus has no labels
+
+	// UnknownLabels counts gold labels absent from Labels (Grow unset).
+	UnknownLabels map[string]int
+
+	// AttrGroup[id] is the index in Extractors of the template that first
+	// emitted attribute id (filled while Grow is set).
+	AttrGroup []int32
+	// UnknownAttr, when non-nil, maps an extractor index to the attribute
+	// that stands for its values unseen in training (-1: drop them), which
+	// is how the HMM gives unknown words a probability.
+	UnknownAttr []int32
+
+	data    *Dataset
+	sinks   []*sentenceSink
+	sinkBuf []Sink
+	touched uint32 // keeps resolve's touching reads from being optimized away
+	pos     []int
+}
+
+type attrValue struct {
+	id    int32
+	value float64
+}
+
+// sentenceSink buffers one sentence's attributes per token, because
+// extractors emit template by template while the Dataset is token-major.
+type sentenceSink struct {
+	enc    *Encoder
+	group  int32
+	n      int // tokens in the sentence
+	tokens [][]attrValue
+	err    error
+	// With a read-only attribute index (tagging), Add only hashes and
+	// queues the key; resolve then looks up the whole sentence's queue at
+	// once, so that the cache misses of its lookups overlap instead of
+	// running one by one.
+	idx   *index
+	keys  []byte
+	queue []queued
+	res   []resolved
+}
+
+type resolved struct {
+	token, id int32
+	value     float64
+}
+
+type queued struct {
+	h          uint64
+	start, end int32 // the key is keys[start:end]
+	token      int32
+	group      int32
+	value      float64
+}
+
+func (s *sentenceSink) reset(n int) {
+	s.n = n
+	s.err = nil
+	s.idx = nil
+	if e := s.enc; !e.Grow && e.Attrs.idx != nil {
+		s.idx = e.Attrs.idx
+		s.keys, s.queue = s.keys[:0], s.queue[:0]
+		return
+	}
+	if cap(s.tokens) < n {
+		s.tokens = make([][]attrValue, n)
+	}
+	s.tokens = s.tokens[:n]
+	for i := range s.tokens {
+		s.tokens[i] = s.tokens[i][:0]
+	}
+}
+
+// resolve looks up the queued keys in order into s.res.
+func (s *sentenceSink) resolve() {
+	x, e := s.idx, s.enc
+	q := s.queue
+	res := s.res[:0]
+	// First touch every key's slot: the reads do not depend on each other,
+	// so their cache misses overlap; the lookups below then mostly hit.
+	var touched uint32
+	for k := range q {
+		touched += x.prefetch(q[k].h)
+	}
+	for k := range q {
+		p := &q[k]
+		id, ok := x.lookup(s.keys[p.start:p.end], p.h)
+		if !ok {
+			if e.UnknownAttr == nil || e.UnknownAttr[p.group] < 0 {
+				continue
+			}
+			id = e.UnknownAttr[p.group]
+		}
+		res = append(res, resolved{p.token, id, p.value})
+	}
+	s.res = res
+	s.queue = q[:0]
+	e.touched += touched
+}
+
+func (s *sentenceSink) Add(i int, key []byte, value float64) {
+	if i < 0 || i >= s.n {
+		if s.err == nil {
+			s.err = fmt.Errorf("attribute %q for token %d of a %d-token sentence", key, i, s.n)
+		}
+		return
+	}
+	if s.idx != nil {
+		start := len(s.keys)
+		s.keys = append(s.keys, key...)
+		s.queue = append(s.queue, queued{h: s.idx.hash(key), start: int32(start), end: int32(len(s.keys)), token: int32(i), group: s.group, value: value})
+		return
+	}
+	e := s.enc
+	var id int32
+	if e.Grow {
+		id = e.Attrs.Intern(key)
+		if int(id) == len(e.AttrGroup) {
+			e.AttrGroup = append(e.AttrGroup, s.group)
+		}
+	} else {
+		var ok bool
+		if id, ok = e.Attrs.Lookup(key); !ok {
+			if e.UnknownAttr == nil || e.UnknownAttr[s.group] < 0 {
+				return
+			}
+			id = e.UnknownAttr[s.group]
+		}
+	}
+	s.tokens[i] = append(s.tokens[i], attrValue{id, value})
+}
+
+var _ Sink = (*sentenceSink)(nil)
+
+// NewEncoder returns an encoder that appends to a fresh Dataset.
+func NewEncoder(attrs, labels *Dictionary, grow bool, extractors []Extractor, labelColumn int) *Encoder {
+	return &Encoder{
+		Attrs: attrs, Labels: labels, Grow: grow, Extractors: extractors,
+		LabelColumn: labelColumn, UnknownLabels: map[string]int{}, data: NewDataset(),
+	}
+}
+
+// Dataset returns the dataset built so far.
+func (e *Encoder) Dataset() *Dataset { return e.data }
+
+// Reset starts a new, empty Dataset (tagging reuses one encoder per batch).
+func (e *Encoder) Reset() {
+	d := e.data
+	d.Attrs, d.Labels = d.Attrs[:0], d.Labels[:0]
+	if d.Values != nil {
+		d.Values = d.Values[:0]
+	}
+	d.TokenOff, d.SentOff = d.TokenOff[:1], d.SentOff[:1]
+	d.Values = nil
+}
+
+// Encode extracts and appends one batch of sentences. Batch extractors see
+// the whole batch in one call; the others see one sentence at a time.
+func (e *Encoder) Encode(sents []*corpus.Sentence) error {
+	if !e.Grow && e.Attrs.idx != nil && !e.hasBatchExtractor() {
+		return e.encodeEach(sents)
+	}
+	for len(e.sinks) < len(sents) {
+		e.sinks = append(e.sinks, &sentenceSink{enc: e})
+	}
+	sinks := e.sinkBuf[:0]
+	for range sents {
+		sinks = append(sinks, nil)
+	}
+	e.sinkBuf = sinks
+	for k, s := range sents {
+		e.sinks[k].reset(s.Len())
+		sinks[k] = e.sinks[k]
+	}
+	for g, x := range e.Extractors {
+		for k := range sents {
+			e.sinks[k].group = int32(g)
+		}
+		if bx, ok := x.(BatchExtractor); ok {
+			if err := bx.ExtractBatch(sents, sinks); err != nil {
+				return err
+			}
+			continue
+		}
+		for k, s := range sents {
+			if err := x.Extract(s, e.sinks[k]); err != nil {
+				return fmt.Errorf("%s:%d: %w", s.File, s.Line, err)
+			}
+		}
+	}
+	for k, s := range sents {
+		if err := e.sinks[k].err; err != nil {
+			return fmt.Errorf("%s:%d: %w", s.File, s.Line, err)
+		}
+		if e.sinks[k].idx != nil {
+			e.sinks[k].resolve()
+			e.appendResolved(s, e.sinks[k].res)
+			continue
+		}
+		e.appendSentence(s, e.sinks[k])
+	}
+	return nil
+}
+
+func (e *Encoder) hasBatchExtractor() bool {
+	for _, x := range e.Extractors {
+		if _, ok := x.(BatchExtractor); ok {
+			return true
+		}
+	}
+	return false
+}
+
+// encodeEach encodes sentence by sentence with one sink, when nothing is
+// interned (so the order of sentences cannot change IDs) and no extractor
+// wants the whole batch: the sink's buffers then stay in cache between
+// extraction, lookup and appending.
+func (e *Encoder) encodeEach(sents []*corpus.Sentence) error {
+	if len(e.sinks) == 0 {
+		e.sinks = append(e.sinks, &sentenceSink{enc: e})
+	}
+	sink := e.sinks[0]
+	for _, s := range sents {
+		sink.reset(s.Len())
+		for g, x := range e.Extractors {
+			sink.group = int32(g)
+			if err := x.Extract(s, sink); err != nil {
+				return fmt.Errorf("%s:%d: %w", s.File, s.Line, err)
+			}
+		}
+		if err := sink.err; err != nil {
+			return fmt.Errorf("%s:%d: %w", s.File, s.Line, err)
+		}
+		sink.resolve()
+		e.appendResolved(s, sink.res)
+	}
+	return nil
+}
+
+func (e *Encoder) appendSentence(s *corpus.Sentence, sink *sentenceSink) {
+	d := e.data
+	for i, attrs := range sink.tokens {
+		for _, av := range attrs {
+			if av.value != 1 && d.Values == nil {
+				// First non-unit value: materialize the ones seen so far.
+				d.Values = make([]float64, len(d.Attrs), cap(d.Attrs))
+				for k := range d.Values {
+					d.Values[k] = 1
+				}
+			}
+			d.Attrs = append(d.Attrs, av.id)
+			if d.Values != nil {
+				d.Values = append(d.Values, av.value)
+			}
+		}
+		d.TokenOff = append(d.TokenOff, len(d.Attrs))
+		d.Labels = append(d.Labels, e.labelID(s, i))
+	}
+	d.SentOff = append(d.SentOff, len(d.Labels))
+}
+
+// appendResolved is appendSentence for a sentence whose attributes were
+// looked up in one batch: a stable counting sort by token puts them in the
+// same token-major order, each token's in the order they were added.
+func (e *Encoder) appendResolved(s *corpus.Sentence, res []resolved) {
+	d := e.data
+	n := s.Len()
+	if cap(e.pos) < n+1 {
+		e.pos = make([]int, n+1)
+	}
+	pos := e.pos[:n+1]
+	clear(pos)
+	unit := true
+	for _, r := range res {
+		pos[r.token+1]++
+		unit = unit && r.value == 1
+	}
+	base := len(d.Attrs)
+	if !unit && d.Values == nil {
+		// First non-unit value: materialize the ones seen so far.
+		d.Values = make([]float64, len(d.Attrs), cap(d.Attrs))
+		for k := range d.Values {
+			d.Values[k] = 1
+		}
+	}
+	d.Attrs = slices.Grow(d.Attrs, len(res))[:base+len(res)]
+	if d.Values != nil {
+		d.Values = slices.Grow(d.Values, len(res))[:base+len(res)]
+	}
+	pos[0] = base
+	for i := 1; i <= n; i++ {
+		pos[i] += pos[i-1]
+	}
+	for i := 0; i < n; i++ {
+		d.TokenOff = append(d.TokenOff, pos[i+1])
+		d.Labels = append(d.Labels, e.labelID(s, i))
+	}
+	// pos[i] now advances from the start of token i's range.
+	for _, r := range res {
+		k := pos[r.token]
+		d.Attrs[k] = r.id
+		if d.Values != nil {
+			d.Values[k] = r.value
+		}
+		pos[r.token] = k + 1
+	}
+	d.SentOff = append(d.SentOff, len(d.Labels))
+}
+
+func (e *Encoder) labelID(s *corpus.Sentence, i int) int32 {
+	if e.LabelColumn < 0 {
+		return -1
+	}
+	label := s.Tokens[i][e.LabelColumn]
+	if label == "" {
+		return -1
+	}
+	if e.Grow {
+		return e.Labels.InternString(label)
+	}
+	id, ok := e.Labels.LookupString(label)
+	if !ok {
+		e.UnknownLabels[label]++
+		return -1
+	}
+	return id
+}
+
+// Prune drops attributes seen fewer than minCount times in the data
+// encoded so far and renumbers the rest densely in first-seen order.
+func (e *Encoder) Prune(minCount int) {
+	if minCount <= 1 {
+		return
+	}
+	remap := e.Attrs.Prune(int64(minCount))
+	kept := 0
+	for old, nid := range remap {
+		if nid >= 0 {
+			e.AttrGroup[kept] = e.AttrGroup[old]
+			kept++
+		}
+	}
+	e.AttrGroup = e.AttrGroup[:kept]
+	e.data.Remap(remap)
+}
+
+// Remap rewrites attribute IDs after Dictionary.Prune, dropping the pruned
+// ones (remap[id] == -1) in place.
+func (d *Dataset) Remap(remap []int32) {
+	w := 0
+	start := 0
+	for t := 0; t < d.NumTokens(); t++ {
+		end := d.TokenOff[t+1]
+		for k := start; k < end; k++ {
+			if nid := remap[d.Attrs[k]]; nid >= 0 {
+				d.Attrs[w] = nid
+				if d.Values != nil {
+					d.Values[w] = d.Values[k]
+				}
+				w++
+			}
+		}
+		start = end
+		d.TokenOff[t+1] = w
+	}
+	d.Attrs = d.Attrs[:w]
+	if d.Values != nil {
+		d.Values = d.Values[:w]
+	}
+}

@@ -1,0 +1,166 @@
+package feature
+
+import (
+	"encoding/json"
+	"fmt"
+	"sort"
+
+	"github.com/hashicorp/hcl/v2"
+
+	"github.com/trellis-nlp/trellis/framework/corpus"
+)
+
+// Sink receives the attributes an Extractor emits for one sentence.
+type Sink interface {
+	// Add records attribute key with a real value for token i. The key
+	// bytes are only valid during the call: a Sink copies what it keeps,
+	// which lets extractors build keys in a reused buffer and allocate
+	// nothing per token.
+	Add(i int, key []byte, value float64)
+}
+
+// Extractor emits the attributes of every token of a sentence. It must be
+// deterministic: the same sentence always gives the same attributes in the
+// same order, which is what makes models reproducible to the byte.
+type Extractor interface {
+	Extract(s *corpus.Sentence, sink Sink) error
+}
+
+// BatchExtractor is implemented by extractors that prefer to see many
+// sentences per call (plugins, whose calls cross a process boundary).
+// sinks[k] receives the attributes of sents[k].
+type BatchExtractor interface {
+	Extractor
+	ExtractBatch(sents []*corpus.Sentence, sinks []Sink) error
+}
+
+// Closer is implemented by extractors that hold resources (plugin
+// processes) which must be released at the end of a run.
+type Closer interface {
+	Close() error
+}
+
+// Template is one feature template of a spec, from its block to a running
+// Extractor. The lifecycle, in order:
+//
+//  1. new: the Registry constructs a zero Template for the block's type;
+//  2. decode config: Config returns a pointer to the struct that the block's
+//     body is decoded into (gohcl tags) and that a model file stores (json
+//     tags), so a loaded model re-creates exactly the same template;
+//  3. validate: Validate checks the decoded values on their own;
+//  4. compile: Compile binds the block label (the prefix of every attribute
+//     the template emits, which keeps templates apart) and column names to the corpus format's indices and
+//     returns the Extractor;
+//  5. extract: the Extractor runs over every sentence (see Extractor).
+type Template interface {
+	Config() any
+	Validate() hcl.Diagnostics
+	Compile(name string, cols Columns) (Extractor, error)
+}
+
+// StructureTemplate is implemented by templates that change the model's
+// structure rather than emit attributes (the transition template). Their
+// Compile may return a nil Extractor.
+type StructureTemplate interface {
+	Template
+	Transitions() bool
+}
+
+// Columns maps corpus column names to their index in corpus.Sentence.Tokens.
+type Columns struct {
+	Names []string
+	Label int // index of the label column; extractors must not read it
+}
+
+// Index returns the index of the named column. Reading the label column is
+// refused: a feature that sees the gold label would make training a lie.
+func (c Columns) Index(name string) (int, error) {
+	for i, n := range c.Names {
+		if n == name {
+			if i == c.Label {
+				return 0, fmt.Errorf("column %q is the label column; templates cannot read it", name)
+			}
+			return i, nil
+		}
+	}
+	return 0, fmt.Errorf("unknown column %q (the corpus has %s)", name, quoteList(c.Names))
+}
+
+func quoteList(names []string) string {
+	s := ""
+	for i, n := range names {
+		if i > 0 {
+			s += ", "
+		}
+		s += fmt.Sprintf("%q", n)
+	}
+	return s
+}
+
+// TemplateFactory makes a zero Template of one registered type.
+type TemplateFactory func() Template
+
+// Registry maps template type names to factories. It is filled explicitly
+// in one place (builtin.Register) rather than through init side effects, so
+// what a binary can run is visible in one file.
+type Registry struct {
+	templates map[string]TemplateFactory
+}
+
+// NewRegistry returns an empty registry.
+func NewRegistry() *Registry {
+	return &Registry{templates: map[string]TemplateFactory{}}
+}
+
+// RegisterTemplate adds a template type; registering a name twice panics,
+// as it is a programming error in the one place that registers.
+func (r *Registry) RegisterTemplate(name string, f TemplateFactory) {
+	if _, dup := r.templates[name]; dup {
+		panic("feature: template type registered twice: " + name)
+	}
+	r.templates[name] = f
+}
+
+// NewTemplate returns a fresh template of the named type.
+func (r *Registry) NewTemplate(name string) (Template, bool) {
+	f, ok := r.templates[name]
+	if !ok {
+		return nil, false
+	}
+	return f(), true
+}
+
+// TemplateTypes lists the registered type names, sorted.
+func (r *Registry) TemplateTypes() []string {
+	names := make([]string, 0, len(r.templates))
+	for n := range r.templates {
+		names = append(names, n)
+	}
+	sort.Strings(names)
+	return names
+}
+
+// TemplateSpec is how a model file records one template: enough to
+// re-create and re-compile it at tagging time.
+type TemplateSpec struct {
+	Type   string          `json:"type"`
+	Name   string          `json:"name"`
+	Config json.RawMessage `json:"config"`
+}
+
+// Instantiate re-creates the template that spec describes.
+func (r *Registry) Instantiate(spec TemplateSpec) (Template, error) {
+	t, ok := r.NewTemplate(spec.Type)
+	if !ok {
+		return nil, fmt.Errorf("template %q: unknown type %q", spec.Name, spec.Type)
+	}
+	if len(spec.Config) > 0 {
+		if err := json.Unmarshal(spec.Config, t.Config()); err != nil {
+			return nil, fmt.Errorf("template %q: config: %w", spec.Name, err)
+		}
+	}
+	if diags := t.Validate(); diags.HasErrors() {
+		return nil, fmt.Errorf("template %q: %s", spec.Name, diags.Error())
+	}
+	return t, nil
+}

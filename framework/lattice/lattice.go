@@ -1,0 +1,573 @@
+package lattice
+
+import (
+	"math"
+
+	"gonum.org/v1/gonum/floats"
+)
+
+// Scores holds the log-potentials of one sentence. State is N*L row-major
+// ([i*L+y]); Trans is L*L ([prev*L+cur]); Start and Stop have L entries.
+// A lattice only reads its slices, so several may share Trans, Start and
+// Stop.
+type Scores struct {
+	N, L  int
+	State []float64
+	Trans []float64
+	Start []float64
+	Stop  []float64
+}
+
+func (s *Scores) check() {
+	if s.L <= 0 || len(s.State) < s.N*s.L || len(s.Trans) != s.L*s.L || len(s.Start) != s.L || len(s.Stop) != s.L {
+		panic("lattice: Scores shapes do not match N and L")
+	}
+}
+
+// SequenceScore returns the score of path under s.
+func SequenceScore(s *Scores, path []int32) float64 {
+	if len(path) != s.N {
+		panic("lattice: SequenceScore path length differs from N")
+	}
+	if s.N == 0 {
+		return 0
+	}
+	l := s.L
+	score := s.Start[path[0]] + s.Stop[path[s.N-1]]
+	for i, y := range path {
+		score += s.State[i*l+int(y)]
+		if i > 0 {
+			score += s.Trans[int(path[i-1])*l+int(y)]
+		}
+	}
+	return score
+}
+
+// LogSumExp returns log Σ exp(x), stable for large and -Inf entries.
+func LogSumExp(x []float64) float64 {
+	m := math.Inf(-1)
+	for _, v := range x {
+		if v > m {
+			m = v
+		}
+	}
+	if math.IsInf(m, 0) {
+		return m
+	}
+	sum := 0.0
+	for _, v := range x {
+		sum += math.Exp(v - m)
+	}
+	return m + math.Log(sum)
+}
+
+// Constraints forbid label bigrams, first labels and last labels (false
+// entries), for instance I-X after O in IOB2.
+type Constraints struct {
+	Trans []bool // L*L, [prev*L+cur]
+	Start []bool // L
+	Stop  []bool // L
+}
+
+// Apply sets the forbidden entries of s.Trans, s.Start and s.Stop to -Inf.
+// It writes into those slices, so callers apply it to copies of a model's
+// weights, once, rather than per sentence.
+func (c *Constraints) Apply(s *Scores) {
+	if c == nil {
+		return
+	}
+	if len(c.Trans) != len(s.Trans) || len(c.Start) != len(s.Start) || len(c.Stop) != len(s.Stop) {
+		panic("lattice: Constraints shapes do not match Scores")
+	}
+	inf := math.Inf(-1)
+	for k, ok := range c.Trans {
+		if !ok {
+			s.Trans[k] = inf
+		}
+	}
+	for k, ok := range c.Start {
+		if !ok {
+			s.Start[k] = inf
+		}
+	}
+	for k, ok := range c.Stop {
+		if !ok {
+			s.Stop[k] = inf
+		}
+	}
+}
+
+// Workspace holds the buffers of the lattice algorithms for up to L labels.
+// It is not safe for concurrent use; give each goroutine its own.
+type Workspace struct {
+	l int
+	// Viterbi.
+	delta []float64
+	back  []int32
+	// Forward-backward, in scaled exponential space: alpha[i] and beta[i]
+	// are rescaled per position (sums[i]) so they stay in range, the way
+	// CRFsuite does it, which needs no exp/log per lattice edge. When the
+	// scaled pass underflows, the log-space pass takes over (logSpace).
+	n          int
+	alpha      []float64
+	beta       []float64
+	expState   []float64
+	sums       []float64
+	expTrans   []float64
+	expStart   []float64
+	expStop    []float64
+	transShift float64
+	edgeSpread float64
+	startShift float64
+	stopShift  float64
+	// The exponentiated transitions are cached: in a training pass every
+	// sentence shares the same Trans, and comparing L*L floats is far
+	// cheaper than L*L exps.
+	cachedTrans, cachedStart, cachedStop []float64
+	cacheValid                           bool
+	logSpace                             bool
+	logZ                                 float64
+	tmp                                  []float64
+	pairAcc                              []float64
+	// Viterbi's transposed transitions and the Trans they were made from.
+	transT, transTOf []float64
+	transTValid      bool
+}
+
+// NewWorkspace returns a workspace for lattices over l labels.
+func NewWorkspace(l int) *Workspace {
+	if l <= 0 {
+		panic("lattice: NewWorkspace needs at least one label")
+	}
+	return &Workspace{
+		l:           l,
+		expTrans:    make([]float64, l*l),
+		expStart:    make([]float64, l),
+		expStop:     make([]float64, l),
+		cachedTrans: make([]float64, l*l),
+		cachedStart: make([]float64, l),
+		cachedStop:  make([]float64, l),
+		tmp:         make([]float64, l),
+		pairAcc:     make([]float64, l*l),
+	}
+}
+
+func (w *Workspace) grow(n int) {
+	if need := n * w.l; cap(w.delta) < need {
+		need = 2 * need
+		w.delta = make([]float64, need)
+		w.back = make([]int32, need)
+		w.alpha = make([]float64, need)
+		w.beta = make([]float64, need)
+		w.expState = make([]float64, need)
+		w.sums = make([]float64, need/w.l+1)
+	}
+}
+
+func (w *Workspace) checkL(s *Scores) {
+	s.check()
+	if s.L != w.l {
+		panic("lattice: Scores has a different number of labels than the Workspace")
+	}
+}
+
+// Viterbi writes the best label sequence into dst (length s.N) and returns
+// its score. Ties go to the lowest label index, so decoding is
+// deterministic. When every sequence is forbidden the score is -Inf.
+func (w *Workspace) Viterbi(dst []int32, s *Scores) float64 {
+	w.checkL(s)
+	n, l := s.N, s.L
+	if len(dst) != n {
+		panic("lattice: Viterbi dst length differs from N")
+	}
+	if n == 0 {
+		return 0
+	}
+	w.grow(n)
+	delta, back := w.delta[:n*l], w.back[:n*l]
+	for y := 0; y < l; y++ {
+		delta[y] = s.Start[y] + s.State[y]
+	}
+	transT := w.transposed(s.Trans)
+	for i := 1; i < n; i++ {
+		prev := delta[(i-1)*l : i*l]
+		cur := delta[i*l : (i+1)*l]
+		bp := back[i*l : (i+1)*l]
+		state := s.State[i*l : (i+1)*l]
+		for y := range cur {
+			// The column of Trans into y, stored contiguously.
+			col := transT[y*l : (y+1)*l]
+			col = col[:len(prev)]
+			best, arg := math.Inf(-1), int32(0)
+			for p, v := range prev {
+				if v += col[p]; v > best {
+					best, arg = v, int32(p)
+				}
+			}
+			cur[y] = best + state[y]
+			bp[y] = arg
+		}
+	}
+	last := delta[(n-1)*l : n*l]
+	best, arg := math.Inf(-1), int32(0)
+	for y := 0; y < l; y++ {
+		if v := last[y] + s.Stop[y]; v > best {
+			best, arg = v, int32(y)
+		}
+	}
+	dst[n-1] = arg
+	for i := n - 1; i > 0; i-- {
+		dst[i-1] = back[i*l+int(dst[i])]
+	}
+	return best
+}
+
+// finiteRange returns the smallest and largest finite entries of x (lo >
+// hi when none is finite). Plain comparisons, not math.Min/Max: this runs
+// once per lattice row.
+func finiteRange(x []float64) (lo, hi float64) {
+	lo, hi = math.Inf(1), math.Inf(-1)
+	for _, v := range x {
+		if v-v != 0 { // ±Inf or NaN
+			continue
+		}
+		if v < lo {
+			lo = v
+		}
+		if v > hi {
+			hi = v
+		}
+	}
+	return lo, hi
+}
+
+// spread returns the largest finite entry of x minus the smallest (0 when
+// fewer than two entries are finite).
+func spread(x []float64) float64 {
+	lo, hi := finiteRange(x)
+	if hi < lo {
+		return 0
+	}
+	return hi - lo
+}
+
+// maxSpread bounds how far apart, in log space, the factors of one forward
+// step may be for the scaled pass. Every alpha entry then stays within about
+// exp(-maxSpread) of its row's largest, and a product of two such factors
+// within exp(-2*maxSpread) ≈ 1e-217, far from underflow. Trained models sit
+// far inside the bound (spreads of tens); beyond it the log-space pass runs.
+const maxSpread = 250
+
+// transposed returns Trans transposed ([cur*L+prev]), cached while Trans
+// stays the same, as it does across the sentences of a tagging or training
+// pass.
+func (w *Workspace) transposed(trans []float64) []float64 {
+	if w.transTValid && equal(w.transTOf, trans) {
+		return w.transT
+	}
+	l := w.l
+	if w.transT == nil {
+		w.transT, w.transTOf = make([]float64, l*l), make([]float64, l*l)
+	}
+	copy(w.transTOf, trans)
+	for p := 0; p < l; p++ {
+		for c := 0; c < l; c++ {
+			w.transT[c*l+p] = trans[p*l+c]
+		}
+	}
+	w.transTValid = true
+	return w.transT
+}
+
+// maxFinite returns the largest finite entry of x, or 0 if none is finite.
+func maxFinite(x []float64) float64 {
+	m := math.Inf(-1)
+	for _, v := range x {
+		if v > m && !math.IsInf(v, 1) {
+			m = v
+		}
+	}
+	if math.IsInf(m, -1) {
+		return 0
+	}
+	return m
+}
+
+func expShifted(dst, x []float64, shift float64) {
+	for k, v := range x {
+		dst[k] = math.Exp(v - shift)
+	}
+}
+
+func (w *Workspace) prepareEdges(s *Scores) {
+	if w.cacheValid && equal(w.cachedTrans, s.Trans) && equal(w.cachedStart, s.Start) && equal(w.cachedStop, s.Stop) {
+		return
+	}
+	copy(w.cachedTrans, s.Trans)
+	copy(w.cachedStart, s.Start)
+	copy(w.cachedStop, s.Stop)
+	w.edgeSpread = spread(s.Trans) + math.Max(spread(s.Start), spread(s.Stop))
+	w.transShift = maxFinite(s.Trans)
+	w.startShift = maxFinite(s.Start)
+	w.stopShift = maxFinite(s.Stop)
+	expShifted(w.expTrans, s.Trans, w.transShift)
+	expShifted(w.expStart, s.Start, w.startShift)
+	expShifted(w.expStop, s.Stop, w.stopShift)
+	w.cacheValid = true
+}
+
+// equal compares bitwise-equal floats; NaN never matches, so a NaN weight
+// is never served from the cache.
+func equal(a, b []float64) bool {
+	for k := range a {
+		if a[k] != b[k] {
+			return false
+		}
+	}
+	return true
+}
+
+// ForwardBackward computes the forward and backward tables of s and returns
+// log Z, the log of the sum of exp(score) over all label sequences. It stays
+// finite for scores of any magnitude: the scaled pass is exact up to
+// rounding unless a whole position underflows, and then the log-space pass
+// recomputes everything. When every sequence is forbidden log Z is -Inf and
+// all marginals are 0. The marginal accessors below read these tables until
+// the next call.
+func (w *Workspace) ForwardBackward(s *Scores) float64 {
+	w.checkL(s)
+	n := s.N
+	w.n = n
+	w.logSpace = false
+	if n == 0 {
+		w.logZ = 0
+		return 0
+	}
+	w.grow(n)
+	w.prepareEdges(s)
+	if w.scaled(s) {
+		return w.logZ
+	}
+	w.logSpace = true
+	w.logForwardBackward(s)
+	return w.logZ
+}
+
+// scaled runs the scaled exponential-space pass; false means it underflowed
+// or overflowed and the log-space pass must run.
+func (w *Workspace) scaled(s *Scores) bool {
+	n, l := s.N, s.L
+	alpha, beta, es := w.alpha[:n*l], w.beta[:n*l], w.expState[:n*l]
+	sums := w.sums[:n+1]
+	logZ := w.startShift + w.stopShift + float64(n-1)*w.transShift
+	for i := 0; i < n; i++ {
+		row := s.State[i*l : (i+1)*l]
+		lo, m := finiteRange(row)
+		if m < lo {
+			m = 0 // no finite entry: the row is all zeros after exp
+		} else if w.edgeSpread+m-lo > maxSpread {
+			return false
+		}
+		logZ += m
+		expShifted(es[i*l:(i+1)*l], row, m)
+	}
+	// Forward.
+	sum := 0.0
+	for y := 0; y < l; y++ {
+		v := w.expStart[y] * es[y]
+		alpha[y] = v
+		sum += v
+	}
+	if !(sum > 0) || math.IsInf(sum, 1) {
+		return false
+	}
+	sums[0] = sum
+	scaleRow(alpha[:l], 1/sum)
+	logZ += math.Log(sum)
+	for i := 1; i < n; i++ {
+		prev := alpha[(i-1)*l : i*l]
+		cur := alpha[i*l : (i+1)*l]
+		for y := range cur {
+			cur[y] = 0
+		}
+		for p, a := range prev {
+			if a == 0 {
+				continue
+			}
+			floats.AddScaled(cur, a, w.expTrans[p*l:(p+1)*l])
+		}
+		sum = 0
+		e := es[i*l : (i+1)*l]
+		for y := range cur {
+			cur[y] *= e[y]
+			sum += cur[y]
+		}
+		if !(sum > 0) || math.IsInf(sum, 1) {
+			return false
+		}
+		sums[i] = sum
+		scaleRow(cur, 1/sum)
+		logZ += math.Log(sum)
+	}
+	last := alpha[(n-1)*l : n*l]
+	sum = 0
+	for y, a := range last {
+		sum += a * w.expStop[y]
+	}
+	if !(sum > 0) || math.IsInf(sum, 1) {
+		return false
+	}
+	sums[n] = sum
+	logZ += math.Log(sum)
+	// Backward, scaled by the same sums so that alpha[i]*beta[i] is the
+	// marginal directly.
+	b := beta[(n-1)*l : n*l]
+	for y := range b {
+		b[y] = w.expStop[y] / sum
+	}
+	for i := n - 2; i >= 0; i-- {
+		next := beta[(i+1)*l : (i+2)*l]
+		e := es[(i+1)*l : (i+2)*l]
+		tmp := w.tmp
+		for y := range tmp {
+			tmp[y] = next[y] * e[y]
+		}
+		cur := beta[i*l : (i+1)*l]
+		inv := 1 / sums[i+1]
+		for p := range cur {
+			cur[p] = floats.Dot(w.expTrans[p*l:(p+1)*l], tmp) * inv
+		}
+	}
+	w.logZ = logZ
+	return true
+}
+
+func scaleRow(x []float64, f float64) {
+	for k := range x {
+		x[k] *= f
+	}
+}
+
+// logForwardBackward is the slow, always-finite path: alpha and beta hold
+// log-potentials.
+func (w *Workspace) logForwardBackward(s *Scores) {
+	n, l := s.N, s.L
+	alpha, beta := w.alpha[:n*l], w.beta[:n*l]
+	tmp := w.tmp
+	for y := 0; y < l; y++ {
+		alpha[y] = s.Start[y] + s.State[y]
+	}
+	for i := 1; i < n; i++ {
+		for y := 0; y < l; y++ {
+			for p := 0; p < l; p++ {
+				tmp[p] = alpha[(i-1)*l+p] + s.Trans[p*l+y]
+			}
+			alpha[i*l+y] = LogSumExp(tmp) + s.State[i*l+y]
+		}
+	}
+	for y := 0; y < l; y++ {
+		tmp[y] = alpha[(n-1)*l+y] + s.Stop[y]
+		beta[(n-1)*l+y] = s.Stop[y]
+	}
+	w.logZ = LogSumExp(tmp)
+	for i := n - 2; i >= 0; i-- {
+		for p := 0; p < l; p++ {
+			for y := 0; y < l; y++ {
+				tmp[y] = s.Trans[p*l+y] + s.State[(i+1)*l+y] + beta[(i+1)*l+y]
+			}
+			beta[i*l+p] = LogSumExp(tmp)
+		}
+	}
+}
+
+// LogZ returns log Z of the last ForwardBackward.
+func (w *Workspace) LogZ() float64 { return w.logZ }
+
+// StateMarginal returns P(y_i = y) from the last ForwardBackward.
+func (w *Workspace) StateMarginal(i, y int) float64 {
+	l := w.l
+	if w.logSpace {
+		if math.IsInf(w.logZ, -1) {
+			return 0
+		}
+		return math.Exp(w.alpha[i*l+y] + w.beta[i*l+y] - w.logZ)
+	}
+	return w.alpha[i*l+y] * w.beta[i*l+y]
+}
+
+// StateMarginals writes P(y_i = y) for every position into dst (N*L).
+func (w *Workspace) StateMarginals(dst []float64) {
+	n, l := w.n, w.l
+	if len(dst) != n*l {
+		panic("lattice: StateMarginals dst length differs from N*L")
+	}
+	if !w.logSpace {
+		a, b := w.alpha[:n*l], w.beta[:n*l]
+		for k := range dst {
+			dst[k] = a[k] * b[k]
+		}
+		return
+	}
+	for i := 0; i < n; i++ {
+		for y := 0; y < l; y++ {
+			dst[i*l+y] = w.StateMarginal(i, y)
+		}
+	}
+}
+
+// PairMarginal returns P(y_(i-1) = prev, y_i = cur), for 1 <= i < N, from
+// the last ForwardBackward. It needs the same Scores.
+func (w *Workspace) PairMarginal(s *Scores, i, prev, cur int) float64 {
+	l := w.l
+	if w.logSpace {
+		if math.IsInf(w.logZ, -1) {
+			return 0
+		}
+		return math.Exp(w.alpha[(i-1)*l+prev] + s.Trans[prev*l+cur] + s.State[i*l+cur] + w.beta[i*l+cur] - w.logZ)
+	}
+	return w.alpha[(i-1)*l+prev] * w.expTrans[prev*l+cur] * w.expState[i*l+cur] * w.beta[i*l+cur] / w.sums[i]
+}
+
+// AddTransMarginals adds scale times the expected count of every label
+// bigram, Σi P(y_(i-1)=p, y_i=c), to dst (L*L) — the transition part of a
+// CRF gradient. It needs the Scores of the last ForwardBackward.
+func (w *Workspace) AddTransMarginals(dst []float64, s *Scores, scale float64) {
+	n, l := w.n, w.l
+	if len(dst) != l*l {
+		panic("lattice: AddTransMarginals dst length differs from L*L")
+	}
+	if w.logSpace {
+		for i := 1; i < n; i++ {
+			for p := 0; p < l; p++ {
+				for c := 0; c < l; c++ {
+					dst[p*l+c] += scale * w.PairMarginal(s, i, p, c)
+				}
+			}
+		}
+		return
+	}
+	// Σi α[i-1][p]·T[p][c]·e[i][c]·β[i][c]/sums[i]: T does not depend on i,
+	// so accumulate the outer products α[i-1] ⊗ q[i] (one axpy per row)
+	// and multiply by T once per sentence.
+	acc, q := w.pairAcc, w.tmp
+	for k := range acc {
+		acc[k] = 0
+	}
+	for i := 1; i < n; i++ {
+		b, e := w.beta[i*l:(i+1)*l], w.expState[i*l:(i+1)*l]
+		f := 1 / w.sums[i]
+		for c := range q {
+			q[c] = e[c] * b[c] * f
+		}
+		a := w.alpha[(i-1)*l : i*l]
+		for p, ap := range a {
+			if ap == 0 {
+				continue
+			}
+			floats.AddScaled(acc[p*l:(p+1)*l], ap, q)
+		}
+	}
+	for k, t := range w.expTrans {
+		dst[k] += scale * t * acc[k]
+	}
+}

@@ -1,0 +1,249 @@
+package crf
+
+import (
+	"context"
+	"math"
+	"math/rand/v2"
+	"testing"
+
+	"github.com/rs/zerolog"
+
+	"github.com/trellis-nlp/trellis/framework/feature"
+	"github.com/trellis-nlp/trellis/framework/lattice"
+	"github.com/trellis-nlp/trellis/framework/learn"
+	"github.com/trellis-nlp/trellis/framework/linear"
+)
+
+// synthetic: label 2 always follows label 1; attribute 3 is ambiguous
+// between 1 and 2; attribute 4 is a bias; some occurrences carry real
+// values so the gradient check covers them.
+func synthetic(r *rand.Rand, sents int, values bool) *feature.Dataset {
+	d := feature.NewDataset()
+	for s := 0; s < sents; s++ {
+		n := 1 + r.IntN(6)
+		prev := int32(-1)
+		for i := 0; i < n; i++ {
+			y := int32(r.IntN(3))
+			if prev == 1 {
+				y = 2
+			}
+			a := y
+			if y != 0 && r.IntN(2) == 0 {
+				a = 3
+			}
+			d.Attrs = append(d.Attrs, a, 4)
+			if values {
+				d.Values = append(d.Values, 0.5+r.Float64(), 1)
+			}
+			d.TokenOff = append(d.TokenOff, len(d.Attrs))
+			d.Labels = append(d.Labels, y)
+			prev = y
+		}
+		d.SentOff = append(d.SentOff, len(d.Labels))
+	}
+	return d
+}
+
+func allSentences(d *feature.Dataset) []int {
+	s := make([]int, d.NumSentences())
+	for i := range s {
+		s[i] = i
+	}
+	return s
+}
+
+// TestGradient compares the analytic gradient with central finite
+// differences, with and without transitions, dense and observed features.
+func TestGradient(t *testing.T) {
+	for _, c := range []struct {
+		name               string
+		transitions, dense bool
+		values             bool
+	}{
+		{"observed", true, false, false},
+		{"dense", true, true, true},
+		{"no-transitions", false, false, true},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			r := rand.New(rand.NewPCG(11, 12))
+			d := synthetic(r, 12, c.values)
+			var m *linear.Model
+			if c.dense {
+				m = linear.NewDense(5, 3, c.transitions)
+			} else {
+				m = linear.NewObserved(d, 5, 3, c.transitions)
+			}
+			o := newObjective(m, d, allSentences(d), c.transitions, 0.3, 2)
+			x := make([]float64, len(m.W))
+			for i := range x {
+				x[i] = r.NormFloat64()
+			}
+			if !c.transitions {
+				for i := m.NumFeatures(); i < len(x); i++ {
+					x[i] = 0
+				}
+			}
+			grad := make([]float64, len(x))
+			o.Evaluate(x, grad)
+			scratch := make([]float64, len(x))
+			const h = 1e-5
+			for i := range x {
+				if !c.transitions && i >= m.NumFeatures() {
+					if grad[i] != 0 {
+						t.Fatalf("transition gradient %d = %v without transitions", i, grad[i])
+					}
+					continue
+				}
+				old := x[i]
+				x[i] = old + h
+				fp := o.Evaluate(x, scratch)
+				x[i] = old - h
+				fm := o.Evaluate(x, scratch)
+				x[i] = old
+				num := (fp - fm) / (2 * h)
+				if math.Abs(num-grad[i]) > 1e-5*math.Max(1, math.Abs(num)) {
+					t.Fatalf("gradient[%d] = %v, finite difference %v", i, grad[i], num)
+				}
+			}
+		})
+	}
+}
+
+// TestObjectiveMatchesBruteForce checks the loss itself against log Z by
+// enumeration on the tiny lattices.
+func TestObjectiveValue(t *testing.T) {
+	r := rand.New(rand.NewPCG(2, 3))
+	d := synthetic(r, 5, false)
+	m := linear.NewDense(5, 3, true)
+	o := newObjective(m, d, allSentences(d), true, 0, 1)
+	for i := range m.W {
+		m.W[i] = r.NormFloat64()
+	}
+	got := o.Evaluate(m.W, make([]float64, len(m.W)))
+	want := 0.0
+	var sc lattice.Scores
+	for s := 0; s < d.NumSentences(); s++ {
+		m.Lattice(&sc, m.W, d, s)
+		var scores []float64
+		path := make([]int32, sc.N)
+		var rec func(i int)
+		rec = func(i int) {
+			if i == sc.N {
+				scores = append(scores, lattice.SequenceScore(&sc, path))
+				return
+			}
+			for y := int32(0); y < 3; y++ {
+				path[i] = y
+				rec(i + 1)
+			}
+		}
+		rec(0)
+		lo, hi := d.Sentence(s)
+		want += lattice.LogSumExp(scores) - lattice.SequenceScore(&sc, d.Labels[lo:hi])
+	}
+	if math.Abs(got-want) > 1e-9*math.Abs(want) {
+		t.Fatalf("objective %v, brute force %v", got, want)
+	}
+}
+
+// TestThreadIndependence: the gradient's bits must not depend on the
+// number of threads.
+func TestThreadIndependence(t *testing.T) {
+	r := rand.New(rand.NewPCG(4, 5))
+	d := synthetic(r, 400, true)
+	m := linear.NewObserved(d, 5, 3, true)
+	x := make([]float64, len(m.W))
+	for i := range x {
+		x[i] = r.NormFloat64()
+	}
+	var ref []float64
+	var refF float64
+	for _, threads := range []int{1, 2, 3, 8} {
+		o := newObjective(m, d, allSentences(d), true, 0.5, threads)
+		g := make([]float64, len(x))
+		f := o.Evaluate(x, g)
+		if ref == nil {
+			ref, refF = g, f
+			continue
+		}
+		if f != refF {
+			t.Fatalf("threads=%d: objective %v differs from 1 thread %v", threads, f, refF)
+		}
+		for i := range g {
+			if g[i] != ref[i] {
+				t.Fatalf("threads=%d: gradient[%d] differs", threads, i)
+			}
+		}
+	}
+}
+
+func problem(d *feature.Dataset, threads int) *learn.Problem {
+	return &learn.Problem{Train: d, NumAttrs: 5, NumLabels: 3, Transitions: true, Seed: 1, Threads: threads, Log: zerolog.Nop()}
+}
+
+func accuracy(m *linear.Model, d *feature.Dataset) float64 {
+	ws := lattice.NewWorkspace(m.NumLabels)
+	var sc lattice.Scores
+	correct := 0
+	for s := 0; s < d.NumSentences(); s++ {
+		m.Lattice(&sc, m.W, d, s)
+		path := make([]int32, sc.N)
+		ws.Viterbi(path, &sc)
+		lo, _ := d.Sentence(s)
+		for i, y := range path {
+			if d.Labels[lo+i] == y {
+				correct++
+			}
+		}
+	}
+	return float64(correct) / float64(d.NumTokens())
+}
+
+func TestTrain(t *testing.T) {
+	r := rand.New(rand.NewPCG(6, 7))
+	train, test := synthetic(r, 300, false), synthetic(r, 100, false)
+	one, two := 1.0, 0.1
+	for _, c := range []struct {
+		name string
+		cfg  Config
+	}{
+		{"lbfgs", Config{}},
+		{"owlqn", Config{C1: &one, C2: &two}},
+		{"sgd", Config{Algorithm: "sgd", MaxIterations: 20}},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			l := &Learner{cfg: c.cfg}
+			if diags := l.Validate(); diags.HasErrors() {
+				t.Fatal(diags)
+			}
+			var models [][]float64
+			for _, threads := range []int{1, 2} {
+				res, err := l.Train(context.Background(), problem(train, threads))
+				if err != nil {
+					t.Fatal(err)
+				}
+				if acc := accuracy(res.Model, test); acc < 0.88 {
+					t.Fatalf("accuracy %.4f, want >= 0.88 (about the Bayes rate of this data)", acc)
+				}
+				models = append(models, res.Model.W)
+			}
+			for i := range models[0] {
+				if models[0][i] != models[1][i] {
+					t.Fatalf("weight %d differs between 1 and 2 threads", i)
+				}
+			}
+		})
+	}
+}
+
+func BenchmarkGradient(b *testing.B) {
+	r := rand.New(rand.NewPCG(8, 9))
+	d := synthetic(r, 2000, false)
+	m := linear.NewObserved(d, 5, 3, true)
+	o := newObjective(m, d, allSentences(d), true, 1, 1)
+	g := make([]float64, len(m.W))
+	b.ReportAllocs()
+	for b.Loop() {
+		o.Evaluate(m.W, g)
+	}
+}

@@ -1,0 +1,268 @@
+package crf
+
+import (
+	"runtime"
+	"sync/atomic"
+
+	"gonum.org/v1/gonum/floats"
+
+	"github.com/trellis-nlp/trellis/framework/feature"
+	"github.com/trellis-nlp/trellis/framework/lattice"
+	"github.com/trellis-nlp/trellis/framework/learn"
+	"github.com/trellis-nlp/trellis/framework/learn/perceptron"
+	"github.com/trellis-nlp/trellis/framework/linear"
+)
+
+// Shards is the fixed number of pieces the training sentences are cut into
+// for the gradient. Each shard's contribution is computed on its own and
+// added to the total in shard order, so the floating-point result — and
+// the model bytes — are the same for every thread count. Only threads+1
+// shard buffers exist at a time (a shard's buffer is recycled once it has
+// been added), so more shards cost no memory.
+const Shards = 16
+
+// objective is the CRF's negative conditional log-likelihood plus the L2
+// term, c2·‖w‖² (CRFsuite's convention, so c2 means what it means there),
+// with its gradient: expected minus empirical feature counts plus 2·c2·w.
+type objective struct {
+	m           *linear.Model
+	d           *feature.Dataset
+	sents       []int
+	shards      [][]int // sentence indices per shard
+	transitions bool
+	c2          float64
+	threads     int
+
+	empirical []float64
+	// pool holds threads+1 gradient buffers for shards in flight.
+	pool    chan []float64
+	results chan shardResult
+	workers []*worker
+}
+
+type shardResult struct {
+	k    int
+	loss float64
+	grad []float64
+}
+
+type worker struct {
+	ws   *lattice.Workspace
+	sc   lattice.Scores
+	marg []float64
+	path []int32
+}
+
+func newObjective(m *linear.Model, d *feature.Dataset, sents []int, transitions bool, c2 float64, threads int) *objective {
+	if threads <= 0 {
+		threads = runtime.NumCPU()
+	}
+	shards := splitShards(d, sents, Shards)
+	if threads > len(shards) {
+		threads = len(shards)
+	}
+	o := &objective{m: m, d: d, sents: sents, shards: shards, transitions: transitions, c2: c2, threads: threads}
+	o.empirical = make([]float64, len(m.W))
+	o.pool = make(chan []float64, threads+1)
+	for k := 0; k < threads+1; k++ {
+		o.pool <- make([]float64, len(m.W))
+	}
+	o.results = make(chan shardResult, len(shards))
+	maxLen := d.MaxSentenceLen()
+	for w := 0; w < threads; w++ {
+		o.workers = append(o.workers, &worker{
+			ws:   lattice.NewWorkspace(m.NumLabels),
+			sc:   lattice.Scores{State: make([]float64, 0, maxLen*m.NumLabels)},
+			marg: make([]float64, maxLen*m.NumLabels),
+			path: make([]int32, maxLen),
+		})
+	}
+	o.countEmpirical()
+	return o
+}
+
+// splitShards cuts sents into at most k contiguous pieces of about equal
+// token counts, from the data alone.
+func splitShards(d *feature.Dataset, sents []int, k int) [][]int {
+	total := 0
+	for _, s := range sents {
+		lo, hi := d.Sentence(s)
+		total += hi - lo
+	}
+	var shards [][]int
+	start, acc := 0, 0
+	for i, s := range sents {
+		lo, hi := d.Sentence(s)
+		acc += hi - lo
+		if acc*k >= total*(len(shards)+1) && len(shards) < k-1 {
+			shards = append(shards, sents[start:i+1])
+			start = i + 1
+		}
+	}
+	if start < len(sents) || len(shards) == 0 {
+		shards = append(shards, sents[start:])
+	}
+	return shards
+}
+
+// countEmpirical adds up the gold sequences' feature counts once; they do
+// not depend on the weights.
+func (o *objective) countEmpirical() {
+	m, d, l := o.m, o.d, o.m.NumLabels
+	f0 := m.NumFeatures()
+	for _, s := range o.sents {
+		lo, hi := d.Sentence(s)
+		for t := lo; t < hi; t++ {
+			y := d.Labels[t]
+			for k := d.TokenOff[t]; k < d.TokenOff[t+1]; k++ {
+				if f := m.Feature(d.Attrs[k], y); f >= 0 {
+					o.empirical[f] += d.Value(k)
+				}
+			}
+			if o.transitions && t > lo {
+				o.empirical[f0+int(d.Labels[t-1])*l+int(y)]++
+			}
+		}
+		if o.transitions {
+			o.empirical[f0+l*l+int(d.Labels[lo])]++
+			o.empirical[f0+l*l+l+int(d.Labels[hi-1])]++
+		}
+	}
+}
+
+// Evaluate returns the objective at x and writes its gradient into grad.
+func (o *objective) Evaluate(x, grad []float64) float64 {
+	var next atomic.Int64
+	for w := 0; w < o.threads; w++ {
+		go func(wk *worker) {
+			for {
+				// Take a buffer before a shard index: the lowest shard not
+				// yet added then always holds a buffer, so the in-order
+				// reduction below can never wait on a shard that waits for
+				// a buffer.
+				buf := <-o.pool
+				k := int(next.Add(1) - 1)
+				if k >= len(o.shards) {
+					o.pool <- buf
+					return
+				}
+				loss := wk.shard(o, x, o.shards[k], buf)
+				o.results <- shardResult{k, loss, buf}
+			}
+		}(o.workers[w])
+	}
+	pending := make([]*shardResult, len(o.shards))
+	loss := 0.0
+	for want := 0; want < len(o.shards); {
+		r := <-o.results
+		pending[r.k] = &r
+		for want < len(o.shards) && pending[want] != nil {
+			p := pending[want]
+			if want == 0 {
+				copy(grad, p.grad)
+			} else {
+				floats.Add(grad, p.grad)
+			}
+			loss += p.loss
+			o.pool <- p.grad
+			pending[want] = nil
+			want++
+		}
+	}
+	for f, e := range o.empirical {
+		grad[f] += 2*o.c2*x[f] - e
+	}
+	// The regularizer's sum is taken in index order, sequentially.
+	norm := 0.0
+	for _, v := range x {
+		norm += v * v
+	}
+	return loss + o.c2*norm
+}
+
+// shard computes the summed loss (log Z minus the gold score) of a shard's
+// sentences and writes their expected feature counts into g.
+func (wk *worker) shard(o *objective, x []float64, sents []int, g []float64) float64 {
+	for f := range g {
+		g[f] = 0
+	}
+	loss := 0.0
+	for _, s := range sents {
+		loss += wk.sentence(o, x, s, g)
+	}
+	return loss
+}
+
+func (wk *worker) sentence(o *objective, x []float64, s int, g []float64) float64 {
+	m, d, l := o.m, o.d, o.m.NumLabels
+	m.Lattice(&wk.sc, x, d, s)
+	sc := &wk.sc
+	n := sc.N
+	lo, _ := d.Sentence(s)
+	logZ := wk.ws.ForwardBackward(sc)
+	gold := lattice.SequenceScore(sc, d.Labels[lo:lo+n])
+	marg := wk.marg[:n*l]
+	wk.ws.StateMarginals(marg)
+	off, featLabel := m.FeatOff, m.FeatLabel
+	for i := 0; i < n; i++ {
+		row := marg[i*l : (i+1)*l]
+		t := lo + i
+		k0, k1 := d.TokenOff[t], d.TokenOff[t+1]
+		attrs := d.Attrs[k0:k1]
+		if d.Values == nil {
+			for _, a := range attrs {
+				f0, f1 := off[a], off[a+1]
+				lab := featLabel[f0:f1]
+				gf := g[f0:f1]
+				gf = gf[:len(lab)]
+				for j, y := range lab {
+					gf[j] += row[y]
+				}
+			}
+			continue
+		}
+		vals := d.Values[k0:k1]
+		for k, a := range attrs {
+			v := vals[k]
+			f0, f1 := off[a], off[a+1]
+			gf := g[f0:f1]
+			for j, y := range featLabel[f0:f1] {
+				gf[j] += v * row[y]
+			}
+		}
+	}
+	if o.transitions {
+		f0 := m.NumFeatures()
+		wk.ws.AddTransMarginals(g[f0:f0+l*l], sc, 1)
+		start, stop := g[f0+l*l:f0+l*l+l], g[f0+l*l+l:f0+l*l+2*l]
+		for y := 0; y < l; y++ {
+			start[y] += marg[y]
+			stop[y] += marg[(n-1)*l+y]
+		}
+	}
+	return logZ - gold
+}
+
+// Gradient is the CRF objective of a training problem, exposed so the
+// gradient pass can be benchmarked and checked on real corpora.
+type Gradient struct {
+	o *objective
+	// Model is the structure the weight vector indexes.
+	Model *linear.Model
+}
+
+// NewGradient builds the objective of p with L2 coefficient c2 over the
+// features setting ("observed" or "all").
+func NewGradient(p *learn.Problem, features string, c2 float64) *Gradient {
+	m := perceptron.NewModel(features, p)
+	var sents []int
+	for k := 0; k < p.Train.NumSentences(); k++ {
+		if perceptron.Complete(p.Train, k) {
+			sents = append(sents, k)
+		}
+	}
+	return &Gradient{o: newObjective(m, p.Train, sents, p.Transitions, c2, p.Threads), Model: m}
+}
+
+// Evaluate returns the objective at x and writes the gradient into grad.
+func (g *Gradient) Evaluate(x, grad []float64) float64 { return g.o.Evaluate(x, grad) }

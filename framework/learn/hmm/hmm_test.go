@@ -1,0 +1,98 @@
+package hmm
+
+import (
+	"context"
+	"math"
+	"testing"
+
+	"github.com/rs/zerolog"
+
+	"github.com/trellis-nlp/trellis/framework/feature"
+	"github.com/trellis-nlp/trellis/framework/learn"
+)
+
+// TestCountAndDivide checks the weights against probabilities computed by
+// hand on a two-sentence corpus with one template.
+func TestCountAndDivide(t *testing.T) {
+	// Attributes: 0 = w=the, 1 = w=dog, 2 = w=runs, 3 = unknown. Labels: 0 = D, 1 = N, 2 = V.
+	d := &feature.Dataset{
+		Attrs:    []int32{0, 1, 2, 0, 1},
+		TokenOff: []int{0, 1, 2, 3, 4, 5},
+		SentOff:  []int{0, 3, 5},
+		Labels:   []int32{0, 1, 2, 0, 1},
+	}
+	ae, at := 0.5, 1.0
+	l := &Learner{cfg: Config{EmissionSmoothing: &ae, TransitionSmoothing: &at}}
+	if diags := l.Validate(); diags.HasErrors() {
+		t.Fatal(diags)
+	}
+	p := &learn.Problem{
+		Train: d, NumAttrs: 4, NumLabels: 3, AttrGroup: []int32{0, 0, 0, 0}, NumGroups: 1,
+		UnknownAttr: []int32{3}, Transitions: true, Log: zerolog.Nop(),
+	}
+	res, err := l.Train(context.Background(), p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	m := res.Model
+	w := func(a, y int) float64 { return m.W[a*3+y] }
+	// Label N emitted "dog" twice; vocabulary 3 words; the hapax word
+	// "runs" (label V) gives V one unknown count.
+	// P(dog|N) = (2+.5) / (2 + .5*3 + 0 + .5)
+	near(t, "P(dog|N)", w(1, 1), math.Log(2.5/4.0))
+	near(t, "P(unk|N)", w(3, 1), math.Log(0.5/4.0))
+	near(t, "P(unk|V)", w(3, 2), math.Log(1.5/(1+1.5+1+0.5)))
+	near(t, "P(the|V)", w(0, 2), math.Log(0.5/4.0))
+	// Transitions: D→N twice out of 2 D tokens; 3 labels + STOP.
+	near(t, "P(N|D)", m.Trans()[0*3+1], math.Log(3.0/(2+4)))
+	near(t, "P(STOP|N)", m.Stop()[1], math.Log(2.0/(2+4))) // N is followed by V once and STOP once
+	near(t, "P(start=D)", m.Start()[0], math.Log(3.0/(2+3)))
+	// Every emission distribution sums to one over the vocabulary plus
+	// the unknown value.
+	for y := 0; y < 3; y++ {
+		var s float64
+		for a := 0; a < 4; a++ {
+			s += math.Exp(w(a, y))
+		}
+		near(t, "sum", s, 1)
+	}
+	// Transition rows plus stop sum to one.
+	for prev := 0; prev < 3; prev++ {
+		s := math.Exp(m.Stop()[prev])
+		for y := 0; y < 3; y++ {
+			s += math.Exp(m.Trans()[prev*3+y])
+		}
+		near(t, "trans row", s, 1)
+	}
+}
+
+func TestNoTransitionsKeepsZeros(t *testing.T) {
+	d := &feature.Dataset{Attrs: []int32{0, 1}, TokenOff: []int{0, 1, 2}, SentOff: []int{0, 2}, Labels: []int32{0, 1}}
+	res, err := New().Train(context.Background(), &learn.Problem{
+		Train: d, NumAttrs: 2, NumLabels: 2, AttrGroup: []int32{0, 0}, NumGroups: 1, Log: zerolog.Nop(),
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, v := range res.Model.W[res.Model.NumFeatures():] {
+		if v != 0 {
+			t.Fatal("transition weights set without the transition template")
+		}
+	}
+}
+
+func TestValidate(t *testing.T) {
+	neg := -1.0
+	for _, c := range []Config{{EmissionSmoothing: &neg}, {TransitionSmoothing: &neg}, {Unknown: "guess"}} {
+		if !(&Learner{cfg: c}).Validate().HasErrors() {
+			t.Errorf("%+v accepted", c)
+		}
+	}
+}
+
+func near(t *testing.T, what string, got, want float64) {
+	t.Helper()
+	if math.Abs(got-want) > 1e-12 {
+		t.Errorf("%s = %v, want %v", what, got, want)
+	}
+}

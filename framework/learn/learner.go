@@ -1,0 +1,115 @@
+package learn
+
+import (
+	"context"
+	"sort"
+	"time"
+
+	"github.com/hashicorp/hcl/v2"
+	"github.com/rs/zerolog"
+
+	"github.com/trellis-nlp/trellis/framework/feature"
+	"github.com/trellis-nlp/trellis/framework/lattice"
+	"github.com/trellis-nlp/trellis/framework/linear"
+)
+
+// Problem is everything a learner may use. Strings have stopped at the
+// feature mapper: a learner sees only IDs and sizes.
+type Problem struct {
+	Train *feature.Dataset
+	// Dev is an optional held-out set; DevScore evaluates a model on it
+	// with the experiment's main metric (higher is better). Both are nil
+	// without a dev corpus.
+	Dev      *feature.Dataset
+	DevScore func(m *linear.Model) float64
+
+	NumAttrs  int
+	NumLabels int
+	// AttrGroup[a] is the index of the template that emitted attribute a;
+	// NumGroups the number of templates (the HMM normalizes per template).
+	AttrGroup []int32
+	NumGroups int
+	// UnknownAttr[g] is the attribute that stands for values of template g
+	// unseen in training: the encoder maps such values to it at test time.
+	// It never occurs in training data, so only a learner that estimates
+	// it explicitly (the HMM, from values seen once) gives it weights.
+	UnknownAttr []int32
+	// Transitions is false when the spec has no transition template: the
+	// model is then a per-token classifier and the learner must leave the
+	// transition, start and stop weights at zero.
+	Transitions bool
+	// Constraints, when set, forbid label bigrams that the label scheme
+	// makes ill-formed; learners that decode while training (the
+	// perceptron) decode under them.
+	Constraints *lattice.Constraints
+
+	Seed    uint64
+	Threads int
+	Log     zerolog.Logger
+	// Observe, when set, receives one point per epoch or iteration (the
+	// learning curve in the report).
+	Observe func(Point)
+}
+
+// Point is one step of a learning curve.
+type Point struct {
+	Step     int           `json:"step"`
+	Loss     float64       `json:"loss,omitempty"`
+	DevScore float64       `json:"dev_score,omitempty"`
+	Elapsed  time.Duration `json:"elapsed_ns"`
+}
+
+// Result is a trained model plus what the learner wants recorded.
+type Result struct {
+	Model *linear.Model
+	Info  map[string]any
+}
+
+// Learner trains one kind of model. The lifecycle mirrors templates:
+// new (Registry) → decode config (Config, gohcl and json tags) → Validate →
+// Train. Train must honour ctx cancellation promptly and be deterministic
+// given Problem.Seed, whatever Problem.Threads is.
+type Learner interface {
+	Config() any
+	Validate() hcl.Diagnostics
+	Train(ctx context.Context, p *Problem) (*Result, error)
+}
+
+// Factory makes a zero Learner of one registered type.
+type Factory func() Learner
+
+// Registry maps learner type names ("hmm", "perceptron", "crf") to factories.
+type Registry struct {
+	learners map[string]Factory
+}
+
+// NewRegistry returns an empty registry.
+func NewRegistry() *Registry { return &Registry{learners: map[string]Factory{}} }
+
+// Register adds a learner type; registering a name twice panics, as it is a
+// programming error in the one place that registers.
+func (r *Registry) Register(name string, f Factory) {
+	if _, dup := r.learners[name]; dup {
+		panic("learn: learner type registered twice: " + name)
+	}
+	r.learners[name] = f
+}
+
+// New returns a fresh learner of the named type.
+func (r *Registry) New(name string) (Learner, bool) {
+	f, ok := r.learners[name]
+	if !ok {
+		return nil, false
+	}
+	return f(), true
+}
+
+// Types lists the registered learner types, sorted.
+func (r *Registry) Types() []string {
+	names := make([]string, 0, len(r.learners))
+	for n := range r.learners {
+		names = append(names, n)
+	}
+	sort.Strings(names)
+	return names
+}

@@ -1,0 +1,345 @@
+package model
+
+import (
+	"bytes"
+	"crypto/sha256"
+	"encoding/binary"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"math"
+	"os"
+	"path/filepath"
+
+	"github.com/trellis-nlp/trellis/framework/corpus"
+	"github.com/trellis-nlp/trellis/framework/feature"
+	"github.com/trellis-nlp/trellis/framework/linear"
+)
+
+// Version is the model file format this build writes and reads.
+const Version = 1
+
+var magic = [8]byte{'T', 'R', 'E', 'L', 'L', 'I', 'S', 'M'}
+
+// Model is a trained model with everything needed to tag.
+type Model struct {
+	Header
+	Attrs  []string
+	Linear *linear.Model
+}
+
+// Header is the JSON part of a model file.
+type Header struct {
+	Version     int                    `json:"version"`
+	Labels      []string               `json:"labels"`
+	Scheme      string                 `json:"scheme"`
+	Constrained bool                   `json:"constrained"`
+	Format      corpus.Config          `json:"format"`
+	LabelColumn string                 `json:"label_column"`
+	WordColumn  string                 `json:"word_column,omitempty"`
+	Templates   []feature.TemplateSpec `json:"templates"`
+	Transitions bool                   `json:"transitions"`
+	// UnknownAttrs[g] is the attribute standing for template g's values
+	// unseen in training (see feature.Encoder.UnknownAttr).
+	UnknownAttrs []int32    `json:"unknown_attrs"`
+	Learner      Learner    `json:"learner"`
+	Provenance   Provenance `json:"provenance"`
+}
+
+// Learner records which learner made the model and how.
+type Learner struct {
+	Name   string          `json:"name"`
+	Type   string          `json:"type"`
+	Config json.RawMessage `json:"config"`
+}
+
+// Provenance records where a model came from. It holds no timestamps so
+// that the same spec, data and seed give the same bytes.
+type Provenance struct {
+	Experiment string            `json:"experiment"`
+	SpecHash   string            `json:"spec_sha256"`
+	DataHashes map[string]string `json:"data_sha256"`
+	Seed       uint64            `json:"seed"`
+	Trellis    string            `json:"trellis_version"`
+}
+
+// Save writes m to path atomically: a temporary file in the same folder,
+// synced, then renamed, so a crash never leaves half a model.
+func Save(path string, m *Model) error {
+	var buf bytes.Buffer
+	if err := m.Encode(&buf); err != nil {
+		return err
+	}
+	return WriteFileAtomic(path, buf.Bytes())
+}
+
+// WriteFileAtomic writes data to a temporary file beside path and renames
+// it into place.
+func WriteFileAtomic(path string, data []byte) error {
+	dir := filepath.Dir(path)
+	tmp, err := os.CreateTemp(dir, "."+filepath.Base(path)+".tmp-*")
+	if err != nil {
+		return err
+	}
+	name := tmp.Name()
+	// CreateTemp makes the file 0600; results are meant to be shared.
+	if err := tmp.Chmod(0o644); err != nil {
+		tmp.Close()
+		os.Remove(name)
+		return err
+	}
+	if _, err := tmp.Write(data); err != nil {
+		tmp.Close()
+		os.Remove(name)
+		return err
+	}
+	if err := tmp.Sync(); err != nil {
+		tmp.Close()
+		os.Remove(name)
+		return err
+	}
+	if err := tmp.Close(); err != nil {
+		os.Remove(name)
+		return err
+	}
+	if err := os.Rename(name, path); err != nil {
+		os.Remove(name)
+		return err
+	}
+	return nil
+}
+
+// Encode writes the model file format to w.
+func (m *Model) Encode(w io.Writer) error {
+	if err := m.Linear.Validate(); err != nil {
+		return err
+	}
+	if m.Linear.NumAttrs() != len(m.Attrs) {
+		return fmt.Errorf("model: %d attribute names for %d attributes", len(m.Attrs), m.Linear.NumAttrs())
+	}
+	for i, v := range m.Linear.W {
+		if math.IsNaN(v) || math.IsInf(v, 0) {
+			return fmt.Errorf("model: weight %d is %v; refusing to write a broken model", i, v)
+		}
+	}
+	h := m.Header
+	h.Version = Version
+	h.Transitions = m.Linear.Transitions
+	meta, err := json.Marshal(h)
+	if err != nil {
+		return err
+	}
+	var b bytes.Buffer
+	b.Write(magic[:])
+	le := binary.LittleEndian
+	b.Write(le.AppendUint32(nil, Version))
+	b.Write(le.AppendUint64(nil, uint64(len(meta))))
+	b.Write(meta)
+	b.Write(le.AppendUint64(nil, uint64(len(m.Attrs))))
+	var tmp []byte
+	for _, a := range m.Attrs {
+		tmp = binary.AppendUvarint(tmp[:0], uint64(len(a)))
+		b.Write(tmp)
+		b.WriteString(a)
+	}
+	writeInt32s(&b, m.Linear.FeatOff)
+	writeInt32s(&b, m.Linear.FeatLabel)
+	b.Write(le.AppendUint64(nil, uint64(len(m.Linear.W))))
+	tmp = tmp[:0]
+	for _, v := range m.Linear.W {
+		tmp = le.AppendUint64(tmp, math.Float64bits(v))
+	}
+	b.Write(tmp)
+	sum := sha256.Sum256(b.Bytes())
+	b.Write(sum[:])
+	_, err = w.Write(b.Bytes())
+	return err
+}
+
+func writeInt32s(b *bytes.Buffer, xs []int32) {
+	le := binary.LittleEndian
+	b.Write(le.AppendUint64(nil, uint64(len(xs))))
+	out := make([]byte, 0, 4*len(xs))
+	for _, x := range xs {
+		out = le.AppendUint32(out, uint32(x))
+	}
+	b.Write(out)
+}
+
+// ErrNotModel is returned for files that are not trellis models at all.
+var ErrNotModel = errors.New("not a trellis model file")
+
+// Load reads a model file.
+func Load(path string) (*Model, error) {
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return nil, err
+	}
+	m, err := Decode(data)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", path, err)
+	}
+	return m, nil
+}
+
+// reader decodes with bounds checks against the bytes that remain.
+type reader struct {
+	data []byte
+	err  error
+}
+
+func (r *reader) take(n uint64, what string) []byte {
+	if r.err != nil {
+		return nil
+	}
+	if n > uint64(len(r.data)) {
+		r.err = fmt.Errorf("truncated or corrupted model: %s needs %d bytes, %d remain", what, n, len(r.data))
+		return nil
+	}
+	out := r.data[:n]
+	r.data = r.data[n:]
+	return out
+}
+
+func (r *reader) u64(what string) uint64 {
+	b := r.take(8, what)
+	if b == nil {
+		return 0
+	}
+	return binary.LittleEndian.Uint64(b)
+}
+
+// count reads a length and checks that count*size bytes can follow.
+func (r *reader) count(size uint64, what string) int {
+	n := r.u64(what + " length")
+	if r.err == nil && n > uint64(len(r.data))/size {
+		r.err = fmt.Errorf("truncated or corrupted model: %s claims %d entries, only %d bytes remain", what, n, len(r.data))
+	}
+	if r.err != nil {
+		return 0
+	}
+	return int(n)
+}
+
+func (r *reader) int32s(what string) []int32 {
+	n := r.count(4, what)
+	b := r.take(uint64(n)*4, what)
+	if b == nil {
+		return nil
+	}
+	out := make([]int32, n)
+	for i := range out {
+		out[i] = int32(binary.LittleEndian.Uint32(b[4*i:]))
+	}
+	return out
+}
+
+// Decode parses a model file's bytes.
+func Decode(data []byte) (*Model, error) {
+	if len(data) < len(magic)+4 || !bytes.Equal(data[:len(magic)], magic[:]) {
+		return nil, ErrNotModel
+	}
+	version := binary.LittleEndian.Uint32(data[len(magic):])
+	if version != Version {
+		if version > Version {
+			return nil, fmt.Errorf("model file format version %d is newer than this trellis supports (%d); use a newer trellis", version, Version)
+		}
+		return nil, fmt.Errorf("model file format version %d is not supported (this trellis reads version %d)", version, Version)
+	}
+	if len(data) < len(magic)+4+sha256.Size {
+		return nil, fmt.Errorf("truncated model file (%d bytes)", len(data))
+	}
+	body, trailer := data[:len(data)-sha256.Size], data[len(data)-sha256.Size:]
+	if sum := sha256.Sum256(body); !bytes.Equal(sum[:], trailer) {
+		return nil, fmt.Errorf("model file is corrupted or truncated (checksum mismatch)")
+	}
+	r := &reader{data: body[len(magic)+4:]}
+	metaLen := r.count(1, "header")
+	meta := r.take(uint64(metaLen), "header")
+	var m Model
+	if r.err == nil {
+		if err := json.Unmarshal(meta, &m.Header); err != nil {
+			return nil, fmt.Errorf("model header: %w", err)
+		}
+	}
+	// Each name takes at least one byte (its length), which bounds the count.
+	nAttrs := r.count(1, "attributes")
+	if r.err == nil {
+		m.Attrs = make([]string, nAttrs)
+		for i := range m.Attrs {
+			l, k := binary.Uvarint(r.data)
+			if k <= 0 {
+				r.err = fmt.Errorf("corrupted model: attribute %d", i)
+				break
+			}
+			r.data = r.data[k:]
+			m.Attrs[i] = string(r.take(l, "attribute name"))
+		}
+	}
+	featOff := r.int32s("feature offsets")
+	featLabel := r.int32s("feature labels")
+	nW := r.count(8, "weights")
+	wb := r.take(uint64(nW)*8, "weights")
+	if r.err != nil {
+		return nil, r.err
+	}
+	if len(r.data) != 0 {
+		return nil, fmt.Errorf("corrupted model: %d unexpected trailing bytes", len(r.data))
+	}
+	w := make([]float64, nW)
+	for i := range w {
+		w[i] = math.Float64frombits(binary.LittleEndian.Uint64(wb[8*i:]))
+	}
+	m.Linear = &linear.Model{NumLabels: len(m.Labels), FeatOff: featOff, FeatLabel: featLabel, W: w, Transitions: m.Transitions}
+	if err := m.Linear.Validate(); err != nil {
+		return nil, fmt.Errorf("corrupted model: %w", err)
+	}
+	if len(m.Attrs) != m.Linear.NumAttrs() {
+		return nil, fmt.Errorf("corrupted model: %d attribute names for %d attributes", len(m.Attrs), m.Linear.NumAttrs())
+	}
+	for g, a := range m.UnknownAttrs {
+		if a < -1 || int(a) >= len(m.Attrs) {
+			return nil, fmt.Errorf("corrupted model: unknown-value attribute %d of template %d out of range", a, g)
+		}
+	}
+	return &m, nil
+}
+
+func sum(b []byte) []byte {
+	s := sha256.Sum256(b)
+	return s[:]
+}
+
+// Plugin is what a model records of one plugin template (see
+// framework/plugin.Config, which writes these fields): `trellis tag`
+// starts the same binary again and refuses another version.
+type Plugin struct {
+	Template string          `json:"-"`
+	Binary   string          `json:"binary"`
+	Path     string          `json:"path"`
+	Plugin   string          `json:"plugin"`
+	Version  string          `json:"version"`
+	SHA256   string          `json:"sha256"`
+	Config   json.RawMessage `json:"config"`
+}
+
+// PluginTemplateType is the template type of plugin templates.
+const PluginTemplateType = "plugin"
+
+// Plugins lists the plugins the model's templates use, in template order.
+func (h *Header) Plugins() []Plugin {
+	var out []Plugin
+	for _, t := range h.Templates {
+		if t.Type != PluginTemplateType {
+			continue
+		}
+		var p Plugin
+		if err := json.Unmarshal(t.Config, &p); err != nil {
+			continue
+		}
+		p.Template = t.Name
+		out = append(out, p)
+	}
+	return out
+}

@@ -1,0 +1,200 @@
+package optim
+
+import (
+	"context"
+	"fmt"
+	"math"
+)
+
+// minimizer holds the state of one Minimize call. All slices are carved
+// out of a single allocation made by newMinimizer.
+type minimizer struct {
+	f        Func
+	s        Settings
+	n, mem   int
+	x        []float64 // current point; the caller's slice
+	g        []float64 // gradient of f at x
+	pg       []float64 // pseudo-gradient at x under OWL-QN; aliases g otherwise
+	xp, gp   []float64 // point and gradient at the start of the line search
+	d        []float64 // search direction
+	sy       []float64 // mem s vectors followed by mem y vectors, n each
+	ys, yy   []float64 // s·y and y·y per history slot
+	alpha    []float64 // two-loop coefficients per history slot
+	pf       []float64 // objective of the last Past iterations, ring buffer
+	tried    []float64 // steps evaluated in the current line search
+	outcome  []float64 // step factor each tried step led to
+	end, cnt int       // next history slot, number of stored pairs
+	fx       float64   // objective at x (including the L1 term)
+	evals    int
+}
+
+func newMinimizer(x []float64, f Func, s Settings) *minimizer {
+	n, mem := len(x), s.Memory
+	vecs := 4 + 2*mem // g, xp, gp, d, s and y pairs
+	if s.L1 > 0 {
+		vecs++ // pg
+	}
+	buf := make([]float64, vecs*n+3*mem+s.Past+2*s.MaxLinesearch)
+	take := func(k int) []float64 {
+		v := buf[:k:k]
+		buf = buf[k:]
+		return v
+	}
+	m := &minimizer{f: f, s: s, n: n, mem: mem, x: x}
+	m.g, m.xp, m.gp, m.d = take(n), take(n), take(n), take(n)
+	m.pg = m.g
+	if s.L1 > 0 {
+		m.pg = take(n)
+	}
+	m.sy = take(2 * mem * n)
+	m.ys, m.yy, m.alpha = take(mem), take(mem), take(mem)
+	m.pf = take(s.Past)
+	m.tried, m.outcome = take(s.MaxLinesearch), take(s.MaxLinesearch)
+	return m
+}
+
+func (m *minimizer) sVec(j int) []float64 { return m.sy[j*m.n : (j+1)*m.n] }
+func (m *minimizer) yVec(j int) []float64 { return m.sy[(m.mem+j)*m.n : (m.mem+j+1)*m.n] }
+
+// evaluate calls the objective at x, writing its gradient into g, and
+// returns the objective including the L1 term.
+func (m *minimizer) evaluate(x, g []float64) float64 {
+	m.evals++
+	fx := m.f(x, g)
+	if m.s.L1 > 0 {
+		fx += norm1(x) * m.s.L1
+	}
+	return fx
+}
+
+func (m *minimizer) result(k int, st Status) Result {
+	return Result{F: m.fx, Iterations: k, Evaluations: m.evals, Status: st}
+}
+
+func (m *minimizer) run(ctx context.Context) (Result, error) {
+	if err := ctx.Err(); err != nil {
+		return Result{Status: Stopped}, err
+	}
+	m.fx = m.evaluate(m.x, m.g)
+	if m.s.L1 > 0 {
+		pseudoGradient(m.pg, m.x, m.g, m.s.L1)
+	}
+	xnorm, gnorm := norm2(m.x), norm2(m.pg)
+	if !finite(m.fx) || !finite(gnorm) {
+		return m.result(0, 0), fmt.Errorf("optim: objective %g, gradient norm %g at the starting point", m.fx, gnorm)
+	}
+	m.pf[0] = m.fx
+	if gnorm/math.Max(xnorm, 1) <= m.s.Epsilon {
+		return m.result(0, Converged), nil
+	}
+	// Without curvature information H0 = I, and the first trial moves x by
+	// a unit distance, as liblbfgs does.
+	negate(m.d, m.pg)
+	step := 1 / gnorm
+
+	for k := 1; ; k++ {
+		copy(m.xp, m.x)
+		copy(m.gp, m.g)
+		var (
+			out lsOutcome
+			err error
+		)
+		step, out, err = m.lineSearch(ctx, step)
+		if out != lsAccepted {
+			// Back to the last accepted point: it is the best one found, and
+			// its objective and gradients are still known.
+			copy(m.x, m.xp)
+			copy(m.g, m.gp)
+			if out == lsCancelled {
+				return m.result(k-1, Stopped), err
+			}
+			return m.result(k-1, LinesearchFailed), nil
+		}
+		if m.s.L1 > 0 {
+			pseudoGradient(m.pg, m.x, m.g, m.s.L1)
+		}
+		xnorm, gnorm = norm2(m.x), norm2(m.pg)
+
+		if m.s.Callback != nil && m.s.Callback(Iteration{
+			K: k, F: m.fx, XNorm: xnorm, GNorm: gnorm, Step: step, Evaluations: m.evals, X: m.x,
+		}) {
+			return m.result(k, Stopped), nil
+		}
+		if gnorm/math.Max(xnorm, 1) <= m.s.Epsilon {
+			return m.result(k, Converged), nil
+		}
+		if past := m.s.Past; m.s.Delta >= 0 {
+			if k >= past {
+				// |f| rather than f: see doc.go.
+				if rate := (m.pf[k%past] - m.fx) / math.Abs(m.fx); rate < m.s.Delta {
+					return m.result(k, DeltaReached), nil
+				}
+			}
+			m.pf[k%past] = m.fx
+		}
+		if m.s.MaxIterations != 0 && k >= m.s.MaxIterations {
+			return m.result(k, MaxIterations), nil
+		}
+		m.remember()
+		step = m.direction()
+	}
+}
+
+// remember stores the pair s = x - xp, y = g - gp, unless s·y <= 0: such a
+// pair would make the implicit inverse Hessian indefinite. The products are
+// computed before anything is written so that a rejected pair does not
+// overwrite the oldest stored one.
+func (m *minimizer) remember() {
+	var ys, yy float64
+	for i := range m.n {
+		s, y := m.x[i]-m.xp[i], m.g[i]-m.gp[i]
+		ys += float64(s * y)
+		yy += float64(y * y)
+	}
+	if !(ys > 0) || !finite(yy) {
+		return
+	}
+	j := m.end
+	sv, yv := m.sVec(j), m.yVec(j)
+	for i := range m.n {
+		sv[i] = m.x[i] - m.xp[i]
+		yv[i] = m.g[i] - m.gp[i]
+	}
+	m.ys[j], m.yy[j] = ys, yy
+	m.end = (j + 1) % m.mem
+	m.cnt = min(m.cnt+1, m.mem)
+}
+
+// direction writes the quasi-Newton direction -H·pg into d by the two-loop
+// recursion and returns the initial step for the line search.
+func (m *minimizer) direction() float64 {
+	negate(m.d, m.pg)
+	if m.cnt == 0 {
+		// Every pair so far was rejected: no curvature information, so
+		// start over as in the first iteration.
+		return 1 / norm2(m.d)
+	}
+	j := m.end
+	for range m.cnt {
+		j = (j + m.mem - 1) % m.mem
+		m.alpha[j] = dot(m.sVec(j), m.d) / m.ys[j]
+		axpy(-m.alpha[j], m.yVec(j), m.d)
+	}
+	newest := (m.end + m.mem - 1) % m.mem
+	scale(m.ys[newest]/m.yy[newest], m.d)
+	for range m.cnt {
+		beta := dot(m.yVec(j), m.d) / m.ys[j]
+		axpy(m.alpha[j]-beta, m.sVec(j), m.d)
+		j = (j + 1) % m.mem
+	}
+	if m.s.L1 > 0 {
+		// OWL-QN: never move a coordinate against its steepest-descent
+		// direction, so the step stays in the chosen orthant's descent cone.
+		for i, pgi := range m.pg {
+			if m.d[i]*pgi >= 0 {
+				m.d[i] = 0
+			}
+		}
+	}
+	return 1
+}

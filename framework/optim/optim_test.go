@@ -1,0 +1,434 @@
+package optim
+
+import (
+	"context"
+	"errors"
+	"math"
+	"math/rand/v2"
+	"slices"
+	"strconv"
+	"testing"
+)
+
+func TestMinimizeSmooth(t *testing.T) {
+	a, b := randomSPD(rand.New(rand.NewPCG(1, 2)), 50)
+	tests := []struct {
+		name  string
+		f     Func
+		start []float64
+		want  []float64
+		eps   float64
+		tol   float64
+	}{
+		// Epsilon is kept where the Armijo test can still resolve the
+		// decrease in f: far below it the line search runs out of
+		// precision, as liblbfgs's does.
+		{"quadratic50", quadratic(a, b), make([]float64, 50), solveSPD(a, b), 1e-8, 1e-6},
+		{"rosenbrock2", rosenbrock, rosenbrockStart(2), []float64{1, 1}, 1e-10, 1e-6},
+		{"rosenbrock10", rosenbrock, rosenbrockStart(10), slices.Repeat([]float64{1}, 10), 1e-10, 1e-6},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			c := newOnceChecker(t, tt.f)
+			x := slices.Clone(tt.start)
+			res, err := Minimize(context.Background(), x, c.eval, Settings{Epsilon: tt.eps, Delta: -1, MaxIterations: 1000})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if res.Status != Converged {
+				t.Errorf("status %v, want %v", res.Status, Converged)
+			}
+			if d := maxAbsDiff(x, tt.want); d > tt.tol {
+				t.Errorf("max |x - x*| = %g, want <= %g (result %+v)", d, tt.tol, res)
+			}
+			if res.Evaluations != c.n {
+				t.Errorf("reported %d evaluations, counted %d", res.Evaluations, c.n)
+			}
+			t.Logf("%+v", res)
+		})
+	}
+}
+
+func TestOWLQNSeparable(t *testing.T) {
+	rng := rand.New(rand.NewPCG(3, 4))
+	const n = 40
+	a, c := make([]float64, n), make([]float64, n)
+	for i := range n {
+		a[i] = 0.5 + 4.5*rng.Float64()
+		c[i] = 4*rng.Float64() - 2
+	}
+	for _, lambda := range []float64{0.1, 0.5, 2} {
+		t.Run("lambda="+formatFloat(lambda), func(t *testing.T) {
+			chk := newOnceChecker(t, separable(a, c))
+			x := make([]float64, n)
+			for i := range x {
+				x[i] = rng.NormFloat64() // start away from the orthant boundaries
+			}
+			res, err := Minimize(context.Background(), x, chk.eval, Settings{L1: lambda, Epsilon: 1e-8, Delta: -1})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if res.Status != Converged {
+				t.Errorf("status %v, want %v", res.Status, Converged)
+			}
+			zeros := 0
+			for i := range n {
+				// Soft thresholding: the closed-form solution.
+				want := math.Copysign(math.Max(0, math.Abs(c[i])-lambda/a[i]), c[i])
+				if want == 0 {
+					zeros++
+					if x[i] != 0 {
+						t.Errorf("x[%d] = %g, want exactly 0", i, x[i])
+					}
+				} else if math.Abs(x[i]-want) > 1e-6 {
+					t.Errorf("x[%d] = %.10g, want %.10g", i, x[i], want)
+				}
+			}
+			if lambda >= 0.5 && zeros == 0 {
+				t.Errorf("no zeros expected; test problem is not sparse enough")
+			}
+			t.Logf("%+v, %d zeros", res, zeros)
+		})
+	}
+}
+
+func TestOWLQNLogistic(t *testing.T) {
+	xs, ys := logisticData(rand.New(rand.NewPCG(5, 6)), 300, 40)
+	f := logistic(xs, ys)
+	// λ_max is the smallest λ for which w = 0 is optimal.
+	g0 := make([]float64, 40)
+	f(make([]float64, 40), g0)
+	lmax := 0.0
+	for _, v := range g0 {
+		lmax = math.Max(lmax, math.Abs(v))
+	}
+	for _, frac := range []float64{0.05, 0.2, 0.5} {
+		lambda := frac * lmax
+		t.Run("frac="+formatFloat(frac), func(t *testing.T) {
+			chk := newOnceChecker(t, f)
+			w := make([]float64, 40)
+			res, err := Minimize(context.Background(), w, chk.eval, Settings{L1: lambda, Epsilon: 1e-6, Delta: -1, MaxIterations: 2000})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if res.Status != Converged {
+				t.Errorf("status %v, want %v", res.Status, Converged)
+			}
+			g := make([]float64, 40)
+			f(w, g)
+			tol := 1e-5 * lmax
+			zeros := 0
+			for i, wi := range w {
+				if wi == 0 {
+					zeros++
+					if math.Abs(g[i]) > lambda+tol {
+						t.Errorf("w[%d] = 0 but |g| = %g > λ = %g", i, math.Abs(g[i]), lambda)
+					}
+				} else if r := g[i] + math.Copysign(lambda, wi); math.Abs(r) > tol {
+					t.Errorf("w[%d] = %g: g + λ sign(w) = %g, want 0", i, wi, r)
+				}
+			}
+			if zeros == 0 || zeros == len(w) {
+				t.Errorf("%d of %d weights are zero, want a sparse non-trivial solution", zeros, len(w))
+			}
+			t.Logf("%+v, %d zeros", res, zeros)
+		})
+	}
+}
+
+func TestDeterministic(t *testing.T) {
+	xs, ys := logisticData(rand.New(rand.NewPCG(7, 8)), 200, 30)
+	tests := []struct {
+		name  string
+		f     Func
+		start []float64
+		s     Settings
+	}{
+		{"lbfgs", rosenbrock, rosenbrockStart(10), Settings{Epsilon: 1e-12, Delta: -1}},
+		{"owlqn", logistic(xs, ys), make([]float64, 30), Settings{L1: 2, Epsilon: 1e-12, Delta: -1}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			run := func() ([]float64, Result) {
+				x := slices.Clone(tt.start)
+				res, err := Minimize(context.Background(), x, tt.f, tt.s)
+				if err != nil {
+					t.Fatal(err)
+				}
+				return x, res
+			}
+			x1, r1 := run()
+			x2, r2 := run()
+			if r1 != r2 && !(math.IsNaN(r1.F) && math.IsNaN(r2.F)) {
+				t.Errorf("results differ: %+v vs %+v", r1, r2)
+			}
+			for i := range x1 {
+				if math.Float64bits(x1[i]) != math.Float64bits(x2[i]) {
+					t.Fatalf("x[%d] differs: %x vs %x", i, math.Float64bits(x1[i]), math.Float64bits(x2[i]))
+				}
+			}
+		})
+	}
+}
+
+func TestStatus(t *testing.T) {
+	// wrongGradient reports -∇f, so every search direction is uphill.
+	wrongGradient := func(x, grad []float64) float64 {
+		f := rosenbrock(x, grad)
+		scale(-1, grad)
+		return f
+	}
+	// tiny makes the step underflow against x long before MaxLinesearch.
+	tests := []struct {
+		name  string
+		f     Func
+		s     Settings
+		want  Status
+		iters int // -1: don't check
+	}{
+		{"converged", rosenbrock, Settings{}, Converged, -1},
+		{"delta", rosenbrock, Settings{Epsilon: 1e-30, Delta: 0.5, Past: 1}, DeltaReached, -1},
+		{"max iterations", rosenbrock, Settings{Epsilon: 1e-30, Delta: -1, MaxIterations: 4}, MaxIterations, 4},
+		{"callback", rosenbrock, Settings{Callback: func(it Iteration) bool { return it.K == 3 }}, Stopped, 3},
+		{"line search", wrongGradient, Settings{}, LinesearchFailed, 0},
+		{"step underflow", wrongGradient, Settings{MaxLinesearch: 1000}, LinesearchFailed, 0},
+		{"owlqn line search", wrongGradient, Settings{L1: 1}, LinesearchFailed, 0},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			chk := newOnceChecker(t, tt.f)
+			start := rosenbrockStart(4)
+			x := slices.Clone(start)
+			res, err := Minimize(context.Background(), x, chk.eval, tt.s)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if res.Status != tt.want {
+				t.Errorf("status %v, want %v", res.Status, tt.want)
+			}
+			if tt.iters >= 0 && res.Iterations != tt.iters {
+				t.Errorf("%d iterations, want %d", res.Iterations, tt.iters)
+			}
+			// Result.F describes the returned x.
+			g := make([]float64, len(x))
+			if f := tt.f(x, g) + tt.s.L1*norm1(x); f != res.F {
+				t.Errorf("Result.F = %g, objective at x = %g", res.F, f)
+			}
+			if tt.want == LinesearchFailed && !slices.Equal(x, start) {
+				t.Errorf("x = %v after a failed first line search, want the start %v", x, start)
+			}
+			if tt.s.MaxLinesearch > 100 && res.Evaluations >= tt.s.MaxLinesearch {
+				t.Errorf("%d evaluations: step underflow was not detected", res.Evaluations)
+			}
+			t.Logf("%+v", res)
+		})
+	}
+}
+
+func TestCallbackIteration(t *testing.T) {
+	var its []Iteration
+	x := rosenbrockStart(2)
+	res, err := Minimize(context.Background(), x, rosenbrock, Settings{Callback: func(it Iteration) bool {
+		it.X = slices.Clone(it.X)
+		its = append(its, it)
+		return false
+	}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(its) != res.Iterations {
+		t.Fatalf("%d callbacks for %d iterations", len(its), res.Iterations)
+	}
+	g := make([]float64, 2)
+	for i, it := range its {
+		if it.K != i+1 {
+			t.Errorf("callback %d has K = %d", i, it.K)
+		}
+		if f := rosenbrock(it.X, g); f != it.F || norm2(it.X) != it.XNorm || norm2(g) != it.GNorm {
+			t.Errorf("iteration %d: F, XNorm, GNorm = %g, %g, %g; recomputed %g, %g, %g", it.K, it.F, it.XNorm, it.GNorm, f, norm2(it.X), norm2(g))
+		}
+		if i > 0 && !(it.F <= its[i-1].F) {
+			t.Errorf("objective increased at iteration %d", it.K)
+		}
+	}
+	if last := its[len(its)-1]; last.Evaluations != res.Evaluations || last.F != res.F {
+		t.Errorf("last callback %+v disagrees with result %+v", last, res)
+	}
+}
+
+func TestContext(t *testing.T) {
+	t.Run("cancelled during run", func(t *testing.T) {
+		ctx, cancel := context.WithCancel(context.Background())
+		defer cancel()
+		calls := 0
+		f := func(x, grad []float64) float64 {
+			calls++
+			if calls == 3 {
+				cancel()
+			}
+			return rosenbrock(x, grad)
+		}
+		x := rosenbrockStart(4)
+		res, err := Minimize(ctx, x, f, Settings{})
+		if !errors.Is(err, context.Canceled) {
+			t.Fatalf("err = %v, want context.Canceled", err)
+		}
+		if calls != 3 || res.Evaluations != 3 {
+			t.Errorf("%d calls, %d reported evaluations; want 3", calls, res.Evaluations)
+		}
+		g := make([]float64, len(x))
+		if fx := rosenbrock(x, g); fx != res.F {
+			t.Errorf("x is not the last accepted point: Result.F = %g, f(x) = %g", res.F, fx)
+		}
+	})
+	t.Run("cancelled before", func(t *testing.T) {
+		ctx, cancel := context.WithCancel(context.Background())
+		cancel()
+		calls := 0
+		_, err := Minimize(ctx, rosenbrockStart(2), func(x, grad []float64) float64 {
+			calls++
+			return rosenbrock(x, grad)
+		}, Settings{})
+		if !errors.Is(err, context.Canceled) || calls != 0 {
+			t.Errorf("err = %v after %d calls, want context.Canceled after none", err, calls)
+		}
+	})
+}
+
+func TestInvalid(t *testing.T) {
+	tests := []struct {
+		name string
+		s    Settings
+		f    Func
+		x    []float64
+	}{
+		{"negative memory", Settings{Memory: -1}, rosenbrock, rosenbrockStart(2)},
+		{"negative L1", Settings{L1: -1}, rosenbrock, rosenbrockStart(2)},
+		{"NaN L1", Settings{L1: math.NaN()}, rosenbrock, rosenbrockStart(2)},
+		{"negative epsilon", Settings{Epsilon: -1}, rosenbrock, rosenbrockStart(2)},
+		{"negative past", Settings{Past: -1}, rosenbrock, rosenbrockStart(2)},
+		{"NaN delta", Settings{Delta: math.NaN()}, rosenbrock, rosenbrockStart(2)},
+		{"negative max iterations", Settings{MaxIterations: -1}, rosenbrock, rosenbrockStart(2)},
+		{"negative max line search", Settings{MaxLinesearch: -1}, rosenbrock, rosenbrockStart(2)},
+		{"nil func", Settings{}, nil, rosenbrockStart(2)},
+		{"NaN at start", Settings{}, rosenbrock, []float64{math.NaN(), 1}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			if _, err := Minimize(context.Background(), tt.x, tt.f, tt.s); err == nil {
+				t.Error("no error")
+			}
+		})
+	}
+}
+
+func TestStatusString(t *testing.T) {
+	tests := []struct {
+		s    Status
+		want string
+	}{
+		{Converged, "converged"},
+		{DeltaReached, "no further improvement"},
+		{MaxIterations, "maximum iterations"},
+		{Stopped, "stopped by callback"},
+		{LinesearchFailed, "line search failed"},
+		{Status(0), "Status(0)"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.want, func(t *testing.T) {
+			if got := tt.s.String(); got != tt.want {
+				t.Errorf("String() = %q, want %q", got, tt.want)
+			}
+		})
+	}
+}
+
+// TestRecall checks the repeated-point detection directly: trial steps
+// that round to the same point share one evaluation's outcome, and a step
+// that rounds back to the start is reported as such.
+func TestRecall(t *testing.T) {
+	m := newMinimizer([]float64{0}, rosenbrock, Settings{Memory: 1, Past: 1, MaxLinesearch: 4})
+	m.xp[0], m.d[0] = 1, 1
+	m.tried[0], m.outcome[0] = 3e-16, inc // x = 1 + 2⁻⁵²
+	tests := []struct {
+		name          string
+		step          float64
+		width         float64
+		seen, atStart bool
+	}{
+		{"same step", 3e-16, inc, true, false},
+		{"rounds to the same point", 2.5e-16, inc, true, false},
+		{"rounds to the start", 1e-16, 0, false, true},
+		{"new point", 4e-16, 0, false, false},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			m.trialPoint(tt.step)
+			width, seen, atStart := m.recall(tt.step, 1)
+			if width != tt.width || seen != tt.seen || atStart != tt.atStart {
+				t.Errorf("recall(%g) = %g, %v, %v; want %g, %v, %v", tt.step, width, seen, atStart, tt.width, tt.seen, tt.atStart)
+			}
+		})
+	}
+}
+
+// TestAllocations checks that Minimize allocates only up front: the count
+// must not grow with the number of iterations.
+func TestAllocations(t *testing.T) {
+	const n = 200
+	a, c := make([]float64, n), make([]float64, n)
+	for i := range n {
+		a[i] = math.Pow(10, 4*float64(i)/n) // ill-conditioned, so it takes many iterations
+		c[i] = math.Sin(float64(i))
+	}
+	f := separable(a, c)
+	x := make([]float64, n)
+	for _, l1 := range []float64{0, 0.01} {
+		t.Run("L1="+formatFloat(l1), func(t *testing.T) {
+			allocs := func(iters int) float64 {
+				s := Settings{L1: l1, Epsilon: 1e-30, Delta: -1, MaxIterations: iters}
+				var res Result
+				got := testing.AllocsPerRun(5, func() {
+					clear(x)
+					res, _ = Minimize(context.Background(), x, f, s)
+				})
+				if res.Iterations != iters {
+					t.Fatalf("%d iterations (%v), want %d", res.Iterations, res.Status, iters)
+				}
+				return got
+			}
+			few, many := allocs(5), allocs(50)
+			t.Logf("%v allocations", many)
+			if few != many || many > 4 {
+				t.Errorf("allocations: %v for 5 iterations, %v for 50; want equal and small", few, many)
+			}
+		})
+	}
+}
+
+func BenchmarkSeparable100k(b *testing.B) {
+	const n = 100_000
+	a, c := make([]float64, n), make([]float64, n)
+	for i := range n {
+		a[i] = 1 + float64(i%1000)
+		c[i] = math.Cos(float64(i))
+	}
+	f := separable(a, c)
+	x := make([]float64, n)
+	for _, l1 := range []float64{0, 1} {
+		b.Run("L1="+formatFloat(l1), func(b *testing.B) {
+			var res Result
+			for b.Loop() {
+				clear(x)
+				var err error
+				if res, err = Minimize(context.Background(), x, f, Settings{L1: l1, MaxIterations: 100}); err != nil {
+					b.Fatal(err)
+				}
+			}
+			b.ReportMetric(float64(res.Evaluations), "evals/op")
+			b.ReportMetric(float64(res.Iterations), "iters/op")
+		})
+	}
+}
+
+func formatFloat(v float64) string { return strconv.FormatFloat(v, 'g', -1, 64) }

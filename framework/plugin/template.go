@@ -1,0 +1,273 @@
+package plugin
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"path/filepath"
+	"strings"
+
+	"github.com/hashicorp/hcl/v2"
+
+	"github.com/trellis-nlp/trellis/framework/corpus"
+	"github.com/trellis-nlp/trellis/framework/feature"
+	"github.com/trellis-nlp/trellis/plugins/protocol"
+)
+
+// Config is what a model records of a plugin template: enough to start the
+// same plugin again and give it the same config.
+type Config struct {
+	// Binary is the binary as the spec names it.
+	Binary string `json:"binary"`
+	// Path is the binary's absolute path when the model was trained; at
+	// tagging time a missing Path falls back to Binary's base name on the
+	// plugin path.
+	Path string `json:"path"`
+	// Pin is the spec's sha256, if it gave one.
+	Pin string `json:"sha256_pin,omitempty"`
+	// Plugin, Version and SHA256 are what the plugin declared and the
+	// binary's checksum.
+	Plugin  string `json:"plugin"`
+	Version string `json:"version"`
+	SHA256  string `json:"sha256"`
+	// Settings is the plugin's config, as JSON.
+	Settings json.RawMessage `json:"config"`
+}
+
+// Template is the "plugin" template type.
+type Template struct {
+	host *Host
+	cfg  Config
+	// set by DecodeHCL, for diagnostics of Compile
+	ranges map[string]hcl.Range
+	block  hcl.Range
+}
+
+var _ feature.Template = (*Template)(nil)
+
+// Config implements feature.Template.
+func (t *Template) Config() any { return &t.cfg }
+
+// MarshalJSON records the config (binary, checksum, version, settings) in
+// a run's manifest.
+func (t *Template) MarshalJSON() ([]byte, error) { return json.Marshal(t.cfg) }
+
+// Validate implements feature.Template.
+func (t *Template) Validate() hcl.Diagnostics {
+	var diags hcl.Diagnostics
+	if t.cfg.Binary == "" && t.cfg.Path == "" {
+		diags = append(diags, &hcl.Diagnostic{Severity: hcl.DiagError, Summary: "Invalid plugin", Detail: "binary must name the plugin's binary."})
+	}
+	if len(t.cfg.Settings) == 0 {
+		t.cfg.Settings = json.RawMessage("{}")
+	}
+	return diags
+}
+
+// Info is what `trellis plugins` shows of one plugin.
+type Info struct {
+	Name        string           `json:"name"`
+	Version     string           `json:"version"`
+	SHA256      string           `json:"sha256"`
+	Path        string           `json:"path"`
+	Description string           `json:"description,omitempty"`
+	Fields      []protocol.Field `json:"config,omitempty"`
+}
+
+// Describe starts (or reuses) the plugin at path and returns what it
+// declares.
+func (h *Host) Describe(name, path, pin string) (*Info, error) {
+	p, err := h.start(name, path, pin)
+	if err != nil {
+		return nil, err
+	}
+	return &Info{Name: p.desc.GetName(), Version: p.desc.GetVersion(), SHA256: p.sha, Path: path,
+		Description: p.desc.GetDescription(), Fields: protocol.FieldsFromWire(p.desc.GetFields())}, nil
+}
+
+// Compile implements feature.Template: it starts the plugin (once per
+// binary and host), checks it is the plugin the config was made with, and
+// configures an instance.
+func (t *Template) Compile(name string, cols feature.Columns) (feature.Extractor, error) {
+	if t.host == nil {
+		return nil, fmt.Errorf("plugin templates need a plugin host (plugin.Host.Register)")
+	}
+	path := t.cfg.Path
+	if path == "" || checkExecutable(path) != nil {
+		// The binary moved (or the model did): look for it by name on
+		// the plugin path.
+		var err error
+		name := t.cfg.Binary
+		if !filepath.IsAbs(name) {
+			name = filepath.Base(name)
+		}
+		if path, err = t.host.Resolve(name, ""); err != nil {
+			if t.cfg.Path != "" {
+				err = fmt.Errorf("%s (the model was trained with %s)", err, t.cfg.Path)
+			}
+			return nil, &Error{Name: name, Path: t.cfg.Binary, Err: err}
+		}
+	}
+	p, err := t.host.start(name, path, t.cfg.Pin)
+	if err != nil {
+		return nil, err
+	}
+	if t.cfg.Plugin != "" && p.desc.GetName() != t.cfg.Plugin {
+		return nil, &Error{Name: name, Path: path, Err: fmt.Errorf("is plugin %q, not %q", p.desc.GetName(), t.cfg.Plugin)}
+	}
+	if t.cfg.Version != "" && p.desc.GetVersion() != t.cfg.Version {
+		if !t.host.opts.AllowVersionChange {
+			return nil, &Error{Name: name, Path: path, Err: fmt.Errorf(
+				"version %s, but the model was trained with version %s (sha256 %s); its features may differ. Use the plugin the model was trained with, or override with TRELLIS_ALLOW_PLUGIN_VERSION_CHANGE=1",
+				p.desc.GetVersion(), t.cfg.Version, t.cfg.SHA256)}
+		}
+		t.host.opts.Log.Warn().Str("plugin", name).Str("version", p.desc.GetVersion()).Str("model_version", t.cfg.Version).Msg("plugin version differs from the model's; allowed by override")
+	} else if t.cfg.SHA256 != "" && p.sha != t.cfg.SHA256 {
+		t.host.opts.Log.Warn().Str("plugin", name).Str("sha256", p.sha).Str("model_sha256", t.cfg.SHA256).Msg("plugin binary differs from the model's (same version)")
+	}
+	var corpusCols []string
+	for i, c := range cols.Names {
+		if i != cols.Label {
+			corpusCols = append(corpusCols, c)
+		}
+	}
+	in, err := p.configure(t.cfg.Settings, corpusCols)
+	if err != nil {
+		return nil, &Error{Name: name, Path: path, Err: err}
+	}
+	resp := in.resp
+	if len(resp.GetErrors()) > 0 {
+		return nil, &ConfigError{Name: name, Errors: resp.GetErrors()}
+	}
+	x := &extractor{name: name, path: path, proc: p, inst: in, keys: protocol.HostKeys{Prefix: []byte(name + "=")}}
+	for _, c := range resp.GetColumns() {
+		i, err := cols.Index(c)
+		if err != nil {
+			return nil, &ConfigError{Name: name, Errors: []*protocol.ConfigError{{Message: "reads " + err.Error()}}}
+		}
+		x.cols = append(x.cols, i)
+	}
+	return x, nil
+}
+
+// ConfigError is a plugin's refusal of its config.
+type ConfigError struct {
+	Name   string
+	Errors []*protocol.ConfigError
+}
+
+func (e *ConfigError) Error() string {
+	var parts []string
+	for _, ce := range e.Errors {
+		if ce.GetField() != "" {
+			parts = append(parts, ce.GetField()+": "+ce.GetMessage())
+		} else {
+			parts = append(parts, ce.GetMessage())
+		}
+	}
+	return fmt.Sprintf("plugin %q: config: %s", e.Name, strings.Join(parts, "; "))
+}
+
+// extractor is the host side of one configured plugin instance.
+type extractor struct {
+	name, path string
+	proc       *process
+	inst       *instance
+	cols       []int
+	keys       protocol.HostKeys
+	reqs       []*protocol.RequestBuilder // reused, one per chunk in flight
+}
+
+// A batch larger than the request budget is cut into chunks that are
+// pipelined: the plugin computes chunk k+1 while the host adds the
+// attributes of chunk k. Batches of the encoder's usual size (256
+// sentences) go whole: on two cores, cutting them further cost more in
+// calls and scheduling than the overlap gained (measured on CoNLL-2003).
+const (
+	chunkSentences = 256
+	maxChunks      = 8
+)
+
+var _ feature.BatchExtractor = (*extractor)(nil)
+
+// Extract implements feature.Extractor.
+func (x *extractor) Extract(s *corpus.Sentence, sink feature.Sink) error {
+	return x.ExtractBatch([]*corpus.Sentence{s}, []feature.Sink{sink})
+}
+
+// ExtractBatch implements feature.BatchExtractor: the batch goes in a
+// few pipelined calls (see chunkSentences), each below
+// protocol.RequestBudget, and the answers are added in order.
+func (x *extractor) ExtractBatch(sents []*corpus.Sentence, sinks []feature.Sink) error {
+	// Cut into chunks: at most maxChunks of about equal size, further cut
+	// where a chunk would exceed the request budget.
+	per := max(chunkSentences, (len(sents)+maxChunks-1)/maxChunks)
+	type chunk struct {
+		lo, hi int
+		rb     *protocol.RequestBuilder
+		done   chan error
+		resp   *protocol.ExtractResponse
+	}
+	var chunks []*chunk
+	for lo := 0; lo < len(sents); {
+		hi, size := lo, 0
+		for hi < len(sents) && hi-lo < per && (hi == lo || size < protocol.RequestBudget) {
+			for _, tok := range sents[hi].Tokens {
+				for _, c := range x.cols {
+					size += len(tok[c]) + 2
+				}
+			}
+			hi++
+		}
+		chunks = append(chunks, &chunk{lo: lo, hi: hi, done: make(chan error, 1)})
+		lo = hi
+	}
+	// Send them, at most maxChunks in flight, and add the answers in order.
+	send := func(c *chunk, slot int) {
+		for len(x.reqs) <= slot {
+			x.reqs = append(x.reqs, &protocol.RequestBuilder{})
+		}
+		c.rb = x.reqs[slot]
+		c.rb.Reset(x.inst.id(), x.inst.nextSeq())
+		for _, s := range sents[c.lo:c.hi] {
+			c.rb.Sentence(s.Len())
+			for _, tok := range s.Tokens {
+				for _, col := range x.cols {
+					c.rb.Value(tok[col])
+				}
+			}
+		}
+		go func() {
+			c.done <- x.proc.call("extraction", func(ctx context.Context) error {
+				var err error
+				c.resp, err = x.proc.rpc.Extract(ctx, c.rb.Request())
+				return err
+			})
+		}()
+	}
+	for k := 0; k < len(chunks) && k < maxChunks; k++ {
+		send(chunks[k], k)
+	}
+	for k, c := range chunks {
+		if err := <-c.done; err != nil {
+			x.proc.poison(err)
+			return &Error{Name: x.name, Path: x.path, Err: err}
+		}
+		err := protocol.Visit(c.resp, c.rb.Request().Lengths, &x.keys, func(j, i int, key []byte, v float64) {
+			sinks[c.lo+j].Add(i, key, v)
+		})
+		c.resp = nil
+		if err != nil {
+			x.proc.poison(err)
+			return &Error{Name: x.name, Path: x.path, Err: fmt.Errorf("protocol error: %w", err)}
+		}
+		if next := k + maxChunks; next < len(chunks) {
+			send(chunks[next], k%maxChunks)
+		}
+	}
+	return nil
+}
+
+// Close implements feature.Closer. The process is shared and stopped by
+// the Host; an instance holds nothing else.
+func (x *extractor) Close() error { return nil }

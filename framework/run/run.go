@@ -1,0 +1,699 @@
+package run
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"runtime"
+	"runtime/debug"
+	"sort"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/rs/zerolog"
+
+	"github.com/trellis-nlp/trellis/framework/corpus"
+	"github.com/trellis-nlp/trellis/framework/eval"
+	"github.com/trellis-nlp/trellis/framework/feature"
+	"github.com/trellis-nlp/trellis/framework/lattice"
+	"github.com/trellis-nlp/trellis/framework/learn"
+	"github.com/trellis-nlp/trellis/framework/linear"
+	"github.com/trellis-nlp/trellis/framework/model"
+	htmlreport "github.com/trellis-nlp/trellis/framework/report"
+	"github.com/trellis-nlp/trellis/framework/scheme"
+	"github.com/trellis-nlp/trellis/framework/spec"
+	"github.com/trellis-nlp/trellis/framework/tagger"
+)
+
+// Options configure one run.
+type Options struct {
+	Spec      *spec.Spec
+	Templates *feature.Registry
+	OutDir    string
+	// Learners, when non-empty, restricts the run to these learner names.
+	Learners []string
+	Threads  int
+	Log      zerolog.Logger
+	// Command is the command line, recorded in the manifest.
+	Command []string
+	// Stdout receives the comparison table.
+	Stdout io.Writer
+}
+
+// LearnerMetrics are one learner's figures in metrics.json.
+type LearnerMetrics struct {
+	*eval.Result
+	TrainSeconds       float64        `json:"train_seconds"`
+	TagSeconds         float64        `json:"tag_seconds"`
+	TagTokensPerSecond float64        `json:"tag_tokens_per_second"`
+	ModelBytes         int64          `json:"model_bytes"`
+	UnknownTestLabels  map[string]int `json:"unknown_test_labels,omitempty"`
+	Learner            string         `json:"learner_type"`
+	Info               map[string]any `json:"info,omitempty"`
+	Curve              []learn.Point  `json:"curve,omitempty"`
+	// The main metric (span F1, word F1 or accuracy) with its 95%
+	// bootstrap confidence interval over test sentences.
+	MainMetric string  `json:"main_metric"`
+	MainValue  float64 `json:"main_value"`
+	CILow      float64 `json:"ci95_low"`
+	CIHigh     float64 `json:"ci95_high"`
+
+	test []eval.Sentence // the evaluated test sentences, for comparisons
+}
+
+// Comparison is one pair of learners tested on the same sentences.
+type Comparison struct {
+	A string `json:"a"`
+	B string `json:"b"`
+	*eval.Comparison
+	// McNemar's test on token correctness.
+	McNemarAWrongBRight int     `json:"mcnemar_a_wrong_b_right"`
+	McNemarARightBWrong int     `json:"mcnemar_a_right_b_wrong"`
+	McNemarP            float64 `json:"mcnemar_p"`
+}
+
+// BootstrapSamples is the number of resamples behind every confidence
+// interval and p-value a run reports.
+const BootstrapSamples = 1000
+
+// Result is what a run produced.
+type Result struct {
+	Dir         string
+	Metrics     map[string]*LearnerMetrics
+	Order       []string
+	Comparisons []Comparison
+}
+
+// Version is trellis's version as recorded in manifests and models.
+func Version() string {
+	if bi, ok := debug.ReadBuildInfo(); ok && bi.Main.Version != "" && bi.Main.Version != "(devel)" {
+		return bi.Main.Version
+	}
+	return "dev"
+}
+
+func vcsRevision() string {
+	if bi, ok := debug.ReadBuildInfo(); ok {
+		for _, s := range bi.Settings {
+			if s.Key == "vcs.revision" {
+				return s.Value
+			}
+		}
+	}
+	return ""
+}
+
+// encoded is the training side of an experiment, built once and shared by
+// every learner.
+type encoded struct {
+	extractors []feature.Extractor
+	templates  []feature.TemplateSpec
+	attrs      *feature.Dictionary
+	labels     *feature.Dictionary
+	attrGroup  []int32
+	unknown    []int32
+	train      *feature.Dataset
+	dev        *feature.Dataset
+	devSents   []*corpus.Sentence
+	trans      bool
+	vocabulary map[string]bool
+	// words are the training words rebuilt from gold character labels
+	// (segmentation only).
+	words      map[string]bool
+	wordColumn int
+	// labelColumn indexes the spec's label column in format's columns.
+	labelColumn int
+	format      corpus.Format
+}
+
+// Run carries out the experiment.
+func Run(ctx context.Context, o Options) (*Result, error) {
+	s := o.Spec
+	log := o.Log
+	learners := s.Learners
+	if len(o.Learners) > 0 {
+		learners = nil
+		for _, name := range o.Learners {
+			l := s.Learner(name)
+			if l == nil {
+				var names []string
+				for _, l := range s.Learners {
+					names = append(names, l.Name)
+				}
+				return nil, &UsageError{fmt.Sprintf("--learner %q: the spec has no such learner (it has %s)", name, strings.Join(names, ", "))}
+			}
+			learners = append(learners, l)
+		}
+	}
+	if o.Threads <= 0 {
+		o.Threads = runtime.NumCPU()
+	}
+	for _, d := range []string{o.OutDir, filepath.Join(o.OutDir, "models"), filepath.Join(o.OutDir, "predictions")} {
+		if err := os.MkdirAll(d, 0o755); err != nil {
+			return nil, fmt.Errorf("output folder: %w", err)
+		}
+	}
+
+	dataHashes := map[string]string{}
+	for _, c := range s.Corpora {
+		if c.Name != s.Evaluation.Train && c.Name != s.Evaluation.Test && c.Name != s.Evaluation.Dev {
+			continue
+		}
+		h, err := hashFile(c.Path)
+		if err != nil {
+			return nil, err
+		}
+		dataHashes[c.Name] = h
+	}
+
+	start := time.Now()
+	enc, err := encodeTraining(ctx, s, o.Templates, log)
+	if err != nil {
+		return nil, err
+	}
+	// The sentences and encoder buffers are garbage now; collecting them
+	// before a learner allocates its large buffers keeps the heap (and the
+	// peak RSS) near the live size instead of twice it.
+	debug.FreeOSMemory()
+	log.Info().Int("sentences", enc.train.NumSentences()).Int("tokens", enc.train.NumTokens()).
+		Int("attributes", enc.attrs.Len()).Int("labels", enc.labels.Len()).
+		Dur("elapsed", time.Since(start)).Msg("training corpus encoded")
+
+	sch := s.Labels.Scheme
+	var constraints *lattice.Constraints
+	if s.Labels.Constrained {
+		constraints = tagger.Constraints(enc.labels.Names(), sch)
+	}
+
+	res := &Result{Dir: o.OutDir, Metrics: map[string]*LearnerMetrics{}}
+	manifestLearners := map[string]any{}
+	for _, li := range learners {
+		if err := ctx.Err(); err != nil {
+			return nil, err
+		}
+		lm, err := runLearner(ctx, o, enc, li, constraints, dataHashes)
+		if err != nil {
+			return nil, fmt.Errorf("learner %q: %w", li.Name, err)
+		}
+		res.Metrics[li.Name] = lm
+		res.Order = append(res.Order, li.Name)
+		manifestLearners[li.Name] = map[string]any{"type": li.Type, "config": li.Config}
+	}
+
+	if err := compareLearners(res, sch, s.Seed); err != nil {
+		return nil, err
+	}
+	metrics, err := json.MarshalIndent(res.Metrics, "", "  ")
+	if err != nil {
+		return nil, err
+	}
+	if err := model.WriteFileAtomic(filepath.Join(o.OutDir, "metrics.json"), append(metrics, '\n')); err != nil {
+		return nil, err
+	}
+	manifest := map[string]any{
+		"experiment":        s.Name,
+		"spec_file":         s.File,
+		"spec_sha256":       s.Hash,
+		"spec":              s,
+		"spec_source":       string(s.Source),
+		"data_sha256":       dataHashes,
+		"trellis_version":   Version(),
+		"vcs_revision":      vcsRevision(),
+		"go_version":        runtime.Version(),
+		"os_arch":           runtime.GOOS + "/" + runtime.GOARCH,
+		"seed":              s.Seed,
+		"threads":           o.Threads,
+		"command":           o.Command,
+		"working_directory": workingDirectory(),
+		"test_corpus":       s.Evaluation.Test,
+		"scheme":            sch,
+		"learners":          manifestLearners,
+		"attributes":        enc.attrs.Len(),
+		"labels":            enc.labels.Names(),
+	}
+	mb, err := json.MarshalIndent(manifest, "", "  ")
+	if err != nil {
+		return nil, err
+	}
+	if err := model.WriteFileAtomic(filepath.Join(o.OutDir, "manifest.json"), append(mb, '\n')); err != nil {
+		return nil, err
+	}
+	if len(res.Comparisons) > 0 {
+		cb, err := json.MarshalIndent(res.Comparisons, "", "  ")
+		if err != nil {
+			return nil, err
+		}
+		if err := model.WriteFileAtomic(filepath.Join(o.OutDir, "comparisons.json"), append(cb, '\n')); err != nil {
+			return nil, err
+		}
+	}
+	var table bytes.Buffer
+	WriteTable(&table, res, sch)
+	report := fmt.Sprintf("# %s\n\n%s\n```\n%s```\n", s.Name, s.Description, table.String())
+	if err := model.WriteFileAtomic(filepath.Join(o.OutDir, "report.md"), []byte(report)); err != nil {
+		return nil, err
+	}
+	if err := htmlreport.Write(o.OutDir); err != nil {
+		return nil, fmt.Errorf("report.html: %w", err)
+	}
+	if o.Stdout != nil {
+		io.Copy(o.Stdout, &table)
+	}
+	return res, nil
+}
+
+// UsageError is a mistake in how trellis was called (exit code 2).
+type UsageError struct{ Msg string }
+
+func (e *UsageError) Error() string { return e.Msg }
+
+func encodeTraining(ctx context.Context, s *spec.Spec, reg *feature.Registry, log zerolog.Logger) (*encoded, error) {
+	trainC := s.Corpus(s.Evaluation.Train)
+	f, err := corpus.New(trainC.Format)
+	if err != nil {
+		return nil, err
+	}
+	labelCol := indexOf(f.Columns(), s.Labels.Column)
+	cols := feature.Columns{Names: f.Columns(), Label: labelCol}
+	enc := &encoded{format: f, wordColumn: wordColumn(f.Columns(), labelCol), labelColumn: labelCol}
+	for _, ti := range s.Features.Templates {
+		x, err := ti.Template.Compile(ti.Name, cols)
+		if err != nil {
+			return nil, fmt.Errorf("%s: template %q: %w", ti.Range, ti.Name, err)
+		}
+		if st, ok := ti.Template.(feature.StructureTemplate); ok && st.Transitions() {
+			enc.trans = true
+		}
+		ts, err := ti.Spec()
+		if err != nil {
+			return nil, err
+		}
+		enc.templates = append(enc.templates, ts)
+		if x != nil {
+			enc.extractors = append(enc.extractors, x)
+		}
+	}
+	trainFormat := trainC.Format
+	trainFormat.Label = s.Labels.Column
+	trainC.Format = trainFormat
+	sents, err := readCorpus(trainC)
+	if err != nil {
+		return nil, err
+	}
+	enc.vocabulary = map[string]bool{}
+	for _, st := range sents {
+		for i := 0; i < st.Len(); i++ {
+			enc.vocabulary[st.Tokens[i][enc.wordColumn]] = true
+			if st.Tokens[i][labelCol] == "" {
+				return nil, fmt.Errorf("%s:%d: training token without a label", st.File, st.TokenLineNo[i])
+			}
+		}
+	}
+	if sch := s.Labels.Scheme; sch == scheme.BMES || sch == scheme.BI {
+		enc.words = map[string]bool{}
+		for _, st := range sents {
+			chars, gold := make([]string, st.Len()), make([]string, st.Len())
+			for i := range chars {
+				chars[i], gold[i] = st.Tokens[i][enc.wordColumn], st.Tokens[i][labelCol]
+			}
+			for _, w := range corpus.WordsFromLabels(chars, gold) {
+				enc.words[w] = true
+			}
+		}
+	}
+	enc.attrs, enc.labels = feature.NewDictionary(), feature.NewDictionary()
+	e := feature.NewEncoder(enc.attrs, enc.labels, true, enc.extractors, labelCol)
+	for lo := 0; lo < len(sents); lo += tagger.BatchSize {
+		if err := ctx.Err(); err != nil {
+			return nil, err
+		}
+		hi := min(lo+tagger.BatchSize, len(sents))
+		if err := e.Encode(sents[lo:hi]); err != nil {
+			return nil, err
+		}
+	}
+	e.Prune(s.Features.MinCount)
+	// One reserved attribute per template stands for its unseen values.
+	enc.attrGroup = e.AttrGroup
+	for g := range enc.extractors {
+		id := enc.attrs.InternString(fmt.Sprintf("<unknown>/%d", g))
+		enc.unknown = append(enc.unknown, id)
+		enc.attrGroup = append(enc.attrGroup, int32(g))
+	}
+	enc.train = e.Dataset()
+
+	if s.Evaluation.Dev != "" {
+		devC := *s.Corpus(s.Evaluation.Dev)
+		devC.Format.Label = s.Labels.Column
+		enc.devSents, err = readCorpus(&devC)
+		if err != nil {
+			return nil, err
+		}
+		de := feature.NewEncoder(enc.attrs, enc.labels, false, enc.extractors, labelCol)
+		de.UnknownAttr = enc.unknown
+		if err := de.Encode(enc.devSents); err != nil {
+			return nil, err
+		}
+		enc.dev = de.Dataset()
+		if len(de.UnknownLabels) > 0 {
+			log.Warn().Interface("labels", de.UnknownLabels).Msg("dev corpus has labels unseen in training")
+		}
+	}
+	return enc, nil
+}
+
+// wordColumn picks the column whose values count as "the word" for
+// in-vocabulary/out-of-vocabulary accuracy: "form" or "word" if present,
+// else the first column that is not the label.
+func wordColumn(cols []string, label int) int {
+	for i, c := range cols {
+		if (c == "form" || c == "word" || c == "char") && i != label {
+			return i
+		}
+	}
+	for i := range cols {
+		if i != label {
+			return i
+		}
+	}
+	return 0
+}
+
+func indexOf(list []string, s string) int {
+	for i, v := range list {
+		if v == s {
+			return i
+		}
+	}
+	return -1
+}
+
+func runLearner(ctx context.Context, o Options, enc *encoded, li *spec.LearnerInstance, constraints *lattice.Constraints, dataHashes map[string]string) (*LearnerMetrics, error) {
+	s := o.Spec
+	log := o.Log.With().Str("learner", li.Name).Logger()
+	lm := &LearnerMetrics{Learner: li.Type}
+	p := &learn.Problem{
+		Train: enc.train, NumAttrs: enc.attrs.Len(), NumLabels: enc.labels.Len(),
+		AttrGroup: enc.attrGroup, NumGroups: len(enc.extractors), UnknownAttr: enc.unknown,
+		Transitions: enc.trans, Constraints: constraints,
+		Seed: s.Seed, Threads: o.Threads, Log: log,
+		Observe: func(pt learn.Point) { lm.Curve = append(lm.Curve, pt) },
+	}
+	if enc.dev != nil {
+		p.Dev = enc.dev
+		p.DevScore = devScorer(enc, s.Labels.Scheme, constraints, o.Threads)
+	}
+	log.Info().Str("type", li.Type).Msg("training")
+	t0 := time.Now()
+	res, err := li.Learner.Train(ctx, p)
+	if err != nil {
+		return nil, err
+	}
+	lm.TrainSeconds = time.Since(t0).Seconds()
+	// Same reason: the optimizer's buffers die here.
+	debug.FreeOSMemory()
+	lm.Info = res.Info
+	log.Info().Float64("seconds", lm.TrainSeconds).Msg("trained")
+
+	cfg, err := json.Marshal(li.Config)
+	if err != nil {
+		return nil, err
+	}
+	trainFormat := s.Corpus(s.Evaluation.Train).Format
+	trainFormat.Label = s.Labels.Column
+	m := &model.Model{
+		Header: model.Header{
+			Labels: enc.labels.Names(), Scheme: s.Labels.Scheme.String(), Constrained: s.Labels.Constrained,
+			Format: trainFormat, LabelColumn: s.Labels.Column, WordColumn: enc.format.Columns()[enc.wordColumn],
+			Templates: enc.templates, UnknownAttrs: enc.unknown,
+			Learner:    model.Learner{Name: li.Name, Type: li.Type, Config: cfg},
+			Provenance: model.Provenance{Experiment: s.Name, SpecHash: s.Hash, DataHashes: dataHashes, Seed: s.Seed, Trellis: Version()},
+		},
+		Attrs:  enc.attrs.Names(),
+		Linear: res.Model,
+	}
+	modelPath := filepath.Join(o.OutDir, "models", li.Name+".model")
+	if err := model.Save(modelPath, m); err != nil {
+		return nil, err
+	}
+	if st, err := os.Stat(modelPath); err == nil {
+		lm.ModelBytes = st.Size()
+	}
+
+	// Tag the test corpus with the model as saved, end to end, exactly as
+	// `trellis tag` would.
+	loaded, err := model.Load(modelPath)
+	if err != nil {
+		return nil, err
+	}
+	tg, err := tagger.New(loaded, o.Templates, tagger.Options{})
+	if err != nil {
+		return nil, err
+	}
+	defer tg.Close()
+	testC := s.Corpus(s.Evaluation.Test)
+	testFormat := testC.Format
+	testFormat.Label = s.Labels.Column
+	f, err := corpus.New(testFormat)
+	if err != nil {
+		return nil, err
+	}
+	in, err := os.Open(testC.Path)
+	if err != nil {
+		return nil, err
+	}
+	defer in.Close()
+	predPath := filepath.Join(o.OutDir, "predictions", li.Name+".txt")
+	out, err := os.CreateTemp(filepath.Dir(predPath), ".pred-*")
+	if err != nil {
+		return nil, err
+	}
+	defer os.Remove(out.Name())
+	if err := out.Chmod(0o644); err != nil {
+		out.Close()
+		return nil, err
+	}
+	bw := bufio.NewWriterSize(out, 1<<16)
+	labelCol := f.LabelColumn()
+	var sents []eval.Sentence
+	t1 := time.Now()
+	tokens, err := tg.Stream(ctx, f.NewReader(in, testC.Path, corpus.ReadOptions{}), f.NewWriter(bw), testC.Split.Keep,
+		func(st *corpus.Sentence, pred []string) {
+			es := eval.Sentence{Gold: make([]string, st.Len()), Pred: pred, OOV: make([]bool, st.Len())}
+			if enc.words != nil {
+				es.Chars = make([]string, st.Len())
+			}
+			for i := range es.Gold {
+				es.Gold[i] = st.Tokens[i][labelCol]
+				es.OOV[i] = !enc.vocabulary[st.Tokens[i][enc.wordColumn]]
+				if es.Chars != nil {
+					es.Chars[i] = st.Tokens[i][enc.wordColumn]
+				}
+			}
+			sents = append(sents, es)
+		})
+	lm.TagSeconds = time.Since(t1).Seconds()
+	if err == nil {
+		err = bw.Flush()
+	}
+	if err == nil {
+		err = out.Close()
+	} else {
+		out.Close()
+	}
+	if err != nil {
+		return nil, err
+	}
+	if err := os.Rename(out.Name(), predPath); err != nil {
+		return nil, err
+	}
+	if lm.TagSeconds > 0 {
+		lm.TagTokensPerSecond = float64(tokens) / lm.TagSeconds
+	}
+	unknown := map[string]int{}
+	for _, es := range sents {
+		for _, g := range es.Gold {
+			if _, ok := enc.labels.LookupString(g); !ok {
+				unknown[g]++
+			}
+		}
+	}
+	if len(unknown) > 0 {
+		lm.UnknownTestLabels = unknown
+		log.Warn().Interface("labels", unknown).Msg("test corpus has labels unseen in training; those tokens cannot be tagged correctly")
+	}
+	lm.Result = eval.Evaluate(sents, eval.Options{Scheme: s.Labels.Scheme, Vocabulary: segmentationVocabulary(s.Labels.Scheme, enc)})
+	lm.test = sents
+	if err := writeEvalTSV(evalFile(o.OutDir, li.Name), sents); err != nil {
+		return nil, err
+	}
+	log.Info().Float64("accuracy", lm.Accuracy).Float64("tokens_per_second", lm.TagTokensPerSecond).Msg("evaluated")
+	return lm, nil
+}
+
+// compareLearners adds each learner's confidence interval and every pair's
+// significance tests, all seeded from the spec so reruns agree.
+func compareLearners(res *Result, sch scheme.Scheme, seed uint64) error {
+	o := eval.Options{Scheme: sch}
+	for _, name := range res.Order {
+		lm := res.Metrics[name]
+		lm.MainMetric = eval.MetricName(sch)
+		lm.MainValue = MainMetric(lm.Result, sch)
+		lo, hi, err := eval.Interval(lm.test, o, BootstrapSamples, seed)
+		if err != nil {
+			return err
+		}
+		lm.CILow, lm.CIHigh = lo, hi
+	}
+	for i, a := range res.Order {
+		for _, b := range res.Order[i+1:] {
+			ta, tb := res.Metrics[a].test, res.Metrics[b].test
+			c, err := compareTests(ta, tb, sch, seed)
+			if err != nil {
+				return fmt.Errorf("comparing %s and %s: %w", a, b, err)
+			}
+			b01, b10, p := eval.McNemar(ta, tb)
+			res.Comparisons = append(res.Comparisons, Comparison{A: a, B: b, Comparison: c,
+				McNemarAWrongBRight: b01, McNemarARightBWrong: b10, McNemarP: p})
+		}
+	}
+	return nil
+}
+
+// segmentationVocabulary returns the words of the training corpus, for
+// OOV word recall in segmentation (nil for other schemes).
+func segmentationVocabulary(sch scheme.Scheme, enc *encoded) map[string]bool {
+	if sch != scheme.BMES && sch != scheme.BI {
+		return nil
+	}
+	return enc.words
+}
+
+// devScorer returns the function learners call to score a model on the
+// dev corpus with the experiment's main metric. Sentences are decoded by
+// up to threads goroutines, each writing only its own sentences' slots, and
+// evaluated in corpus order, so the score does not depend on the thread
+// count.
+func devScorer(enc *encoded, sch scheme.Scheme, constraints *lattice.Constraints, threads int) func(m *linear.Model) float64 {
+	labels := enc.labels.Names()
+	n := enc.dev.NumSentences()
+	sents := make([]eval.Sentence, n)
+	labelCol := enc.labelColumn
+	for k := range sents {
+		st := enc.devSents[k]
+		sents[k].Gold = make([]string, st.Len())
+		sents[k].Pred = make([]string, st.Len())
+		for i := range sents[k].Gold {
+			sents[k].Gold[i] = st.Tokens[i][labelCol]
+		}
+	}
+	threads = max(1, min(threads, n))
+	return func(m *linear.Model) float64 {
+		trans := append([]float64(nil), m.Trans()...)
+		start := append([]float64(nil), m.Start()...)
+		stop := append([]float64(nil), m.Stop()...)
+		if constraints != nil {
+			constraints.Apply(&lattice.Scores{L: m.NumLabels, Trans: trans, Start: start, Stop: stop})
+		}
+		var wg sync.WaitGroup
+		for w := 0; w < threads; w++ {
+			wg.Add(1)
+			go func(w int) {
+				defer wg.Done()
+				ws := lattice.NewWorkspace(m.NumLabels)
+				var sc lattice.Scores
+				var path []int32
+				for k := w; k < n; k += threads {
+					m.Lattice(&sc, m.W, enc.dev, k)
+					sc.Trans, sc.Start, sc.Stop = trans, start, stop
+					path = append(path[:0], make([]int32, sc.N)...)
+					if sc.N > 0 {
+						ws.Viterbi(path, &sc)
+					}
+					for i, y := range path {
+						sents[k].Pred[i] = labels[y]
+					}
+				}
+			}(w)
+		}
+		wg.Wait()
+		r := eval.Evaluate(sents, eval.Options{Scheme: sch})
+		return MainMetric(r, sch)
+	}
+}
+
+// MainMetric is span F1 for span schemes, word F1 for segmentation, token
+// accuracy otherwise.
+func MainMetric(r *eval.Result, sch scheme.Scheme) float64 {
+	switch {
+	case sch.HasSpans() && r.F1 != nil:
+		return *r.F1
+	case r.Words != nil:
+		return r.Words.F1
+	}
+	return r.Accuracy
+}
+
+// WriteTable prints the learner comparison.
+func WriteTable(w io.Writer, res *Result, sch scheme.Scheme) {
+	names := append([]string(nil), res.Order...)
+	if len(names) == 0 {
+		for n := range res.Metrics {
+			names = append(names, n)
+		}
+		sort.Strings(names)
+	}
+	seg := sch == scheme.BMES || sch == scheme.BI
+	width := 14
+	for _, n := range names {
+		width = max(width, len(n))
+	}
+	fmt.Fprintf(w, "%-*s %9s", width, "learner", "accuracy")
+	if sch.HasSpans() || seg {
+		fmt.Fprintf(w, " %9s %9s %9s", "precision", "recall", "F1")
+	}
+	fmt.Fprintf(w, " %15s %9s %9s %10s %12s %10s\n", "95% CI", "IV acc", "OOV acc", "train s", "tokens/s", "model MB")
+	for _, n := range names {
+		m := res.Metrics[n]
+		fmt.Fprintf(w, "%-*s %9.2f", width, n, 100*m.Accuracy)
+		switch {
+		case sch.HasSpans() && m.F1 != nil:
+			fmt.Fprintf(w, " %9.2f %9.2f %9.2f", 100**m.Precision, 100**m.Recall, 100**m.F1)
+		case seg && m.Words != nil:
+			fmt.Fprintf(w, " %9.2f %9.2f %9.2f", 100*m.Words.Precision, 100*m.Words.Recall, 100*m.Words.F1)
+		case sch.HasSpans() || seg:
+			fmt.Fprintf(w, " %9s %9s %9s", "-", "-", "-")
+		}
+		fmt.Fprintf(w, " %15s %9.2f %9.2f %10.2f %12.0f %10.2f\n", fmt.Sprintf("[%.2f, %.2f]", 100*m.CILow, 100*m.CIHigh),
+			100*m.IVAccuracy, 100*m.OOVAccuracy, m.TrainSeconds, m.TagTokensPerSecond, float64(m.ModelBytes)/(1<<20))
+	}
+	if len(res.Comparisons) == 0 {
+		return
+	}
+	fmt.Fprintf(w, "\npairwise significance on %s (%d bootstrap / randomization samples over test sentences):\n",
+		res.Comparisons[0].Metric, BootstrapSamples)
+	pairWidth := 2*width + 4
+	fmt.Fprintf(w, "%-*s %8s %17s %10s %12s\n", pairWidth, "A vs B", "A - B", "95% CI of A - B", "p (AR)", "McNemar p")
+	for _, c := range res.Comparisons {
+		fmt.Fprintf(w, "%-*s %+8.2f %17s %10.4f %12.4g\n", pairWidth, c.A+" vs "+c.B, 100*c.Diff,
+			fmt.Sprintf("[%+.2f, %+.2f]", 100*c.CILow, 100*c.CIHigh), c.PValue, c.McNemarP)
+	}
+}
+
+func workingDirectory() string {
+	d, err := os.Getwd()
+	if err != nil {
+		return ""
+	}
+	return d
+}
+
+func compareTests(a, b []eval.Sentence, sch scheme.Scheme, seed uint64) (*eval.Comparison, error) {
+	return eval.Compare(a, b, eval.Options{Scheme: sch}, BootstrapSamples, seed)
+}

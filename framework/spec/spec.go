@@ -1,0 +1,713 @@
+package spec
+
+import (
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"fmt"
+	"math/rand/v2"
+	"os"
+	"path/filepath"
+	"sort"
+	"strconv"
+	"strings"
+
+	"github.com/hashicorp/hcl/v2"
+	"github.com/hashicorp/hcl/v2/gohcl"
+	"github.com/hashicorp/hcl/v2/hclsyntax"
+	"github.com/zclconf/go-cty/cty"
+
+	"github.com/trellis-nlp/trellis/framework/corpus"
+	"github.com/trellis-nlp/trellis/framework/feature"
+	"github.com/trellis-nlp/trellis/framework/learn"
+	"github.com/trellis-nlp/trellis/framework/scheme"
+)
+
+// Spec is a decoded, validated experiment.
+type Spec struct {
+	File   string `json:"file"`
+	Dir    string `json:"-"`
+	Source []byte `json:"-"`
+	// Hash is the SHA-256 of the spec source.
+	Hash string `json:"hash"`
+
+	Name        string            `json:"name"`
+	Description string            `json:"description,omitempty"`
+	Seed        uint64            `json:"seed"`
+	Variables   map[string]string `json:"variables"`
+
+	Corpora    []*Corpus          `json:"corpora"`
+	Labels     Labels             `json:"labels"`
+	Features   Features           `json:"features"`
+	Learners   []*LearnerInstance `json:"learners"`
+	Evaluation Evaluation         `json:"evaluation"`
+
+	// declared are all corpus names in the file, including corpora whose
+	// blocks had errors, so references to them are not reported again.
+	declared []string
+}
+
+// Corpus is one corpus block.
+type Corpus struct {
+	Name   string        `json:"name"`
+	Path   string        `json:"path"`
+	Format corpus.Config `json:"format"`
+	Split  *Split        `json:"split,omitempty"`
+	// Columns are the format's column names (fixed for conllu, slash, chars).
+	Columns []string  `json:"columns"`
+	Range   hcl.Range `json:"-"`
+}
+
+// Split selects part of a corpus by sentence index: sentence k belongs to
+// fold k mod Folds; Take "fold" keeps fold Fold, "rest" keeps all others.
+// It is how one file yields a train and a test part deterministically.
+type Split struct {
+	Folds int    `json:"folds" hcl:"folds"`
+	Fold  int    `json:"fold" hcl:"fold"`
+	Take  string `json:"take" hcl:"take"`
+	// Seeded assigns sentences to folds by a seeded shuffle instead of by
+	// index (cross-validation): each run of Folds consecutive sentences
+	// is dealt to the folds in an order drawn from Seed and the run's
+	// index, so folds stay balanced and need no corpus size up front.
+	Seeded bool   `json:"seeded,omitempty"`
+	Seed   uint64 `json:"seed,omitempty"`
+}
+
+// Keep reports whether sentence k (0-based) is in the selected part.
+func (s *Split) Keep(k int) bool {
+	if s == nil {
+		return true
+	}
+	return (s.foldOf(k) == s.Fold) == (s.Take == "fold")
+}
+
+func (s *Split) foldOf(k int) int {
+	if !s.Seeded {
+		return k % s.Folds
+	}
+	rng := rand.New(rand.NewPCG(s.Seed, uint64(k/s.Folds)))
+	return rng.Perm(s.Folds)[k%s.Folds]
+}
+
+// Labels is the labels block.
+type Labels struct {
+	Column string        `json:"column"`
+	Scheme scheme.Scheme `json:"scheme"`
+	// Constrained decoding forbids ill-formed label bigrams of the scheme.
+	Constrained bool `json:"constrained"`
+}
+
+// Features is the features block.
+type Features struct {
+	MinCount  int                 `json:"min_count"`
+	Templates []*TemplateInstance `json:"templates"`
+}
+
+// TemplateInstance is one template block.
+type TemplateInstance struct {
+	Type     string           `json:"type"`
+	Name     string           `json:"name"`
+	Template feature.Template `json:"config"`
+	Range    hcl.Range        `json:"-"`
+}
+
+// Spec returns how a model file records the template.
+func (t *TemplateInstance) Spec() (feature.TemplateSpec, error) {
+	cfg, err := json.Marshal(t.Template.Config())
+	return feature.TemplateSpec{Type: t.Type, Name: t.Name, Config: cfg}, err
+}
+
+// BlockDecoder is implemented by templates that decode their block
+// themselves rather than through gohcl struct tags: plugin templates, whose
+// config schema is known only once the plugin runs. dir is the spec's
+// folder, against which relative paths are resolved.
+type BlockDecoder interface {
+	DecodeHCL(block *hcl.Block, ctx *hcl.EvalContext, dir string) hcl.Diagnostics
+}
+
+// CompileDiagnoser is implemented by templates that can place an error of
+// their Compile in the spec (ok false: place it the default way).
+type CompileDiagnoser interface {
+	CompileDiagnostics(err error) (diags hcl.Diagnostics, ok bool)
+}
+
+// LearnerInstance is one learner block.
+type LearnerInstance struct {
+	Name    string        `json:"name"`
+	Type    string        `json:"type"`
+	Learner learn.Learner `json:"-"`
+	Config  any           `json:"config"`
+	Range   hcl.Range     `json:"-"`
+}
+
+// Evaluation is the evaluation block.
+type Evaluation struct {
+	Train string `json:"train"`
+	Test  string `json:"test"`
+	Dev   string `json:"dev,omitempty"`
+	// Folds > 1 asks for K-fold cross-validation on the train corpus
+	// (seeded folds); Test is then not used.
+	Folds int `json:"folds,omitempty"`
+}
+
+// Corpus returns the named corpus.
+func (s *Spec) Corpus(name string) *Corpus {
+	for _, c := range s.Corpora {
+		if c.Name == name {
+			return c
+		}
+	}
+	return nil
+}
+
+// Learner returns the named learner.
+func (s *Spec) Learner(name string) *LearnerInstance {
+	for _, l := range s.Learners {
+		if l.Name == name {
+			return l
+		}
+	}
+	return nil
+}
+
+// Registries are what spec decoding needs to know about templates and
+// learners.
+type Registries struct {
+	Templates *feature.Registry
+	Learners  *learn.Registry
+}
+
+// LoadFile reads and decodes a spec file. vars are --var overrides.
+func LoadFile(path string, vars map[string]string, reg Registries) (*Spec, hcl.Diagnostics) {
+	src, err := os.ReadFile(path)
+	if err != nil {
+		return nil, hcl.Diagnostics{{Severity: hcl.DiagError, Summary: "Cannot read spec", Detail: err.Error()}}
+	}
+	return Decode(path, src, vars, reg)
+}
+
+var rootSchema = &hcl.BodySchema{
+	Attributes: []hcl.AttributeSchema{},
+	Blocks: []hcl.BlockHeaderSchema{
+		{Type: "variable", LabelNames: []string{"name"}},
+		{Type: "experiment", LabelNames: []string{"name"}},
+		{Type: "corpus", LabelNames: []string{"name"}},
+		{Type: "labels"},
+		{Type: "features"},
+		{Type: "learner", LabelNames: []string{"name"}},
+		{Type: "evaluation"},
+	},
+}
+
+// Decode parses and decodes spec source. filename is used in diagnostics
+// and relative paths are resolved against its directory.
+func Decode(filename string, src []byte, vars map[string]string, reg Registries) (*Spec, hcl.Diagnostics) {
+	file, diags := hclsyntax.ParseConfig(src, filename, hcl.Pos{Line: 1, Column: 1})
+	if diags.HasErrors() {
+		return nil, diags
+	}
+	content, d := file.Body.Content(rootSchema)
+	diags = append(diags, d...)
+
+	sum := sha256.Sum256(src)
+	s := &Spec{File: filename, Dir: filepath.Dir(filename), Source: src, Hash: hex.EncodeToString(sum[:]), Variables: map[string]string{}}
+
+	ctx, d := decodeVariables(content.Blocks.OfType("variable"), vars, s)
+	diags = append(diags, d...)
+	if diags.HasErrors() {
+		return nil, diags
+	}
+
+	diags = append(diags, s.decodeExperiment(content, ctx)...)
+	diags = append(diags, s.decodeCorpora(content.Blocks.OfType("corpus"), ctx)...)
+	diags = append(diags, s.decodeLabels(content, ctx)...)
+	diags = append(diags, s.decodeFeatures(content, ctx, reg.Templates)...)
+	diags = append(diags, s.decodeLearners(content.Blocks.OfType("learner"), ctx, reg.Learners)...)
+	diags = append(diags, s.decodeEvaluation(content, ctx)...)
+	if diags.HasErrors() {
+		return nil, dropFollowUps(diags)
+	}
+	return s, diags
+}
+
+// dropFollowUps removes the "value must be known" errors that gohcl adds
+// after HCL has already reported why an expression has no value (an
+// undefined variable or attribute): without functions, a spec has unknown
+// values only after such an error.
+func dropFollowUps(diags hcl.Diagnostics) hcl.Diagnostics {
+	out := diags[:0:0]
+	for _, d := range diags {
+		if d.Severity == hcl.DiagError && strings.HasSuffix(d.Detail, "value must be known") {
+			continue
+		}
+		out = append(out, d)
+	}
+	if !out.HasErrors() {
+		return diags
+	}
+	return out
+}
+
+func errorAt(rng *hcl.Range, summary, detail string) *hcl.Diagnostic {
+	return &hcl.Diagnostic{Severity: hcl.DiagError, Summary: summary, Detail: detail, Subject: rng}
+}
+
+// single returns the one block of a type, reporting duplicates and, when
+// required, absence.
+func single(content *hcl.BodyContent, typ string, required bool) (*hcl.Block, hcl.Diagnostics) {
+	blocks := content.Blocks.OfType(typ)
+	var diags hcl.Diagnostics
+	if len(blocks) == 0 {
+		if required {
+			diags = append(diags, errorAt(&content.MissingItemRange, "Missing "+typ+" block", fmt.Sprintf("A spec needs a %s block.", typ)))
+		}
+		return nil, diags
+	}
+	for _, b := range blocks[1:] {
+		diags = append(diags, errorAt(b.DefRange.Ptr(), "Duplicate "+typ+" block",
+			fmt.Sprintf("Only one %s block is allowed; the first is at %s.", typ, blocks[0].DefRange)))
+	}
+	return blocks[0], diags
+}
+
+func decodeVariables(blocks hcl.Blocks, overrides map[string]string, s *Spec) (*hcl.EvalContext, hcl.Diagnostics) {
+	var diags hcl.Diagnostics
+	values := map[string]cty.Value{}
+	seen := map[string]*hcl.Block{}
+	for _, b := range blocks {
+		name := b.Labels[0]
+		if prev, dup := seen[name]; dup {
+			diags = append(diags, errorAt(b.LabelRanges[0].Ptr(), "Duplicate variable", fmt.Sprintf("Variable %q was already declared at %s.", name, prev.DefRange)))
+			continue
+		}
+		seen[name] = b
+		var cfg struct {
+			Default     cty.Value `hcl:"default,optional"`
+			Description string    `hcl:"description,optional"`
+		}
+		// Variables cannot refer to each other: decode with no context.
+		diags = append(diags, gohcl.DecodeBody(b.Body, nil, &cfg)...)
+		v := cfg.Default
+		if raw, ok := overrides[name]; ok {
+			var err error
+			if v, err = parseOverride(raw, v); err != nil {
+				diags = append(diags, errorAt(attrRange(b, "default"), "Invalid --var value",
+					fmt.Sprintf("--var %s=%s: %s.", name, raw, err)))
+				continue
+			}
+		}
+		if v.IsNull() {
+			diags = append(diags, errorAt(b.DefRange.Ptr(), "Variable without a value",
+				fmt.Sprintf("Variable %q has no default; give it one or pass --var %s=VALUE.", name, name)))
+			continue
+		}
+		values[name] = v
+		s.Variables[name] = renderValue(v)
+	}
+	var names []string
+	for n := range seen {
+		names = append(names, n)
+	}
+	sort.Strings(names)
+	// Report unknown overrides in a fixed order (map order would make the
+	// output differ from run to run), each pointing at the declaration it
+	// most likely meant, or else at the first declaration.
+	var unknown []string
+	for name := range overrides {
+		if _, ok := seen[name]; !ok {
+			unknown = append(unknown, name)
+		}
+	}
+	sort.Strings(unknown)
+	for _, name := range unknown {
+		detail := fmt.Sprintf("--var %s does not match a variable of this spec", name)
+		var subject *hcl.Range
+		if sug := suggest(name, names); sug != "" {
+			detail += fmt.Sprintf("; did you mean %q?", sug)
+			subject = seen[sug].LabelRanges[0].Ptr()
+		} else if len(names) > 0 {
+			detail += fmt.Sprintf(" (it declares %s).", strings.Join(names, ", "))
+			subject = blocks[0].DefRange.Ptr()
+		} else {
+			detail += " (it declares no variables)."
+		}
+		diags = append(diags, &hcl.Diagnostic{Severity: hcl.DiagError, Summary: "Unknown variable", Detail: detail, Subject: subject})
+	}
+	ctx := &hcl.EvalContext{Variables: map[string]cty.Value{"var": cty.ObjectVal(values)}}
+	return ctx, diags
+}
+
+// parseOverride gives a --var value the type of the variable's default, so
+// --var seed=7 is a number where the default is a number.
+func parseOverride(raw string, def cty.Value) (cty.Value, error) {
+	if !def.IsNull() {
+		switch def.Type() {
+		case cty.Number:
+			n, err := cty.ParseNumberVal(raw)
+			if err != nil {
+				return cty.NilVal, fmt.Errorf("the variable is a number (its default is %s)", renderValue(def))
+			}
+			return n, nil
+		case cty.Bool:
+			b, err := strconv.ParseBool(raw)
+			if err != nil {
+				return cty.NilVal, fmt.Errorf("the variable is true or false (its default is %s)", renderValue(def))
+			}
+			return cty.BoolVal(b), nil
+		}
+	}
+	return cty.StringVal(raw), nil
+}
+
+func renderValue(v cty.Value) string {
+	switch v.Type() {
+	case cty.String:
+		return v.AsString()
+	case cty.Number:
+		return v.AsBigFloat().Text('g', -1)
+	case cty.Bool:
+		return strconv.FormatBool(v.True())
+	}
+	return v.GoString()
+}
+
+func (s *Spec) decodeExperiment(content *hcl.BodyContent, ctx *hcl.EvalContext) hcl.Diagnostics {
+	b, diags := single(content, "experiment", true)
+	if b == nil {
+		return diags
+	}
+	var cfg struct {
+		Seed        *int64 `hcl:"seed,optional"`
+		Description string `hcl:"description,optional"`
+	}
+	diags = append(diags, gohcl.DecodeBody(b.Body, ctx, &cfg)...)
+	s.Name = b.Labels[0]
+	s.Description = cfg.Description
+	s.Seed = 1
+	if cfg.Seed != nil {
+		if *cfg.Seed < 0 {
+			diags = append(diags, errorAt(attrRange(b, "seed"), "Invalid seed", "seed must be a non-negative integer."))
+		}
+		s.Seed = uint64(*cfg.Seed)
+	}
+	return diags
+}
+
+// subjectFor places a template's or learner's own diagnostic, which has
+// no range: at the attribute its detail starts by naming ("emission_smoothing
+// must be ..."), else at the block header.
+func subjectFor(b *hcl.Block, d *hcl.Diagnostic) *hcl.Range {
+	if sb, ok := b.Body.(*hclsyntax.Body); ok {
+		for name, a := range sb.Attributes {
+			if strings.HasPrefix(d.Detail, name+" ") || strings.HasPrefix(d.Detail, strconv.Quote(name)+" ") {
+				return a.Expr.Range().Ptr()
+			}
+		}
+	}
+	return b.DefRange.Ptr()
+}
+
+// attrRange returns the range of a block's attribute, or of the block
+// header when the attribute is absent, so diagnostics point at the value
+// that is wrong.
+func attrRange(b *hcl.Block, name string) *hcl.Range {
+	if sb, ok := b.Body.(*hclsyntax.Body); ok {
+		if a, ok := sb.Attributes[name]; ok {
+			return a.Expr.Range().Ptr()
+		}
+	}
+	return b.DefRange.Ptr()
+}
+
+var formats = []string{"conll", "conllu", "slash", "chars", "crfsuite"}
+
+func (s *Spec) decodeCorpora(blocks hcl.Blocks, ctx *hcl.EvalContext) hcl.Diagnostics {
+	var diags hcl.Diagnostics
+	for _, b := range blocks {
+		var cfg struct {
+			Path       string   `hcl:"path"`
+			Format     string   `hcl:"format"`
+			Columns    []string `hcl:"columns,optional"`
+			Separator  string   `hcl:"separator,optional"`
+			CharScheme string   `hcl:"char_scheme,optional"`
+			Split      *Split   `hcl:"split,block"`
+		}
+		d := gohcl.DecodeBody(b.Body, ctx, &cfg)
+		diags = append(diags, d...)
+		name := b.Labels[0]
+		s.declared = append(s.declared, name)
+		if d.HasErrors() {
+			continue
+		}
+		if s.Corpus(name) != nil {
+			diags = append(diags, errorAt(b.LabelRanges[0].Ptr(), "Duplicate corpus", fmt.Sprintf("Corpus %q is declared twice.", name)))
+			continue
+		}
+		if !contains(formats, cfg.Format) {
+			diags = append(diags, errorAt(attrRange(b, "format"), "Unknown corpus format", didYouMean(cfg.Format, formats, "format")))
+			continue
+		}
+		path := cfg.Path
+		if !filepath.IsAbs(path) {
+			path = filepath.Join(s.Dir, path)
+		}
+		if st, err := os.Stat(path); err != nil {
+			diags = append(diags, errorAt(attrRange(b, "path"), "Corpus file not found",
+				fmt.Sprintf("%s (paths are relative to the spec file's folder, %s).", err, s.Dir)))
+		} else if st.IsDir() {
+			diags = append(diags, errorAt(attrRange(b, "path"), "Corpus path is a folder", path+" is a folder, not a file."))
+		}
+		fc := corpus.Config{Name: cfg.Format, Columns: cfg.Columns, Separator: cfg.Separator, CharScheme: cfg.CharScheme}
+		if cfg.Format == "conll" && len(cfg.Columns) == 0 {
+			diags = append(diags, errorAt(b.DefRange.Ptr(), "Missing columns", `A "conll" corpus needs columns = [...] naming its columns in file order, e.g. ["word", "pos", "chunk"].`))
+			continue
+		}
+		f, err := corpus.New(fc)
+		if err != nil {
+			diags = append(diags, errorAt(b.DefRange.Ptr(), "Invalid corpus format", err.Error()))
+			continue
+		}
+		if sp := cfg.Split; sp != nil {
+			if sp.Folds < 2 || sp.Fold < 0 || sp.Fold >= sp.Folds || (sp.Take != "fold" && sp.Take != "rest") {
+				diags = append(diags, errorAt(b.DefRange.Ptr(), "Invalid split",
+					`split needs folds >= 2, 0 <= fold < folds, and take = "fold" or "rest".`))
+			}
+		}
+		s.Corpora = append(s.Corpora, &Corpus{Name: name, Path: path, Format: fc, Split: cfg.Split, Columns: f.Columns(), Range: b.DefRange})
+	}
+	return diags
+}
+
+func (s *Spec) decodeLabels(content *hcl.BodyContent, ctx *hcl.EvalContext) hcl.Diagnostics {
+	b, diags := single(content, "labels", true)
+	if b == nil {
+		return diags
+	}
+	var cfg struct {
+		Column      string `hcl:"column"`
+		Scheme      string `hcl:"scheme,optional"`
+		Constrained *bool  `hcl:"constrained,optional"`
+	}
+	d := gohcl.DecodeBody(b.Body, ctx, &cfg)
+	if diags = append(diags, d...); d.HasErrors() {
+		return diags
+	}
+	s.Labels.Column = cfg.Column
+	s.Labels.Scheme = scheme.None
+	if cfg.Scheme != "" {
+		sc, err := scheme.Parse(cfg.Scheme)
+		if err != nil {
+			return append(diags, errorAt(attrRange(b, "scheme"), "Unknown label scheme",
+				didYouMean(cfg.Scheme, []string{"none", "iob1", "iob2", "bio", "bioes", "bmes", "bi"}, "scheme")))
+		}
+		s.Labels.Scheme = sc
+	}
+	// Constrained decoding is on by default where a scheme makes some label
+	// bigrams impossible (the issue's IOB2/BIOES; BMES likewise).
+	s.Labels.Constrained = s.Labels.Scheme == scheme.IOB2 || s.Labels.Scheme == scheme.BIOES || s.Labels.Scheme == scheme.BMES
+	if cfg.Constrained != nil {
+		s.Labels.Constrained = *cfg.Constrained
+	}
+	for _, c := range s.Corpora {
+		if !contains(c.Columns, cfg.Column) {
+			diags = append(diags, errorAt(attrRange(b, "column"), "Unknown label column",
+				fmt.Sprintf("Corpus %q has no column %q.%s", c.Name, cfg.Column, hint(cfg.Column, c.Columns))))
+		}
+	}
+	return diags
+}
+
+func (s *Spec) decodeFeatures(content *hcl.BodyContent, ctx *hcl.EvalContext, reg *feature.Registry) hcl.Diagnostics {
+	b, diags := single(content, "features", true)
+	if b == nil {
+		return diags
+	}
+	schema := &hcl.BodySchema{Attributes: []hcl.AttributeSchema{{Name: "min_count"}}}
+	for _, t := range reg.TemplateTypes() {
+		schema.Blocks = append(schema.Blocks, hcl.BlockHeaderSchema{Type: t, LabelNames: []string{"name"}})
+	}
+	fc, d := b.Body.Content(schema)
+	diags = append(diags, d...)
+	s.Features.MinCount = 1
+	if a, ok := fc.Attributes["min_count"]; ok {
+		diags = append(diags, gohcl.DecodeExpression(a.Expr, ctx, &s.Features.MinCount)...)
+		if s.Features.MinCount < 1 {
+			diags = append(diags, errorAt(a.Expr.Range().Ptr(), "Invalid min_count", "min_count must be at least 1."))
+		}
+	}
+	var cols []string
+	label := -1
+	if train := s.Corpus(s.evalTrainName(content)); train != nil {
+		cols = train.Columns
+		label = index(cols, s.Labels.Column)
+	}
+	names := map[string]hcl.Range{}
+	transitions := 0
+	for _, tb := range fc.Blocks {
+		name := tb.Labels[0]
+		if prev, dup := names[name]; dup {
+			diags = append(diags, errorAt(tb.LabelRanges[0].Ptr(), "Duplicate template name",
+				fmt.Sprintf("Template %q is already declared at %s; names must be unique, they prefix every attribute.", name, prev)))
+			continue
+		}
+		names[name] = tb.DefRange
+		t, _ := reg.NewTemplate(tb.Type)
+		var d hcl.Diagnostics
+		if bd, ok := t.(BlockDecoder); ok {
+			d = bd.DecodeHCL(tb, ctx, s.Dir)
+		} else {
+			d = gohcl.DecodeBody(tb.Body, ctx, t.Config())
+		}
+		if diags = append(diags, d...); d.HasErrors() {
+			continue
+		}
+		for _, vd := range t.Validate() {
+			if vd.Subject == nil {
+				vd.Subject = subjectFor(tb, vd)
+			}
+			diags = append(diags, vd)
+		}
+		if st, ok := t.(feature.StructureTemplate); ok && st.Transitions() {
+			transitions++
+		}
+		if cols != nil {
+			if _, err := t.Compile(name, feature.Columns{Names: cols, Label: label}); err != nil {
+				if cd, ok := t.(CompileDiagnoser); ok {
+					if ds, ok := cd.CompileDiagnostics(err); ok {
+						diags = append(diags, ds...)
+						continue
+					}
+				}
+				rng := tb.DefRange.Ptr()
+				if strings.Contains(err.Error(), "column") {
+					rng = attrRange(tb, "column")
+					if rng == tb.DefRange.Ptr() || strings.Contains(err.Error(), "join") {
+						rng = attrRange(tb, "join")
+					}
+				}
+				diags = append(diags, errorAt(rng, "Invalid template", fmt.Sprintf("%s %q: %s", tb.Type, name, err)))
+				continue
+			}
+		}
+		s.Features.Templates = append(s.Features.Templates, &TemplateInstance{Type: tb.Type, Name: name, Template: t, Range: tb.DefRange})
+	}
+	if transitions > 1 {
+		diags = append(diags, errorAt(b.DefRange.Ptr(), "More than one transition template", "A first-order model has one set of transition weights; keep one transition block."))
+	}
+	return diags
+}
+
+// evalTrainName peeks at the evaluation block's train corpus so templates
+// can be checked against its columns while the features are decoded.
+func (s *Spec) evalTrainName(content *hcl.BodyContent) string {
+	blocks := content.Blocks.OfType("evaluation")
+	if len(blocks) == 0 {
+		return ""
+	}
+	attrs, _ := blocks[0].Body.JustAttributes()
+	if a, ok := attrs["train"]; ok {
+		var name string
+		if diags := gohcl.DecodeExpression(a.Expr, nil, &name); !diags.HasErrors() {
+			return name
+		}
+	}
+	return ""
+}
+
+func (s *Spec) decodeLearners(blocks hcl.Blocks, ctx *hcl.EvalContext, reg *learn.Registry) hcl.Diagnostics {
+	var diags hcl.Diagnostics
+	if len(blocks) == 0 {
+		diags = append(diags, &hcl.Diagnostic{Severity: hcl.DiagError, Summary: "No learner",
+			Detail: fmt.Sprintf(`A spec needs at least one learner block, e.g. learner "hmm" { type = "hmm" } (types: %s).`, strings.Join(reg.Types(), ", "))})
+	}
+	for _, b := range blocks {
+		name := b.Labels[0]
+		if s.Learner(name) != nil {
+			diags = append(diags, errorAt(b.LabelRanges[0].Ptr(), "Duplicate learner", fmt.Sprintf("Learner %q is declared twice.", name)))
+			continue
+		}
+		head, rest, d := b.Body.PartialContent(&hcl.BodySchema{Attributes: []hcl.AttributeSchema{{Name: "type", Required: true}}})
+		if diags = append(diags, d...); d.HasErrors() {
+			continue
+		}
+		var typ string
+		if d := gohcl.DecodeExpression(head.Attributes["type"].Expr, ctx, &typ); d.HasErrors() {
+			diags = append(diags, d...)
+			continue
+		}
+		l, ok := reg.New(typ)
+		if !ok {
+			diags = append(diags, errorAt(head.Attributes["type"].Expr.Range().Ptr(), "Unknown learner type", didYouMean(typ, reg.Types(), "learner type")))
+			continue
+		}
+		d = gohcl.DecodeBody(rest, ctx, l.Config())
+		if diags = append(diags, d...); d.HasErrors() {
+			continue
+		}
+		for _, vd := range l.Validate() {
+			if vd.Subject == nil {
+				vd.Subject = subjectFor(b, vd)
+			}
+			diags = append(diags, vd)
+		}
+		s.Learners = append(s.Learners, &LearnerInstance{Name: name, Type: typ, Learner: l, Config: l.Config(), Range: b.DefRange})
+	}
+	return diags
+}
+
+func (s *Spec) decodeEvaluation(content *hcl.BodyContent, ctx *hcl.EvalContext) hcl.Diagnostics {
+	b, diags := single(content, "evaluation", true)
+	if b == nil {
+		return diags
+	}
+	var cfg Evaluation
+	d := gohcl.DecodeBody(b.Body, ctx, &struct {
+		Train *string `hcl:"train"`
+		Test  *string `hcl:"test,optional"`
+		Dev   *string `hcl:"dev,optional"`
+		Folds *int    `hcl:"folds,optional"`
+	}{&cfg.Train, &cfg.Test, &cfg.Dev, &cfg.Folds})
+	if diags = append(diags, d...); d.HasErrors() {
+		return diags
+	}
+	switch {
+	case cfg.Folds < 0 || cfg.Folds == 1 || cfg.Folds > 100:
+		diags = append(diags, errorAt(attrRange(b, "folds"), "Invalid number of folds",
+			fmt.Sprintf("folds must be between 2 and 100 for cross-validation (or left out), got %d", cfg.Folds)))
+	case cfg.Folds == 0 && cfg.Test == "":
+		diags = append(diags, errorAt(&b.DefRange, "Missing test corpus",
+			`The evaluation block needs test = "<corpus>", or folds = K for cross-validation on the train corpus.`))
+	case cfg.Folds > 1 && cfg.Test != "":
+		diags = append(diags, errorAt(attrRange(b, "test"), "Test corpus with folds",
+			"With folds = K every fold of the train corpus is tested in turn; leave test out."))
+	}
+	if tc := s.Corpus(cfg.Train); cfg.Folds > 1 && tc != nil && tc.Split != nil {
+		diags = append(diags, errorAt(attrRange(b, "folds"), "Cross-validation of a split corpus",
+			fmt.Sprintf("corpus %q already has a split block; cross-validation splits the corpus itself", cfg.Train)))
+	}
+	var names []string
+	for _, c := range s.Corpora {
+		names = append(names, c.Name)
+	}
+	for _, role := range []struct{ attr, name string }{{"train", cfg.Train}, {"test", cfg.Test}, {"dev", cfg.Dev}} {
+		if role.name == "" && role.attr != "train" {
+			continue
+		}
+		if s.Corpus(role.name) == nil && !contains(s.declared, role.name) {
+			diags = append(diags, errorAt(attrRange(b, role.attr), "Unknown corpus", didYouMean(role.name, names, "corpus")))
+		}
+	}
+	s.Evaluation = cfg
+	return diags
+}
+
+func contains(list []string, s string) bool { return index(list, s) >= 0 }
+
+func index(list []string, s string) int {
+	for i, v := range list {
+		if v == s {
+			return i
+		}
+	}
+	return -1
+}

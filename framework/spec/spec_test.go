@@ -1,0 +1,416 @@
+package spec_test
+
+import (
+	"bytes"
+	"flag"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"testing"
+
+	"github.com/hashicorp/hcl/v2"
+
+	"github.com/trellis-nlp/trellis/builtin"
+	"github.com/trellis-nlp/trellis/framework/scheme"
+	"github.com/trellis-nlp/trellis/framework/spec"
+)
+
+var update = flag.Bool("update", false, "rewrite golden files")
+
+func registries() spec.Registries {
+	t, l := builtin.Registries()
+	return spec.Registries{Templates: t, Learners: l}
+}
+
+// render decodes a spec file the way `trellis validate` does and returns
+// its diagnostics as printed.
+func render(t *testing.T, path string, vars map[string]string) (*spec.Spec, hcl.Diagnostics, string) {
+	t.Helper()
+	src, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	s, diags := spec.Decode(path, src, vars, registries())
+	var buf bytes.Buffer
+	spec.WriteDiagnostics(&buf, diags, map[string][]byte{path: src})
+	return s, diags, buf.String()
+}
+
+func golden(t *testing.T, path, got string) {
+	t.Helper()
+	if *update {
+		if err := os.WriteFile(path, []byte(got), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return
+	}
+	want, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatalf("%v (run go test -update to create it)", err)
+	}
+	if got != string(want) {
+		t.Errorf("output differs from %s (go test -update rewrites it)\n--- got ---\n%s--- want ---\n%s", path, got, want)
+	}
+}
+
+// locRE matches the compiler-style position that starts a diagnostic.
+var locRE = regexp.MustCompile(`(?m)^(testdata/bad/[a-z_]+\.hcl):(\d+):(\d+): error: `)
+
+// snippetRE matches the quoted source line and its caret line.
+var snippetRE = regexp.MustCompile(`(?m)^ +\d+ \| .*\n +\| *\^+$`)
+
+func TestGoodSpecDecodes(t *testing.T) {
+	s, diags, out := render(t, "testdata/good.hcl", nil)
+	if diags.HasErrors() || s == nil {
+		t.Fatalf("good.hcl does not decode:\n%s", out)
+	}
+	if s.Name != "tiny" || s.Seed != 7 {
+		t.Errorf("experiment = %q seed %d, want tiny seed 7", s.Name, s.Seed)
+	}
+	if got, want := s.Corpus("train").Path, filepath.Join("testdata", "data", "tiny.conll"); got != want {
+		t.Errorf("corpus path = %q, want %q", got, want)
+	}
+	if s.Labels.Scheme != scheme.IOB2 || !s.Labels.Constrained {
+		t.Errorf("labels = %+v, want iob2 constrained", s.Labels)
+	}
+	if len(s.Features.Templates) != 2 || len(s.Learners) != 1 {
+		t.Errorf("%d templates, %d learners; want 2, 1", len(s.Features.Templates), len(s.Learners))
+	}
+}
+
+// TestBadSpecDiagnostics checks, for each broken spec in testdata/bad, the
+// diagnostics exactly as `trellis validate` prints them.
+func TestBadSpecDiagnostics(t *testing.T) {
+	tests := []struct {
+		name string
+		vars map[string]string
+		// want are substrings the rendering must contain, besides the golden
+		// comparison, so the intent survives a careless -update.
+		want []string
+	}{
+		{name: "unknown_block", want: []string{`Did you mean "corpus"?`}},
+		{name: "unknown_template_attr", want: []string{`Did you mean "column"?`}},
+		{name: "wrong_type", want: []string{"offsets"}},
+		{name: "missing_corpus_file", want: []string{"Corpus file not found", "missing.conll"}},
+		{name: "unknown_template_column", want: []string{"wrod"}},
+		{name: "unknown_label_column", want: []string{"Unknown label column", `Did you mean "chunk"?`}},
+		{name: "unknown_learner_type", want: []string{"Unknown learner type", `Did you mean "hmm"?`}},
+		{name: "unknown_template_type", want: []string{`Did you mean "emission"?`}},
+		{name: "bad_scheme", want: []string{"Unknown label scheme", `Did you mean "iob1"?`}},
+		{name: "eval_undefined_corpus", want: []string{"Unknown corpus", "Choose one of: train."}},
+		{name: "duplicate_learner", want: []string{"Duplicate learner"}},
+		{name: "undefined_variable", want: []string{"dta"}},
+		{name: "unknown_var_override", vars: map[string]string{"dat": "x", "zzz_other": "y"},
+			want: []string{"Unknown variable", `did you mean "data"?`, "zzz_other"}},
+		{name: "bad_hmm_smoothing", want: []string{"emission_smoothing must be a positive number"}},
+		{name: "unknown_format", want: []string{"Unknown corpus format", `Did you mean "conll"?`}},
+		{name: "bad_seed", want: []string{"Invalid seed"}},
+		{name: "missing_labels", want: []string{"Missing labels block"}},
+		{name: "syntax_error", want: []string{"error: "}},
+		{name: "bad_split", want: []string{"Invalid split"}},
+		{name: "two_transitions", want: []string{"More than one transition template"}},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			path := "testdata/bad/" + tc.name + ".hcl"
+			s, diags, out := render(t, path, tc.vars)
+			if !diags.HasErrors() {
+				t.Fatalf("no error diagnostics for %s", path)
+			}
+			if s != nil {
+				t.Errorf("Decode returned a spec along with errors")
+			}
+			golden(t, "testdata/bad/"+tc.name+".golden", out)
+			for _, w := range tc.want {
+				if !strings.Contains(out, w) {
+					t.Errorf("diagnostics lack %q:\n%s", w, out)
+				}
+			}
+			// Every error must say where it is and quote the source there.
+			for _, d := range diags {
+				if d.Severity == hcl.DiagError && d.Subject == nil {
+					t.Errorf("diagnostic %q has no source range", d.Summary)
+				}
+			}
+			m := locRE.FindStringSubmatch(out)
+			if m == nil {
+				t.Fatalf("no file:line:col in:\n%s", out)
+			}
+			if !snippetRE.MatchString(out) {
+				t.Errorf("no source snippet with carets in:\n%s", out)
+			}
+		})
+	}
+}
+
+// TestDiagnosticsDeterministic decodes each bad spec repeatedly: output
+// that depends on map order would make validate's output flaky.
+func TestDiagnosticsDeterministic(t *testing.T) {
+	vars := map[string]string{"a1": "1", "b2": "2", "c3": "3", "d4": "4", "e5": "5"}
+	_, _, first := render(t, "testdata/bad/unknown_var_override.hcl", vars)
+	for i := 0; i < 20; i++ {
+		if _, _, out := render(t, "testdata/bad/unknown_var_override.hcl", vars); out != first {
+			t.Fatalf("diagnostics differ between runs:\n%s\nvs\n%s", first, out)
+		}
+	}
+}
+
+func TestWriteDiagnostics(t *testing.T) {
+	src := []byte("a = 1\n\tbb = \"x\"\nc = 3\n")
+	rng := func(l1, c1, l2, c2 int) *hcl.Range {
+		return &hcl.Range{Filename: "f.hcl", Start: hcl.Pos{Line: l1, Column: c1}, End: hcl.Pos{Line: l2, Column: c2}}
+	}
+	tests := []struct {
+		name string
+		diag *hcl.Diagnostic
+		want string
+	}{
+		{"no subject", &hcl.Diagnostic{Severity: hcl.DiagError, Summary: "Oops", Detail: "Bad."},
+			"error: Oops; Bad.\n"},
+		{"warning", &hcl.Diagnostic{Severity: hcl.DiagWarning, Summary: "Hm", Subject: rng(1, 5, 1, 6)},
+			"f.hcl:1:5: warning: Hm\n    1 | a = 1\n      |     ^\n"},
+		{"tab kept in padding", &hcl.Diagnostic{Severity: hcl.DiagError, Summary: "S", Detail: "D", Subject: rng(2, 7, 2, 10)},
+			"f.hcl:2:7: error: S; D\n    2 | \tbb = \"x\"\n      | \t     ^^^\n"},
+		{"multi-line range underlines to end of line", &hcl.Diagnostic{Severity: hcl.DiagError, Summary: "S", Subject: rng(1, 1, 3, 2)},
+			"f.hcl:1:1: error: S\n    1 | a = 1\n      | ^^^^^\n"},
+		{"line out of range prints no snippet", &hcl.Diagnostic{Severity: hcl.DiagError, Summary: "S", Subject: rng(40, 1, 40, 2)},
+			"f.hcl:40:1: error: S\n"},
+		{"unknown file prints no snippet", &hcl.Diagnostic{Severity: hcl.DiagError, Summary: "S",
+			Subject: &hcl.Range{Filename: "other.hcl", Start: hcl.Pos{Line: 1, Column: 1}, End: hcl.Pos{Line: 1, Column: 2}}},
+			"other.hcl:1:1: error: S\n"},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			var buf bytes.Buffer
+			spec.WriteDiagnostics(&buf, hcl.Diagnostics{tc.diag}, map[string][]byte{"f.hcl": src})
+			if buf.String() != tc.want {
+				t.Errorf("got\n%q\nwant\n%q", buf.String(), tc.want)
+			}
+		})
+	}
+}
+
+// placeholderData creates, under a temporary folder, empty files at every
+// path the shipped specs expect below their data_dir.
+func placeholderData(t *testing.T) string {
+	t.Helper()
+	dir := t.TempDir()
+	for _, p := range []string{
+		"conll2000/train.txt", "conll2000/test.txt",
+		"conll2003/eng.train", "conll2003/eng.testa",
+		"sighan2005-msr/msr_test_gold.utf8",
+		"ud-english-ewt/en_ewt-ud-train.conllu", "ud-english-ewt/en_ewt-ud-dev.conllu", "ud-english-ewt/en_ewt-ud-test.conllu",
+	} {
+		p = filepath.Join(dir, p)
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(p, nil, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return dir
+}
+
+// pluginBlock finds specs that use plugins, which need plugin binaries.
+var pluginBlock = regexp.MustCompile(`(?m)^\s*plugin\s+"`)
+
+func TestShippedSpecsDecode(t *testing.T) {
+	files, err := filepath.Glob("../../specs/*.hcl")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(files) < 5 {
+		t.Fatalf("found only %d specs in ../../specs", len(files))
+	}
+	data := placeholderData(t)
+	for _, f := range files {
+		t.Run(filepath.Base(f), func(t *testing.T) {
+			if src, err := os.ReadFile(f); err == nil && pluginBlock.Match(src) {
+				t.Skip("uses plugins; decoded with freshly built plugins by framework/plugin's TestShippedPluginSpecsDecode")
+			}
+			var vars map[string]string
+			if filepath.Base(f) != "quickstart.hcl" {
+				vars = map[string]string{"data_dir": data}
+			}
+			s, diags, out := render(t, f, vars)
+			if diags.HasErrors() || s == nil {
+				t.Fatalf("%s does not decode:\n%s", f, out)
+			}
+			if len(diags) > 0 {
+				t.Errorf("%s decodes with warnings:\n%s", f, out)
+			}
+			for _, role := range []string{s.Evaluation.Train, s.Evaluation.Test} {
+				c := s.Corpus(role)
+				if c == nil {
+					t.Fatalf("evaluation corpus %q missing", role)
+				}
+				if vars != nil && !strings.HasPrefix(c.Path, data+string(filepath.Separator)) {
+					t.Errorf("corpus %s path %q is not under --var data_dir %q", c.Name, c.Path, data)
+				}
+			}
+			if len(s.Learners) == 0 || len(s.Features.Templates) == 0 {
+				t.Errorf("no learners or templates decoded")
+			}
+			if s.Hash == "" || s.Variables["data_dir"] == "" && s.Variables["sample_dir"] == "" {
+				t.Errorf("hash %q / variables %v not recorded", s.Hash, s.Variables)
+			}
+		})
+	}
+}
+
+func TestVariables(t *testing.T) {
+	// A copy of the sample data's layout, to override sample_dir with.
+	alt := t.TempDir()
+	for _, f := range []string{"train.conllu", "dev.conllu", "test.conllu"} {
+		if err := os.WriteFile(filepath.Join(alt, f), nil, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	specDir := filepath.Join("..", "..", "specs")
+	tests := []struct {
+		name      string
+		vars      map[string]string
+		wantTrain string
+		wantVar   string
+	}{
+		{"default", nil, filepath.Join(specDir, "data", "ud-ewt-sample", "train.conllu"), "data/ud-ewt-sample"},
+		{"override absolute", map[string]string{"sample_dir": alt}, filepath.Join(alt, "train.conllu"), alt},
+		{"override relative to the spec", map[string]string{"sample_dir": "./data/ud-ewt-sample"},
+			filepath.Join(specDir, "data", "ud-ewt-sample", "train.conllu"), "./data/ud-ewt-sample"},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			s, diags, out := render(t, filepath.Join(specDir, "quickstart.hcl"), tc.vars)
+			if diags.HasErrors() {
+				t.Fatalf("decode:\n%s", out)
+			}
+			if got := s.Corpus("train").Path; got != tc.wantTrain {
+				t.Errorf("train path = %q, want %q", got, tc.wantTrain)
+			}
+			if got := s.Variables["sample_dir"]; got != tc.wantVar {
+				t.Errorf("recorded sample_dir = %q, want %q", got, tc.wantVar)
+			}
+		})
+	}
+}
+
+// TestVariableTypes checks that --var values take the type of the
+// variable's default.
+func TestVariableTypes(t *testing.T) {
+	src := func(def string) []byte {
+		return []byte(`
+variable "seed" {
+  default = ` + def + `
+}
+experiment "x" {
+  seed = var.seed
+}
+corpus "train" {
+  path    = "testdata/data/tiny.conll"
+  format  = "conll"
+  columns = ["word", "pos", "chunk"]
+}
+labels {
+  column = "chunk"
+}
+features {
+  transition "t" {}
+}
+learner "hmm" {
+  type = "hmm"
+}
+evaluation {
+  train = "train"
+  test  = "train"
+}
+`)
+	}
+	tests := []struct {
+		name     string
+		def      string
+		vars     map[string]string
+		wantSeed uint64
+		wantErr  string
+	}{
+		{"default number", "3", nil, 3, ""},
+		{"number override", "3", map[string]string{"seed": "42"}, 42, ""},
+		{"non-number override of a number", "3", map[string]string{"seed": "abc"}, 0, "--var seed=abc: the variable is a number"},
+		{"no default, given", "null", map[string]string{"seed": "5"}, 5, ""},
+		{"no default, not given", "null", nil, 0, "Variable without a value"},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			s, diags := spec.Decode("vars.hcl", src(tc.def), tc.vars, registries())
+			var buf bytes.Buffer
+			spec.WriteDiagnostics(&buf, diags, nil)
+			if tc.wantErr != "" {
+				if !diags.HasErrors() || !strings.Contains(buf.String(), tc.wantErr) {
+					t.Fatalf("want an error mentioning %q, got:\n%s", tc.wantErr, buf.String())
+				}
+				return
+			}
+			if diags.HasErrors() {
+				t.Fatalf("decode:\n%s", buf.String())
+			}
+			if s.Seed != tc.wantSeed {
+				t.Errorf("seed = %d, want %d", s.Seed, tc.wantSeed)
+			}
+		})
+	}
+}
+
+func TestSplitKeep(t *testing.T) {
+	var none *spec.Split
+	fold := &spec.Split{Folds: 10, Fold: 0, Take: "fold"}
+	rest := &spec.Split{Folds: 10, Fold: 0, Take: "rest"}
+	nFold, nRest := 0, 0
+	for k := 0; k < 100; k++ {
+		if !none.Keep(k) {
+			t.Fatalf("nil split dropped sentence %d", k)
+		}
+		if fold.Keep(k) == rest.Keep(k) {
+			t.Fatalf("sentence %d is in both or neither part", k)
+		}
+		if fold.Keep(k) {
+			nFold++
+		} else {
+			nRest++
+		}
+	}
+	if nFold != 10 || nRest != 90 || !fold.Keep(0) || !fold.Keep(90) || fold.Keep(1) {
+		t.Errorf("fold kept %d, rest %d; want 10, 90 with sentences 0, 10, … in the fold", nFold, nRest)
+	}
+}
+
+func FuzzDecode(f *testing.F) {
+	seeds, _ := filepath.Glob("../../specs/*.hcl")
+	more, _ := filepath.Glob("testdata/bad/*.hcl")
+	seeds = append(append(seeds, more...), "testdata/good.hcl")
+	for _, p := range seeds {
+		b, err := os.ReadFile(p)
+		if err != nil {
+			f.Fatal(err)
+		}
+		f.Add(b)
+	}
+	f.Add([]byte(""))
+	f.Add([]byte("variable \"x\" {\n default = [1, {a = 2}]\n}\nexperiment \"e\" { seed = var.x }\n"))
+	f.Add([]byte("labels { column = null }\nevaluation { train = null\n test = 1 }\n"))
+	reg := registries()
+	f.Fuzz(func(t *testing.T, src []byte) {
+		// The file name puts relative corpus paths under testdata, so a
+		// fuzzed spec may reach real (tiny) files.
+		name := "testdata/fuzz.hcl"
+		s, diags := spec.Decode(name, src, map[string]string{"data": "data/tiny.conll"}, reg)
+		if diags.HasErrors() && s != nil {
+			t.Errorf("Decode returned a spec along with errors")
+		}
+		if !diags.HasErrors() && s == nil {
+			t.Errorf("Decode returned neither a spec nor errors")
+		}
+		var buf bytes.Buffer
+		spec.WriteDiagnostics(&buf, diags, map[string][]byte{name: src})
+	})
+}

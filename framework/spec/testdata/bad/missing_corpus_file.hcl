@@ -1,0 +1,36 @@
+# The corpus path does not exist (relative to this file's folder).
+variable "data" {
+  default = "../data/missing.conll"
+}
+
+experiment "tiny" {
+  seed = 7
+}
+
+corpus "train" {
+  path    = var.data
+  format  = "conll"
+  columns = ["word", "pos", "chunk"]
+}
+
+labels {
+  column = "chunk"
+  scheme = "iob2"
+}
+
+features {
+  emission "w" {
+    column  = "word"
+    offsets = [-1, 0, 1]
+  }
+  transition "trans" {}
+}
+
+learner "hmm" {
+  type = "hmm"
+}
+
+evaluation {
+  train = "train"
+  test  = "train"
+}

@@ -1,0 +1,37 @@
+# A first-order model has one transition template.
+variable "data" {
+  default = "../data/tiny.conll"
+}
+
+experiment "tiny" {
+  seed = 7
+}
+
+corpus "train" {
+  path    = var.data
+  format  = "conll"
+  columns = ["word", "pos", "chunk"]
+}
+
+labels {
+  column = "chunk"
+  scheme = "iob2"
+}
+
+features {
+  emission "w" {
+    column  = "word"
+    offsets = [-1, 0, 1]
+  }
+  transition "trans" {}
+  transition "trans2" {}
+}
+
+learner "hmm" {
+  type = "hmm"
+}
+
+evaluation {
+  train = "train"
+  test  = "train"
+}

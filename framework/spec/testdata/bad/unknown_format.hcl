@@ -1,0 +1,36 @@
+# A misspelt corpus format gets a "did you mean".
+variable "data" {
+  default = "../data/tiny.conll"
+}
+
+experiment "tiny" {
+  seed = 7
+}
+
+corpus "train" {
+  path    = var.data
+  format  = "conl"
+  columns = ["word", "pos", "chunk"]
+}
+
+labels {
+  column = "chunk"
+  scheme = "iob2"
+}
+
+features {
+  emission "w" {
+    column  = "word"
+    offsets = [-1, 0, 1]
+  }
+  transition "trans" {}
+}
+
+learner "hmm" {
+  type = "hmm"
+}
+
+evaluation {
+  train = "train"
+  test  = "train"
+}

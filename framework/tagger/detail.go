@@ -1,0 +1,77 @@
+package tagger
+
+import (
+	"math"
+
+	"github.com/trellis-nlp/trellis/framework/corpus"
+)
+
+// Decoded is what the detailed decoding modes return for one sentence.
+type Decoded struct {
+	// Paths are the label sequences, best first: one for Viterbi, up to k
+	// for n-best (fewer when the sentence has fewer allowed sequences).
+	Paths [][]string
+	// Scores are the paths' linear scores; Probabilities their
+	// probabilities under the model, exp(score - log Z).
+	Scores        []float64
+	Probabilities []float64
+	// Marginals[i] is P(y_i = Paths[0][i]), from forward-backward.
+	Marginals []float64
+}
+
+// TagDetailed decodes a batch with the k best paths (k >= 1), their
+// probabilities and the per-token marginals of the best one. The
+// probabilities are normalized over the same lattice the paths are drawn
+// from, constraints included. It is slower than Tag, which the plain
+// tagging path uses.
+func (t *Tagger) TagDetailed(sents []*corpus.Sentence, k int) ([]Decoded, error) {
+	if k < 1 {
+		k = 1
+	}
+	t.enc.Reset()
+	if err := t.enc.Encode(sents); err != nil {
+		return nil, err
+	}
+	data := t.enc.Dataset()
+	lm := t.Model.Linear
+	out := make([]Decoded, len(sents))
+	paths := make([][]int32, k)
+	scores := make([]float64, k)
+	for j, s := range sents {
+		lm.Lattice(&t.scores, lm.W, data, j)
+		t.scores.Trans, t.scores.Start, t.scores.Stop = t.trans, t.start, t.stop
+		found := t.ws.NBest(paths, scores, &t.scores, k)
+		if found == 0 {
+			// Constraints the labels cannot satisfy: fall back to the
+			// unconstrained lattice, as Tag does.
+			lm.Lattice(&t.scores, lm.W, data, j)
+			found = t.ws.NBest(paths, scores, &t.scores, k)
+		}
+		logZ := t.ws.ForwardBackward(&t.scores)
+		d := Decoded{}
+		for r := 0; r < found; r++ {
+			labels := make([]string, s.Len())
+			for i, y := range paths[r] {
+				labels[i] = t.Model.Labels[y]
+			}
+			d.Paths = append(d.Paths, labels)
+			d.Scores = append(d.Scores, scores[r])
+			d.Probabilities = append(d.Probabilities, probability(scores[r], logZ))
+		}
+		if found > 0 {
+			d.Marginals = make([]float64, s.Len())
+			for i, y := range paths[0] {
+				d.Marginals[i] = t.ws.StateMarginal(i, int(y))
+			}
+		}
+		out[j] = d
+	}
+	return out, nil
+}
+
+func probability(score, logZ float64) float64 {
+	if math.IsInf(logZ, -1) {
+		return 0
+	}
+	return math.Exp(score - logZ)
+}

@@ -1,0 +1,253 @@
+// Package tagger applies a model file to text: it re-creates the model's
+// feature templates, encodes sentences with the model's vocabulary, and
+// decodes with the shared lattice core. It is the same code path for the
+// test set of `trellis run` and for `trellis tag`, so the figures a run
+// reports are the figures a user gets.
+package tagger
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"math"
+
+	"github.com/trellis-nlp/trellis/framework/corpus"
+	"github.com/trellis-nlp/trellis/framework/feature"
+	"github.com/trellis-nlp/trellis/framework/lattice"
+	"github.com/trellis-nlp/trellis/framework/model"
+	"github.com/trellis-nlp/trellis/framework/scheme"
+)
+
+// Options adjust decoding.
+type Options struct {
+	// Constrained overrides the model's constrained-decoding setting.
+	Constrained *bool
+}
+
+// Tagger tags sentences with one model. It is not safe for concurrent use.
+type Tagger struct {
+	Model      *model.Model
+	Format     corpus.Format
+	extractors []feature.Extractor
+	enc        *feature.Encoder
+	ws         *lattice.Workspace
+	scores     lattice.Scores
+	// trans, start, stop are the model's weights with the scheme's
+	// constraints applied once, instead of per sentence.
+	trans, start, stop []float64
+	path               []int32
+	dec                *decoder
+	state              []float64
+	labels             []string // Stream's reused label buffer
+}
+
+// New builds a tagger for m. Templates are instantiated from reg.
+func New(m *model.Model, reg *feature.Registry, opt Options) (*Tagger, error) {
+	f, err := corpus.New(m.Format)
+	if err != nil {
+		return nil, fmt.Errorf("model format: %w", err)
+	}
+	cols := feature.Columns{Names: f.Columns(), Label: f.LabelColumn()}
+	t := &Tagger{Model: m, Format: f}
+	for _, ts := range m.Templates {
+		tmpl, err := reg.Instantiate(ts)
+		if err != nil {
+			t.Close()
+			return nil, err
+		}
+		x, err := tmpl.Compile(ts.Name, cols)
+		if err != nil {
+			t.Close()
+			return nil, fmt.Errorf("template %q: %w", ts.Name, err)
+		}
+		if x != nil {
+			t.extractors = append(t.extractors, x)
+		}
+	}
+	if len(m.UnknownAttrs) != 0 && len(m.UnknownAttrs) != len(t.extractors) {
+		t.Close()
+		return nil, fmt.Errorf("model records %d unknown-value attributes for %d templates", len(m.UnknownAttrs), len(t.extractors))
+	}
+	attrs := feature.DictionaryOf(m.Attrs)
+	labels := feature.DictionaryOf(m.Labels)
+	t.enc = feature.NewEncoder(attrs, labels, false, t.extractors, f.LabelColumn())
+	if len(m.UnknownAttrs) > 0 {
+		t.enc.UnknownAttr = m.UnknownAttrs
+	}
+	l := len(m.Labels)
+	t.ws = lattice.NewWorkspace(l)
+	lm := m.Linear
+	t.trans = append([]float64(nil), lm.Trans()...)
+	t.start = append([]float64(nil), lm.Start()...)
+	t.stop = append([]float64(nil), lm.Stop()...)
+	constrained := m.Constrained
+	if opt.Constrained != nil {
+		constrained = *opt.Constrained
+	}
+	if constrained {
+		sc, err := scheme.Parse(m.Scheme)
+		if err != nil {
+			t.Close()
+			return nil, err
+		}
+		c := Constraints(m.Labels, sc)
+		c.Apply(&lattice.Scores{N: 0, L: l, Trans: t.trans, Start: t.start, Stop: t.stop})
+	}
+	t.dec = newDecoder(lm, t.trans, t.start, t.stop)
+	return t, nil
+}
+
+// Constraints returns the lattice constraints of a label scheme.
+func Constraints(labels []string, sc scheme.Scheme) *lattice.Constraints {
+	trans, start, stop := scheme.Allowed(labels, sc)
+	return &lattice.Constraints{Trans: trans, Start: start, Stop: stop}
+}
+
+// Close releases extractor resources (plugin processes).
+func (t *Tagger) Close() error {
+	var first error
+	for _, x := range t.extractors {
+		if c, ok := x.(feature.Closer); ok {
+			if err := c.Close(); err != nil && first == nil {
+				first = err
+			}
+		}
+	}
+	return first
+}
+
+// Tag labels a batch of sentences; pred[k][i] is the label of token i of
+// sents[k].
+func (t *Tagger) Tag(sents []*corpus.Sentence) ([][]string, error) {
+	out, _, err := t.tag(sents, nil, nil)
+	return out, err
+}
+
+// tag is Tag with the label strings of the whole batch in one slice: buf
+// when it is large enough (Stream reuses it when nothing keeps the labels),
+// else a new one, which it returns; out is reused likewise.
+func (t *Tagger) tag(sents []*corpus.Sentence, buf []string, out [][]string) ([][]string, []string, error) {
+	t.enc.Reset()
+	if err := t.enc.Encode(sents); err != nil {
+		return nil, buf, err
+	}
+	data := t.enc.Dataset()
+	if n := data.NumTokens(); cap(buf) < n {
+		buf = make([]string, n)
+	}
+	buf = buf[:0]
+	if cap(out) < len(sents) {
+		out = make([][]string, len(sents))
+	}
+	out = out[:len(sents)]
+	names := t.Model.Labels
+	for k := range sents {
+		ids := t.decode(data, k)
+		start := len(buf)
+		for _, y := range ids {
+			buf = append(buf, names[y])
+		}
+		out[k] = buf[start:len(buf):len(buf)]
+	}
+	return out, buf, nil
+}
+
+// decode runs Viterbi on sentence k of data and returns the label IDs (a
+// view into a reused buffer).
+func (t *Tagger) decode(data *feature.Dataset, k int) []int32 {
+	start, end := data.Sentence(k)
+	n, l := end-start, t.dec.l
+	if cap(t.path) < n {
+		t.path = make([]int32, n)
+	}
+	t.path = t.path[:n]
+	if n == 0 {
+		return t.path
+	}
+	if cap(t.state) < n*l {
+		t.state = make([]float64, 2*n*l)
+	}
+	state := t.state[:n*l]
+	t.dec.stateScores(state, data, start, end)
+	if score := t.dec.viterbi(t.path, state); math.IsInf(score, -1) {
+		// Every path is forbidden (possible only with constraints that
+		// the model's labels cannot satisfy): decode unconstrained.
+		lm := t.Model.Linear
+		lm.Lattice(&t.scores, lm.W, data, k)
+		t.ws.Viterbi(t.path, &t.scores)
+	}
+	return t.path
+}
+
+// BatchSize is how many sentences Stream encodes per call: large enough to
+// amortize plugin round trips, small enough to keep memory flat.
+const BatchSize = 256
+
+// Stream tags every sentence r yields and writes each with its labels to
+// w (if non-nil), calling observe (if non-nil) with each sentence and its
+// predicted labels. Memory stays proportional to one batch. It returns the
+// number of tokens tagged.
+func (t *Tagger) Stream(ctx context.Context, r corpus.Reader, w corpus.Writer, keep func(i int) bool, observe func(s *corpus.Sentence, pred []string)) (int, error) {
+	tokens := 0
+	batch := make([]*corpus.Sentence, 0, BatchSize)
+	var buf []string
+	var out [][]string
+	flush := func() error {
+		if len(batch) == 0 {
+			return nil
+		}
+		var preds [][]string
+		var err error
+		if observe == nil {
+			// Nothing keeps the labels past Write: reuse the buffers.
+			preds, buf, err = t.tag(batch, buf, out)
+			out = preds
+		} else {
+			preds, _, err = t.tag(batch, nil, nil)
+		}
+		if err != nil {
+			return err
+		}
+		for k, s := range batch {
+			if w != nil {
+				if err := w.Write(s, preds[k]); err != nil {
+					return err
+				}
+			}
+			if observe != nil {
+				observe(s, preds[k])
+			}
+			tokens += s.Len()
+		}
+		batch = batch[:0]
+		return nil
+	}
+	for i := 0; ; i++ {
+		if err := ctx.Err(); err != nil {
+			return tokens, err
+		}
+		s, err := r.Read()
+		if err == io.EOF {
+			break
+		}
+		if err != nil {
+			return tokens, err
+		}
+		if keep != nil && !keep(i) {
+			continue
+		}
+		batch = append(batch, s)
+		if len(batch) == BatchSize {
+			if err := flush(); err != nil {
+				return tokens, err
+			}
+		}
+	}
+	if err := flush(); err != nil {
+		return tokens, err
+	}
+	if w != nil {
+		return tokens, w.Flush()
+	}
+	return tokens, nil
+}

@@ -1,0 +1,69 @@
+package main
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"reflect"
+	"strings"
+	"testing"
+
+	"github.com/trellis-nlp/trellis/plugins/sdk"
+)
+
+func TestLongestMatch(t *testing.T) {
+	dir := t.TempDir()
+	os.WriteFile(filepath.Join(dir, "loc.txt"), []byte("# places\nNew York\nNew York City\nYork\n"), 0o644)
+	os.WriteFile(filepath.Join(dir, "org.txt"), []byte("New York Times\nYork\n"), 0o644)
+	cfg := fmt.Sprintf(`{"column":"word","lists":{"LOC":%q,"ORG":%q}}`, filepath.Join(dir, "loc.txt"), filepath.Join(dir, "org.txt"))
+	sent := [][]string{{"The"}, {"New"}, {"York"}, {"City"}, {"of"}, {"York"}, {"and"}, {"New"}, {"York"}, {"Times"}, {"new"}, {"york"}}
+	got, err := sdk.Try(&gazetteer{}, cfg, []string{"word"}, sent)
+	if err != nil {
+		t.Fatal(err)
+	}
+	byToken := map[int][]string{}
+	for _, f := range got {
+		byToken[f.Token] = append(byToken[f.Token], f.Key)
+	}
+	want := map[int][]string{
+		1: {"any", "LOC", "B-LOC"}, 2: {"any", "LOC", "I-LOC"}, 3: {"any", "LOC", "I-LOC"},
+		5: {"any", "LOC", "B-LOC", "ORG", "B-ORG"},
+		7: {"any", "ORG", "B-ORG"}, 8: {"any", "ORG", "I-ORG"}, 9: {"any", "ORG", "I-ORG"},
+	}
+	if !reflect.DeepEqual(byToken, want) {
+		t.Errorf("got %v\nwant %v", byToken, want)
+	}
+	// Case-insensitive matching finds "new york".
+	cfg = strings.Replace(cfg, `"column"`, `"lowercase":true,"column"`, 1)
+	got, _ = sdk.Try(&gazetteer{}, cfg, []string{"word"}, sent[10:])
+	if len(got) != 6 || got[1].Key != "LOC" || got[2].Key != "B-LOC" {
+		t.Errorf("lowercase: %v", got)
+	}
+}
+
+func TestSetupErrors(t *testing.T) {
+	_, err := sdk.Try(&gazetteer{}, `{"column":"word","lists":{"LOC":"/nonexistent/x.txt"}}`, []string{"word"}, nil)
+	if err == nil || !strings.HasPrefix(err.Error(), "lists: LOC: open /nonexistent/x.txt") {
+		t.Errorf("missing list: %v", err)
+	}
+}
+
+func TestBuildLists(t *testing.T) {
+	dir := t.TempDir()
+	corpus := "-DOCSTART- -X- -X- O\n\nEU NNP B-NP I-ORG\nrejects VBZ B-VP O\nGerman JJ B-NP I-MISC\ncall NN I-NP O\n\n" +
+		"Peter NNP B-NP I-PER\nBlackburn NNP I-NP I-PER\n\nEU NNP B-NP I-ORG\nand CC O O\nEU NNP B-NP B-ORG\n"
+	p := filepath.Join(dir, "train")
+	os.WriteFile(p, []byte(corpus), 0o644)
+	lists, err := buildLists(p, 0, 3, 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := map[string][]string{"ORG": {"EU"}, "MISC": {"German"}, "PER": {"Peter Blackburn"}}
+	if !reflect.DeepEqual(lists, want) {
+		t.Errorf("lists %v, want %v", lists, want)
+	}
+	lists, _ = buildLists(p, 0, 3, 2)
+	if !reflect.DeepEqual(lists, map[string][]string{"ORG": {"EU"}}) {
+		t.Errorf("min-count 2: %v", lists)
+	}
+}
