@@ -16,6 +16,7 @@ import (
 	"github.com/trellis-nlp/trellis/framework/corpus"
 	"github.com/trellis-nlp/trellis/framework/eval"
 	"github.com/trellis-nlp/trellis/framework/model"
+	"github.com/trellis-nlp/trellis/framework/plugin"
 	"github.com/trellis-nlp/trellis/framework/run"
 	"github.com/trellis-nlp/trellis/framework/scheme"
 	"github.com/trellis-nlp/trellis/framework/spec"
@@ -24,9 +25,14 @@ import (
 
 func version() string { return run.Version() }
 
-// loadSpec decodes a spec and prints its diagnostics.
-func (a *app) loadSpec(path string, vars map[string]string) (*spec.Spec, spec.Registries, error) {
+// loadSpec decodes a spec and prints its diagnostics. Plugin templates
+// start their plugins while the spec is decoded (the plugin declares the
+// schema its config block is decoded against), so the caller must close
+// the returned host, which kills them; on error it is closed already.
+func (a *app) loadSpec(ctx context.Context, path string, vars map[string]string) (*spec.Spec, spec.Registries, *plugin.Host, error) {
+	host := a.newPluginHost(ctx)
 	templates, learners := builtin.Registries()
+	host.Register(templates)
 	reg := spec.Registries{Templates: templates, Learners: learners}
 	s, diags := spec.LoadFile(path, vars, reg)
 	if len(diags) > 0 {
@@ -34,15 +40,21 @@ func (a *app) loadSpec(path string, vars map[string]string) (*spec.Spec, spec.Re
 		spec.WriteDiagnostics(a.stderr, diags, map[string][]byte{path: src})
 	}
 	if diags.HasErrors() {
+		host.Close()
 		if s == nil && len(diags) == 1 && diags[0].Subject == nil && diags[0].Summary == "Cannot read spec" {
-			return nil, reg, usagef("cannot read spec %s", path)
+			return nil, reg, nil, usagef("cannot read spec %s", path)
 		}
-		return nil, reg, specError{}
+		// A plugin that cannot start or crashes is a failure (exit 1),
+		// not a mistake in the spec (exit 2).
+		if err := plugin.Failure(diags); err != nil {
+			return nil, reg, nil, err
+		}
+		return nil, reg, nil, specError{}
 	}
-	return s, reg, nil
+	return s, reg, host, nil
 }
 
-func (a *app) cmdValidate(args []string) error {
+func (a *app) cmdValidate(ctx context.Context, args []string) error {
 	fs := newFlagSet("validate", a.stderr)
 	vars := varFlags{}
 	fs.Var(vars, "var", "set a spec variable: name=value (repeatable)")
@@ -53,10 +65,11 @@ func (a *app) cmdValidate(args []string) error {
 	if len(pos) != 1 {
 		return usagef("validate takes one spec file")
 	}
-	s, _, err := a.loadSpec(pos[0], vars)
+	s, _, host, err := a.loadSpec(ctx, pos[0], vars)
 	if err != nil {
 		return err
 	}
+	defer host.Close()
 	fmt.Fprintf(a.stdout, "%s: ok (experiment %q, %d corpora, %d templates, %d learners)\n",
 		pos[0], s.Name, len(s.Corpora), len(s.Features.Templates), len(s.Learners))
 	return nil
@@ -82,10 +95,11 @@ func (a *app) cmdRun(ctx context.Context, args []string) error {
 	if *threads < 1 {
 		return usagef("--threads must be at least 1")
 	}
-	s, reg, err := a.loadSpec(pos[0], vars)
+	s, reg, host, err := a.loadSpec(ctx, pos[0], vars)
 	if err != nil {
 		return err
 	}
+	defer host.Close()
 	dir := *out
 	if dir == "" {
 		dir = filepath.Join("runs", s.Name)
@@ -130,7 +144,9 @@ func (a *app) openInput(pos []string) (io.Reader, string, func(), error) {
 	return nil, "", nil, usagef("at most one input file")
 }
 
-func (a *app) loadTagger(path string, opt tagger.Options) (*tagger.Tagger, error) {
+// loadTagger loads a model and starts the plugins it was trained with;
+// the tagger's Close stops them.
+func (a *app) loadTagger(ctx context.Context, path string, opt tagger.Options) (*tagger.Tagger, error) {
 	if path == "" {
 		return nil, usagef("--model is required")
 	}
@@ -139,7 +155,15 @@ func (a *app) loadTagger(path string, opt tagger.Options) (*tagger.Tagger, error
 		return nil, err
 	}
 	templates, _ := builtin.Registries()
-	return tagger.New(m, templates, opt)
+	host := a.newPluginHost(ctx)
+	host.Register(templates)
+	tg, err := tagger.New(m, templates, opt)
+	if err != nil {
+		host.Close()
+		return nil, err
+	}
+	tg.OnClose(host.Close)
+	return tg, nil
 }
 
 func (a *app) cmdTag(ctx context.Context, args []string) error {
@@ -165,7 +189,7 @@ func (a *app) cmdTag(ctx context.Context, args []string) error {
 	default:
 		return usagef("--constrained must be auto, on or off, got %q", *constrained)
 	}
-	tg, err := a.loadTagger(*modelPath, opt)
+	tg, err := a.loadTagger(ctx, *modelPath, opt)
 	if err != nil {
 		return err
 	}
@@ -262,7 +286,7 @@ func (a *app) cmdEval(ctx context.Context, args []string) error {
 	if len(pos) != 1 {
 		return usagef("eval takes one labelled file")
 	}
-	tg, err := a.loadTagger(*modelPath, tagger.Options{})
+	tg, err := a.loadTagger(ctx, *modelPath, tagger.Options{})
 	if err != nil {
 		return err
 	}

@@ -119,7 +119,7 @@ func realMain(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	case "run":
 		cmdErr = a.cmdRun(ctx, args[1:])
 	case "validate":
-		cmdErr = a.cmdValidate(args[1:])
+		cmdErr = a.cmdValidate(ctx, args[1:])
 	case "tag":
 		cmdErr = a.cmdTag(ctx, args[1:])
 	case "eval":
@@ -135,7 +135,7 @@ func realMain(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	case "version":
 		fmt.Fprintln(stdout, "trellis", version())
 	default:
-		cmdErr = usagef("unknown command %q (commands: run, validate, tag, eval, inspect, compare, reproduce, version)", args[0])
+		cmdErr = usagef("unknown command %q (commands: run, validate, tag, eval, inspect, compare, reproduce, plugins, version)", args[0])
 	}
 	return a.exitCode(cmdErr)
 }

@@ -37,6 +37,7 @@ type Tagger struct {
 	trans, start, stop []float64
 	path               []int32
 	dec                *decoder
+	onClose            []func() error
 	state              []float64
 	labels             []string // Stream's reused label buffer
 }
@@ -103,6 +104,10 @@ func Constraints(labels []string, sc scheme.Scheme) *lattice.Constraints {
 	return &lattice.Constraints{Trans: trans, Start: start, Stop: stop}
 }
 
+// OnClose adds f to what Close runs, after the extractors are closed: the
+// owner of a plugin host hands the tagger its shutdown this way.
+func (t *Tagger) OnClose(f func() error) { t.onClose = append(t.onClose, f) }
+
 // Close releases extractor resources (plugin processes).
 func (t *Tagger) Close() error {
 	var first error
@@ -113,6 +118,12 @@ func (t *Tagger) Close() error {
 			}
 		}
 	}
+	for _, f := range t.onClose {
+		if err := f(); err != nil && first == nil {
+			first = err
+		}
+	}
+	t.onClose = nil
 	return first
 }
 
