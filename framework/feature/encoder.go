@@ -173,12 +173,46 @@ func (e *Encoder) Reset() {
 	d.Values = nil
 }
 
+// Prefetch hands the batch that a later Encode call will get to the
+// extractors that work in other processes (see Prefetcher), so that they
+// compute it while this process encodes the batch before.
+func (e *Encoder) Prefetch(sents []*corpus.Sentence) {
+	if len(sents) == 0 {
+		return
+	}
+	for _, x := range e.Extractors {
+		if p, ok := x.(Prefetcher); ok {
+			p.Prefetch(sents)
+		}
+	}
+}
+
+// Forget drops what was prefetched and not encoded.
+func (e *Encoder) Forget() {
+	for _, x := range e.Extractors {
+		if p, ok := x.(Prefetcher); ok {
+			p.Forget()
+		}
+	}
+}
+
 // Encode extracts and appends one batch of sentences. Batch extractors see
 // the whole batch in one call; the others see one sentence at a time.
 func (e *Encoder) Encode(sents []*corpus.Sentence) error {
 	if !e.Grow && e.Attrs.idx != nil && !e.hasBatchExtractor() {
 		return e.encodeEach(sents)
 	}
+	// Extractors in other processes start on this batch now, and work
+	// while the in-process extractors before them in order run.
+	e.Prefetch(sents)
+	err := e.encodeBatch(sents)
+	if err != nil {
+		e.Forget()
+	}
+	return err
+}
+
+func (e *Encoder) encodeBatch(sents []*corpus.Sentence) error {
 	for len(e.sinks) < len(sents) {
 		e.sinks = append(e.sinks, &sentenceSink{enc: e})
 	}

@@ -34,6 +34,18 @@ type BatchExtractor interface {
 	ExtractBatch(sents []*corpus.Sentence, sinks []Sink) error
 }
 
+// Prefetcher is a BatchExtractor whose work happens outside this process
+// (a plugin): Prefetch hands it a batch ahead of the ExtractBatch call for
+// the same slice, so that its work overlaps with the host's. ExtractBatch
+// gives the same result whether or not the batch was prefetched. Forget
+// drops the prefetched batches (after an error, when they will not be
+// extracted and their slices may be reused for other sentences).
+type Prefetcher interface {
+	BatchExtractor
+	Prefetch(sents []*corpus.Sentence)
+	Forget()
+}
+
 // Closer is implemented by extractors that hold resources (plugin
 // processes) which must be released at the end of a run.
 type Closer interface {

@@ -531,3 +531,85 @@ func BenchmarkExtractBatch(b *testing.B) {
 type nopSink struct{}
 
 func (nopSink) Add(int, []byte, float64) {}
+
+type keySink struct{ keys []string }
+
+func (k *keySink) Add(i int, key []byte, v float64) {
+	k.keys = append(k.keys, fmt.Sprintf("%d:%s:%g", i, key, v))
+}
+
+// TestPrefetch: batches handed over ahead (feature.Prefetcher) get the
+// same features as batches extracted cold, in any mix, also after Forget
+// and when more batches are prefetched than are kept.
+func TestPrefetch(t *testing.T) {
+	_, templates, _ := newHost(t, plugin.Options{Log: zerolog.Nop()})
+	tmpl, err := templates.Instantiate(feature.TemplateSpec{Type: "plugin", Name: "suf",
+		Config: []byte(fmt.Sprintf(`{"binary":%q,"config":{"column":"word","suffix":true}}`, filepath.Join(bin, "affix")))})
+	if err != nil {
+		t.Fatal(err)
+	}
+	x, err := tmpl.Compile("suf", feature.Columns{Names: []string{"word", "ner"}, Label: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	px := x.(feature.Prefetcher)
+	var sents []*corpus.Sentence
+	for k := 0; k < 40; k++ {
+		s := &corpus.Sentence{}
+		for i := 0; i <= k%7; i++ {
+			s.Tokens = append(s.Tokens, []string{fmt.Sprintf("w%dx%d", k, i), "O"})
+		}
+		sents = append(sents, s)
+	}
+	extract := func(batch []*corpus.Sentence) []string {
+		t.Helper()
+		sinks := make([]feature.Sink, len(batch))
+		ks := make([]keySink, len(batch))
+		for k := range sinks {
+			sinks[k] = &ks[k]
+		}
+		if err := px.ExtractBatch(batch, sinks); err != nil {
+			t.Fatal(err)
+		}
+		var out []string
+		for k := range ks {
+			out = append(out, strings.Join(ks[k].keys, " "))
+		}
+		return out
+	}
+	batches := [][]*corpus.Sentence{sents[0:10], sents[10:20], sents[20:30], sents[30:40]}
+	var cold [][]string
+	for _, b := range batches {
+		cold = append(cold, extract(b))
+	}
+	check := func(what string, k int, got []string) {
+		t.Helper()
+		if strings.Join(got, "\n") != strings.Join(cold[k], "\n") {
+			t.Errorf("%s: batch %d differs from the cold extraction", what, k)
+		}
+	}
+	// One ahead, as the run's encoding loop does.
+	px.Prefetch(batches[0])
+	for k, b := range batches {
+		if k+1 < len(batches) {
+			px.Prefetch(batches[k+1])
+		}
+		check("one ahead", k, extract(b))
+	}
+	// More prefetched than kept: the oldest are dropped, all still right.
+	for _, b := range batches {
+		px.Prefetch(b)
+	}
+	for k, b := range batches {
+		check("all ahead", k, extract(b))
+	}
+	// Forgotten, then the same slice holds other sentences.
+	reused := append([]*corpus.Sentence(nil), batches[1]...)
+	px.Prefetch(reused)
+	px.Forget()
+	copy(reused, batches[2])
+	check("forgotten", 2, extract(reused))
+	if cold[0][0] == "" || !strings.Contains(cold[0][0], "suf=[0]:1=0") {
+		t.Errorf("unexpected features: %q", cold[0][0])
+	}
+}

@@ -175,7 +175,8 @@ type extractor struct {
 	inst       *instance
 	cols       []int
 	keys       protocol.HostKeys
-	reqs       []*protocol.RequestBuilder // reused, one per chunk in flight
+	free       []*protocol.RequestBuilder // request buffers to reuse
+	pending    []*batch                   // prefetched, oldest first
 }
 
 // A batch larger than the request budget is cut into chunks that are
@@ -188,27 +189,66 @@ const (
 	maxChunks      = 8
 )
 
-var _ feature.BatchExtractor = (*extractor)(nil)
+var _ feature.Prefetcher = (*extractor)(nil)
 
 // Extract implements feature.Extractor.
 func (x *extractor) Extract(s *corpus.Sentence, sink feature.Sink) error {
 	return x.ExtractBatch([]*corpus.Sentence{s}, []feature.Sink{sink})
 }
 
-// ExtractBatch implements feature.BatchExtractor: the batch goes in a
-// few pipelined calls (see chunkSentences), each below
-// protocol.RequestBudget, and the answers are added in order.
-func (x *extractor) ExtractBatch(sents []*corpus.Sentence, sinks []feature.Sink) error {
-	// Cut into chunks: at most maxChunks of about equal size, further cut
-	// where a chunk would exceed the request budget.
-	per := max(chunkSentences, (len(sents)+maxChunks-1)/maxChunks)
-	type chunk struct {
-		lo, hi int
-		rb     *protocol.RequestBuilder
-		done   chan error
-		resp   *protocol.ExtractResponse
+// batch is a batch on its way through the plugin: cut into chunks, each
+// below protocol.RequestBudget, at most maxChunks of them in flight.
+type batch struct {
+	sents  []*corpus.Sentence
+	chunks []*chunk
+	sent   int // chunks[:sent] are sent
+}
+
+type chunk struct {
+	lo, hi int
+	rb     *protocol.RequestBuilder
+	done   chan error
+	resp   *protocol.ExtractResponse
+}
+
+// maxPending bounds the prefetched batches an extractor holds.
+const maxPending = 2
+
+// Prefetch implements feature.Prefetcher: the batch's first chunks go to
+// the plugin now, and ExtractBatch on the same slice collects them.
+func (x *extractor) Prefetch(sents []*corpus.Sentence) {
+	if len(sents) == 0 || x.pendingFor(sents) >= 0 {
+		return
 	}
-	var chunks []*chunk
+	if len(x.pending) == maxPending {
+		// The oldest will not be extracted: its answers go unread.
+		x.pending = x.pending[1:]
+	}
+	b := x.cut(sents)
+	x.sendUpTo(b, maxChunks)
+	x.pending = append(x.pending, b)
+}
+
+// Forget implements feature.Prefetcher. The calls in flight finish on
+// their own; their answers go unread.
+func (x *extractor) Forget() { x.pending = nil }
+
+// pendingFor returns the index in x.pending of the batch of exactly these
+// sentences, or -1.
+func (x *extractor) pendingFor(sents []*corpus.Sentence) int {
+	for k, b := range x.pending {
+		if len(b.sents) == len(sents) && &b.sents[0] == &sents[0] {
+			return k
+		}
+	}
+	return -1
+}
+
+// cut cuts a batch into chunks: at most maxChunks of about equal size,
+// further cut where a chunk would exceed the request budget.
+func (x *extractor) cut(sents []*corpus.Sentence) *batch {
+	per := max(chunkSentences, (len(sents)+maxChunks-1)/maxChunks)
+	b := &batch{sents: sents}
 	for lo := 0; lo < len(sents); {
 		hi, size := lo, 0
 		for hi < len(sents) && hi-lo < per && (hi == lo || size < protocol.RequestBudget) {
@@ -219,17 +259,25 @@ func (x *extractor) ExtractBatch(sents []*corpus.Sentence, sinks []feature.Sink)
 			}
 			hi++
 		}
-		chunks = append(chunks, &chunk{lo: lo, hi: hi, done: make(chan error, 1)})
+		b.chunks = append(b.chunks, &chunk{lo: lo, hi: hi, done: make(chan error, 1)})
 		lo = hi
 	}
-	// Send them, at most maxChunks in flight, and add the answers in order.
-	send := func(c *chunk, slot int) {
-		for len(x.reqs) <= slot {
-			x.reqs = append(x.reqs, &protocol.RequestBuilder{})
+	return b
+}
+
+// sendUpTo sends b's chunks until n of them are sent. Requests take their
+// sequence numbers in the order they are sent, which is the order the
+// plugin serves them in.
+func (x *extractor) sendUpTo(b *batch, n int) {
+	for ; b.sent < min(n, len(b.chunks)); b.sent++ {
+		c := b.chunks[b.sent]
+		if k := len(x.free); k > 0 {
+			c.rb, x.free = x.free[k-1], x.free[:k-1]
+		} else {
+			c.rb = &protocol.RequestBuilder{}
 		}
-		c.rb = x.reqs[slot]
 		c.rb.Reset(x.inst.id(), x.inst.nextSeq())
-		for _, s := range sents[c.lo:c.hi] {
+		for _, s := range b.sents[c.lo:c.hi] {
 			c.rb.Sentence(s.Len())
 			for _, tok := range s.Tokens {
 				for _, col := range x.cols {
@@ -245,10 +293,23 @@ func (x *extractor) ExtractBatch(sents []*corpus.Sentence, sinks []feature.Sink)
 			})
 		}()
 	}
-	for k := 0; k < len(chunks) && k < maxChunks; k++ {
-		send(chunks[k], k)
+}
+
+// ExtractBatch implements feature.BatchExtractor: the batch (prefetched or
+// not) goes in pipelined calls, and the answers are added in order.
+func (x *extractor) ExtractBatch(sents []*corpus.Sentence, sinks []feature.Sink) error {
+	if len(sents) == 0 {
+		return nil
 	}
-	for k, c := range chunks {
+	var b *batch
+	if k := x.pendingFor(sents); k >= 0 {
+		b = x.pending[k]
+		x.pending = append(x.pending[:k], x.pending[k+1:]...)
+	} else {
+		b = x.cut(sents)
+	}
+	x.sendUpTo(b, maxChunks)
+	for k, c := range b.chunks {
 		if err := <-c.done; err != nil {
 			x.proc.poison(err)
 			return &Error{Name: x.name, Path: x.path, Err: err}
@@ -257,13 +318,12 @@ func (x *extractor) ExtractBatch(sents []*corpus.Sentence, sinks []feature.Sink)
 			sinks[c.lo+j].Add(i, key, v)
 		})
 		c.resp = nil
+		x.free = append(x.free, c.rb)
 		if err != nil {
 			x.proc.poison(err)
 			return &Error{Name: x.name, Path: x.path, Err: fmt.Errorf("protocol error: %w", err)}
 		}
-		if next := k + maxChunks; next < len(chunks) {
-			send(chunks[next], k%maxChunks)
-		}
+		x.sendUpTo(b, k+1+maxChunks)
 	}
 	return nil
 }

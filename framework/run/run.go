@@ -334,6 +334,8 @@ func encodeTraining(ctx context.Context, s *spec.Spec, reg *feature.Registry, lo
 			return nil, err
 		}
 		hi := min(lo+tagger.BatchSize, len(sents))
+		// Plugins compute the next batch while this one is encoded.
+		e.Prefetch(sents[hi:min(hi+tagger.BatchSize, len(sents))])
 		if err := e.Encode(sents[lo:hi]); err != nil {
 			return nil, err
 		}
