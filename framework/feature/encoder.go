@@ -1,6 +1,7 @@
 package feature
 
 import (
+	"context"
 	"fmt"
 	"slices"
 
@@ -185,6 +186,35 @@ func (e *Encoder) Prefetch(sents []*corpus.Sentence) {
 			p.Prefetch(sents)
 		}
 	}
+}
+
+// HasPrefetcher reports whether an extractor works in another process and
+// gains from Prefetch.
+func (e *Encoder) HasPrefetcher() bool {
+	for _, x := range e.Extractors {
+		if _, ok := x.(Prefetcher); ok {
+			return true
+		}
+	}
+	return false
+}
+
+// EncodeAll encodes sents in batches of batchSize, handing each next batch
+// to the prefetchers while the current one is encoded, and stops early
+// when ctx is done.
+func (e *Encoder) EncodeAll(ctx context.Context, sents []*corpus.Sentence, batchSize int) error {
+	for lo := 0; lo < len(sents); lo += batchSize {
+		if err := ctx.Err(); err != nil {
+			e.Forget()
+			return err
+		}
+		hi := min(lo+batchSize, len(sents))
+		e.Prefetch(sents[hi:min(hi+batchSize, len(sents))])
+		if err := e.Encode(sents[lo:hi]); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 // Forget drops what was prefetched and not encoded.

@@ -90,7 +90,7 @@ func (s *syncWriter) Write(p []byte) (int, error) {
 	return s.w.Write(p)
 }
 
-func newHost(t *testing.T, opts plugin.Options) (*plugin.Host, *feature.Registry, spec.Registries) {
+func newHost(t testing.TB, opts plugin.Options) (*plugin.Host, *feature.Registry, spec.Registries) {
 	t.Helper()
 	h := plugin.NewHost(opts)
 	t.Cleanup(func() { h.Close() })

@@ -329,16 +329,8 @@ func encodeTraining(ctx context.Context, s *spec.Spec, reg *feature.Registry, lo
 	}
 	enc.attrs, enc.labels = feature.NewDictionary(), feature.NewDictionary()
 	e := feature.NewEncoder(enc.attrs, enc.labels, true, enc.extractors, labelCol)
-	for lo := 0; lo < len(sents); lo += tagger.BatchSize {
-		if err := ctx.Err(); err != nil {
-			return nil, err
-		}
-		hi := min(lo+tagger.BatchSize, len(sents))
-		// Plugins compute the next batch while this one is encoded.
-		e.Prefetch(sents[hi:min(hi+tagger.BatchSize, len(sents))])
-		if err := e.Encode(sents[lo:hi]); err != nil {
-			return nil, err
-		}
+	if err := e.EncodeAll(ctx, sents, tagger.BatchSize); err != nil {
+		return nil, err
 	}
 	e.Prune(s.Features.MinCount)
 	// One reserved attribute per template stands for its unseen values.

@@ -203,7 +203,7 @@ func (t *Tagger) Stream(ctx context.Context, r corpus.Reader, w corpus.Writer, k
 	batch := make([]*corpus.Sentence, 0, BatchSize)
 	var buf []string
 	var out [][]string
-	flush := func() error {
+	flush := func(batch []*corpus.Sentence) error {
 		if len(batch) == 0 {
 			return nil
 		}
@@ -230,8 +230,15 @@ func (t *Tagger) Stream(ctx context.Context, r corpus.Reader, w corpus.Writer, k
 			}
 			tokens += s.Len()
 		}
-		batch = batch[:0]
 		return nil
+	}
+	// With plugins, a full batch is handed to them and tagged only after
+	// the next one is read and handed over too: the plugin processes
+	// extract batch k+1 while this one tags batch k.
+	var ahead, spare []*corpus.Sentence
+	readAhead := t.enc.HasPrefetcher()
+	if readAhead {
+		spare = make([]*corpus.Sentence, 0, BatchSize)
 	}
 	for i := 0; ; i++ {
 		if err := ctx.Err(); err != nil {
@@ -248,13 +255,31 @@ func (t *Tagger) Stream(ctx context.Context, r corpus.Reader, w corpus.Writer, k
 			continue
 		}
 		batch = append(batch, s)
-		if len(batch) == BatchSize {
-			if err := flush(); err != nil {
+		if len(batch) < BatchSize {
+			continue
+		}
+		if !readAhead {
+			if err := flush(batch); err != nil {
 				return tokens, err
 			}
+			batch = batch[:0]
+			continue
+		}
+		t.enc.Prefetch(batch)
+		if err := flush(ahead); err != nil {
+			t.enc.Forget()
+			return tokens, err
+		}
+		ahead, batch, spare = batch, spare[:0], ahead
+		if spare == nil {
+			spare = make([]*corpus.Sentence, 0, BatchSize)
 		}
 	}
-	if err := flush(); err != nil {
+	if err := flush(ahead); err != nil {
+		t.enc.Forget()
+		return tokens, err
+	}
+	if err := flush(batch); err != nil {
 		return tokens, err
 	}
 	if w != nil {
