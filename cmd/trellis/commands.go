@@ -17,6 +17,7 @@ import (
 	"github.com/trellis-nlp/trellis/framework/eval"
 	"github.com/trellis-nlp/trellis/framework/model"
 	"github.com/trellis-nlp/trellis/framework/plugin"
+	"github.com/trellis-nlp/trellis/framework/progress"
 	"github.com/trellis-nlp/trellis/framework/run"
 	"github.com/trellis-nlp/trellis/framework/scheme"
 	"github.com/trellis-nlp/trellis/framework/spec"
@@ -107,6 +108,7 @@ func (a *app) cmdRun(ctx context.Context, args []string) error {
 	opts := run.Options{
 		Spec: s, Templates: reg.Templates, OutDir: dir, Learners: learners,
 		Threads: *threads, Log: a.log, Command: a.args, Stdout: a.stdout,
+		Progress: a.progress,
 	}
 	switch {
 	case s.Evaluation.Folds > 1 && *ablate != "":
@@ -129,17 +131,24 @@ func (a *app) cmdRun(ctx context.Context, args []string) error {
 	return err
 }
 
-// openInput opens FILE, or stdin when there is none.
-func (a *app) openInput(pos []string) (io.Reader, string, func(), error) {
+// openInput opens FILE, or stdin when there is none, counting what is
+// read into a progress line named what (its size known for a file).
+func (a *app) openInput(pos []string, what string) (io.Reader, string, func(), error) {
 	switch len(pos) {
 	case 0:
-		return a.stdin, "<stdin>", func() {}, nil
+		bar := a.progress.Start(what+" <stdin>", 0, "read").Bytes()
+		return progress.Reader{R: a.stdin, T: bar}, "<stdin>", bar.Done, nil
 	case 1:
 		f, err := os.Open(pos[0])
 		if err != nil {
 			return nil, "", nil, err
 		}
-		return f, pos[0], func() { f.Close() }, nil
+		size := int64(0)
+		if st, err := f.Stat(); err == nil && st.Mode().IsRegular() {
+			size = st.Size()
+		}
+		bar := a.progress.Start(what+" "+pos[0], size, "read").Bytes()
+		return progress.Reader{R: f, T: bar}, pos[0], func() { bar.Done(); f.Close() }, nil
 	}
 	return nil, "", nil, usagef("at most one input file")
 }
@@ -194,7 +203,7 @@ func (a *app) cmdTag(ctx context.Context, args []string) error {
 		return err
 	}
 	defer tg.Close()
-	in, name, done, err := a.openInput(pos)
+	in, name, done, err := a.openInput(pos, "tagging")
 	if err != nil {
 		return err
 	}
@@ -291,7 +300,7 @@ func (a *app) cmdEval(ctx context.Context, args []string) error {
 		return err
 	}
 	defer tg.Close()
-	in, name, done, err := a.openInput(pos)
+	in, name, done, err := a.openInput(pos, "evaluating")
 	if err != nil {
 		return err
 	}

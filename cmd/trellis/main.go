@@ -26,6 +26,8 @@ import (
 
 	"github.com/mattn/go-isatty"
 	"github.com/rs/zerolog"
+
+	"github.com/trellis-nlp/trellis/framework/progress"
 )
 
 const (
@@ -62,7 +64,8 @@ usage:
   trellis reproduce DIR [--threads N]     (rerun DIR's command and check every byte)
   trellis version
 
-global flags (any position): --log-format console|json, --log-level debug|info|warn|error
+global flags (any position): --log-format console|json, --log-level debug|info|warn|error,
+  --progress auto|on|off (a status line with rate and ETA; auto: when stderr is a terminal)
 `
 
 func main() {
@@ -81,11 +84,13 @@ type app struct {
 	stdin          io.Reader
 	stdout, stderr io.Writer
 	log            zerolog.Logger
+	// progress draws status lines on a terminal; nil when there is none.
+	progress *progress.Meter
 	args           []string
 }
 
 func realMain(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
-	args, logFormat, logLevel, err := globalFlags(args)
+	args, g, err := globalFlags(args)
 	if err != nil {
 		fmt.Fprintln(stderr, "trellis:", err)
 		return exitUsage
@@ -98,7 +103,16 @@ func realMain(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		return exitOK
 	}
 	a := &app{stdin: stdin, stdout: stdout, stderr: stderr, args: append([]string{"trellis"}, args...)}
-	a.log, err = newLogger(stderr, logFormat, logLevel)
+	a.progress, err = newMeter(g.progress, stderr)
+	if err != nil {
+		fmt.Fprintln(stderr, "trellis:", err)
+		return exitUsage
+	}
+	logOut := stderr
+	if a.progress != nil {
+		logOut = a.progress.Writer()
+	}
+	a.log, err = newLogger(logOut, isTerminal(stderr), g.logFormat, g.logLevel)
 	if err != nil {
 		fmt.Fprintln(stderr, "trellis:", err)
 		return exitUsage
@@ -159,33 +173,65 @@ func (a *app) exitCode(err error) int {
 	return exitFailure
 }
 
-// globalFlags removes --log-format and --log-level from anywhere in args.
-func globalFlags(args []string) (rest []string, format, level string, err error) {
-	format, level = "auto", "info"
+// globals are the flags every command takes, anywhere on the line.
+type globals struct {
+	logFormat, logLevel, progress string
+}
+
+// globalFlags removes --log-format, --log-level and --progress from
+// anywhere in args.
+func globalFlags(args []string) (rest []string, g globals, err error) {
+	g = globals{logFormat: "auto", logLevel: "info", progress: "auto"}
 	for i := 0; i < len(args); i++ {
 		arg := args[i]
 		name, value, hasValue := strings.Cut(strings.TrimLeft(arg, "-"), "=")
-		if !strings.HasPrefix(arg, "-") || (name != "log-format" && name != "log-level") {
+		if !strings.HasPrefix(arg, "-") || (name != "log-format" && name != "log-level" && name != "progress") {
 			rest = append(rest, arg)
 			continue
 		}
 		if !hasValue {
 			if i+1 >= len(args) {
-				return nil, "", "", fmt.Errorf("--%s needs a value", name)
+				return nil, g, fmt.Errorf("--%s needs a value", name)
 			}
 			i++
 			value = args[i]
 		}
-		if name == "log-format" {
-			format = value
-		} else {
-			level = value
+		switch name {
+		case "log-format":
+			g.logFormat = value
+		case "log-level":
+			g.logLevel = value
+		default:
+			g.progress = value
 		}
 	}
-	return rest, format, level, nil
+	return rest, g, nil
 }
 
-func newLogger(w io.Writer, format, level string) (zerolog.Logger, error) {
+// isTerminal reports whether w is a terminal.
+func isTerminal(w io.Writer) bool {
+	f, ok := w.(*os.File)
+	return ok && (isatty.IsTerminal(f.Fd()) || isatty.IsCygwinTerminal(f.Fd()))
+}
+
+// newMeter returns the progress meter the --progress setting asks for:
+// auto shows progress when stderr is a terminal.
+func newMeter(setting string, stderr io.Writer) (*progress.Meter, error) {
+	switch setting {
+	case "on":
+		return progress.New(stderr), nil
+	case "auto":
+		if isTerminal(stderr) {
+			return progress.New(stderr), nil
+		}
+		return nil, nil
+	case "off":
+		return nil, nil
+	}
+	return nil, fmt.Errorf("--progress %q: want auto, on or off", setting)
+}
+
+func newLogger(w io.Writer, terminal bool, format, level string) (zerolog.Logger, error) {
 	lvl, err := zerolog.ParseLevel(level)
 	if err != nil || level == "" {
 		return zerolog.Logger{}, fmt.Errorf("--log-level %q: want debug, info, warn or error", level)
@@ -196,7 +242,7 @@ func newLogger(w io.Writer, format, level string) (zerolog.Logger, error) {
 	case "console":
 		out = zerolog.ConsoleWriter{Out: w, TimeFormat: time.TimeOnly}
 	case "auto":
-		if f, ok := w.(*os.File); ok && isatty.IsTerminal(f.Fd()) {
+		if terminal {
 			out = zerolog.ConsoleWriter{Out: w, TimeFormat: time.TimeOnly}
 		}
 	default:

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"encoding/json"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -127,4 +128,42 @@ func readEvalSentences(t *testing.T, path string) []string {
 		}
 	}
 	return blocks
+}
+
+// TestProgress: --progress on draws status lines (count, rate, ETA) for
+// extraction, training and tagging between the log lines, which stay
+// whole JSON objects; without a terminal (auto) nothing is drawn.
+func TestProgress(t *testing.T) {
+	out := t.TempDir()
+	_, stderr := mustRun(t, "", "run", "../../specs/quickstart.hcl", "--learner", "perceptron", "--out", filepath.Join(out, "a"),
+		"--progress", "on", "--log-format", "json")
+	for _, want := range []string{"\r\x1b[Kextracting features  0/1,500 sentences (0%)", "\r\x1b[Kperceptron  ", "/15,000 sentences", "\r\x1b[Ktagging test with perceptron"} {
+		if !strings.Contains(stderr, want) {
+			t.Errorf("stderr lacks %q:\n%q", want, stderr)
+		}
+	}
+	// Every log line is a JSON object once the status lines are lifted.
+	logLines := 0
+	for _, line := range strings.Split(stderr, "\n") {
+		if i := strings.LastIndex(line, "\r\x1b[K"); i >= 0 {
+			line = line[i+len("\r\x1b[K"):]
+		}
+		if !strings.HasPrefix(line, "{") {
+			continue
+		}
+		logLines++
+		if !json.Valid([]byte(line)) {
+			t.Errorf("log line broken by the status line: %q", line)
+		}
+	}
+	if logLines < 5 {
+		t.Errorf("%d JSON log lines", logLines)
+	}
+	_, stderr = mustRun(t, "", "run", "../../specs/quickstart.hcl", "--learner", "hmm", "--out", filepath.Join(out, "b"))
+	if strings.Contains(stderr, "\x1b[K") {
+		t.Errorf("status lines drawn without a terminal")
+	}
+	if code, _, stderr := trellis(t, "", "run", "../../specs/quickstart.hcl", "--progress", "sometimes"); code != exitUsage || !strings.Contains(stderr, "--progress") {
+		t.Errorf("bad --progress: exit %d: %s", code, stderr)
+	}
 }

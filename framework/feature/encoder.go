@@ -201,8 +201,8 @@ func (e *Encoder) HasPrefetcher() bool {
 
 // EncodeAll encodes sents in batches of batchSize, handing each next batch
 // to the prefetchers while the current one is encoded, and stops early
-// when ctx is done.
-func (e *Encoder) EncodeAll(ctx context.Context, sents []*corpus.Sentence, batchSize int) error {
+// when ctx is done. done, if not nil, hears the size of each batch encoded.
+func (e *Encoder) EncodeAll(ctx context.Context, sents []*corpus.Sentence, batchSize int, done func(n int)) error {
 	for lo := 0; lo < len(sents); lo += batchSize {
 		if err := ctx.Err(); err != nil {
 			e.Forget()
@@ -212,6 +212,9 @@ func (e *Encoder) EncodeAll(ctx context.Context, sents []*corpus.Sentence, batch
 		e.Prefetch(sents[hi:min(hi+batchSize, len(sents))])
 		if err := e.Encode(sents[lo:hi]); err != nil {
 			return err
+		}
+		if done != nil {
+			done(hi - lo)
 		}
 	}
 	return nil

@@ -11,6 +11,7 @@ import (
 	"github.com/trellis-nlp/trellis/framework/feature"
 	"github.com/trellis-nlp/trellis/framework/lattice"
 	"github.com/trellis-nlp/trellis/framework/linear"
+	"github.com/trellis-nlp/trellis/framework/progress"
 )
 
 // Problem is everything a learner may use. Strings have stopped at the
@@ -46,6 +47,8 @@ type Problem struct {
 	Seed    uint64
 	Threads int
 	Log     zerolog.Logger
+	// Progress, when set, shows epochs and iterations on a terminal.
+	Progress *progress.Meter
 	// Observe, when set, receives one point per epoch or iteration (the
 	// learning curve in the report).
 	Observe func(Point)

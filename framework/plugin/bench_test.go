@@ -160,7 +160,7 @@ evaluation {
 			var attrs int
 			for n := 0; n < b.N; n++ {
 				e := feature.NewEncoder(feature.NewDictionary(), feature.NewDictionary(), true, xs, 3)
-				if err := e.EncodeAll(context.Background(), sents, tagger.BatchSize); err != nil {
+				if err := e.EncodeAll(context.Background(), sents, tagger.BatchSize, nil); err != nil {
 					b.Fatal(err)
 				}
 				attrs = e.Attrs.Len()

@@ -25,6 +25,7 @@ import (
 	"github.com/trellis-nlp/trellis/framework/learn"
 	"github.com/trellis-nlp/trellis/framework/linear"
 	"github.com/trellis-nlp/trellis/framework/model"
+	"github.com/trellis-nlp/trellis/framework/progress"
 	htmlreport "github.com/trellis-nlp/trellis/framework/report"
 	"github.com/trellis-nlp/trellis/framework/scheme"
 	"github.com/trellis-nlp/trellis/framework/spec"
@@ -44,6 +45,9 @@ type Options struct {
 	Command []string
 	// Stdout receives the comparison table.
 	Stdout io.Writer
+	// Progress, when set, shows extraction, training and tagging progress
+	// on a terminal.
+	Progress *progress.Meter
 }
 
 // LearnerMetrics are one learner's figures in metrics.json.
@@ -173,7 +177,7 @@ func Run(ctx context.Context, o Options) (*Result, error) {
 	}
 
 	start := time.Now()
-	enc, err := encodeTraining(ctx, s, o.Templates, log)
+	enc, err := encodeTraining(ctx, s, o.Templates, log, o.Progress)
 	if err != nil {
 		return nil, err
 	}
@@ -273,7 +277,7 @@ type UsageError struct{ Msg string }
 
 func (e *UsageError) Error() string { return e.Msg }
 
-func encodeTraining(ctx context.Context, s *spec.Spec, reg *feature.Registry, log zerolog.Logger) (*encoded, error) {
+func encodeTraining(ctx context.Context, s *spec.Spec, reg *feature.Registry, log zerolog.Logger, meter *progress.Meter) (*encoded, error) {
 	trainC := s.Corpus(s.Evaluation.Train)
 	f, err := corpus.New(trainC.Format)
 	if err != nil {
@@ -329,7 +333,10 @@ func encodeTraining(ctx context.Context, s *spec.Spec, reg *feature.Registry, lo
 	}
 	enc.attrs, enc.labels = feature.NewDictionary(), feature.NewDictionary()
 	e := feature.NewEncoder(enc.attrs, enc.labels, true, enc.extractors, labelCol)
-	if err := e.EncodeAll(ctx, sents, tagger.BatchSize); err != nil {
+	bar := meter.Start("extracting features", int64(len(sents)), "sentences")
+	err = e.EncodeAll(ctx, sents, tagger.BatchSize, func(n int) { bar.Add(int64(n)) })
+	bar.Done()
+	if err != nil {
 		return nil, err
 	}
 	e.Prune(s.Features.MinCount)
@@ -396,7 +403,7 @@ func runLearner(ctx context.Context, o Options, enc *encoded, li *spec.LearnerIn
 		Train: enc.train, NumAttrs: enc.attrs.Len(), NumLabels: enc.labels.Len(),
 		AttrGroup: enc.attrGroup, NumGroups: len(enc.extractors), UnknownAttr: enc.unknown,
 		Transitions: enc.trans, Constraints: constraints,
-		Seed: s.Seed, Threads: o.Threads, Log: log,
+		Seed: s.Seed, Threads: o.Threads, Log: log, Progress: o.Progress,
 		Observe: func(pt learn.Point) { lm.Curve = append(lm.Curve, pt) },
 	}
 	if enc.dev != nil {
@@ -477,7 +484,13 @@ func runLearner(ctx context.Context, o Options, enc *encoded, li *spec.LearnerIn
 	labelCol := f.LabelColumn()
 	var sents []eval.Sentence
 	t1 := time.Now()
-	tokens, err := tg.Stream(ctx, f.NewReader(in, testC.Path, corpus.ReadOptions{}), f.NewWriter(bw), testC.Split.Keep,
+	var src io.Reader = in
+	var bar *progress.Task
+	if st, err := in.Stat(); err == nil {
+		bar = o.Progress.Start("tagging "+testC.Name+" with "+li.Name, st.Size(), "read").Bytes()
+		src = progress.Reader{R: in, T: bar}
+	}
+	tokens, err := tg.Stream(ctx, f.NewReader(src, testC.Path, corpus.ReadOptions{}), f.NewWriter(bw), testC.Split.Keep,
 		func(st *corpus.Sentence, pred []string) {
 			es := eval.Sentence{Gold: make([]string, st.Len()), Pred: pred, OOV: make([]bool, st.Len())}
 			if enc.words != nil {
@@ -492,6 +505,7 @@ func runLearner(ctx context.Context, o Options, enc *encoded, li *spec.LearnerIn
 			}
 			sents = append(sents, es)
 		})
+	bar.Done()
 	lm.TagSeconds = time.Since(t1).Seconds()
 	if err == nil {
 		err = bw.Flush()

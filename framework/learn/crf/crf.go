@@ -191,6 +191,9 @@ func (l *Learner) Train(ctx context.Context, p *learn.Problem) (*learn.Result, e
 func trainLBFGS(ctx context.Context, obj *objective, s settings, p *learn.Problem, es *earlyStop, info map[string]any) error {
 	started := time.Now()
 	m := obj.m
+	// L-BFGS stops when it converges: no total, so no time left to show.
+	bar := p.Progress.Start("crf l-bfgs", int64(s.maxIterations), "iterations")
+	defer bar.Done()
 	res, err := optim.Minimize(ctx, m.W, obj.Evaluate, optim.Settings{
 		Memory: s.memory, L1: s.c1, Epsilon: s.epsilon, Past: s.period, Delta: s.delta,
 		MaxIterations: s.maxIterations,
@@ -203,6 +206,7 @@ func trainLBFGS(ctx context.Context, obj *objective, s settings, p *learn.Proble
 				ev = ev.Dur("eta_at_most", time.Since(started)/time.Duration(it.K)*time.Duration(s.maxIterations-it.K))
 			}
 			ev.Msg("crf iteration")
+			bar.Set(int64(it.K), fmt.Sprintf("loss %.6g", it.F))
 			if p.Observe != nil {
 				p.Observe(pt)
 			}
@@ -298,6 +302,8 @@ func trainSGD(ctx context.Context, obj *objective, s settings, p *learn.Problem,
 	order := append([]int(nil), obj.sents...)
 	rng := rand.New(rand.NewPCG(p.Seed, 0x5851f42d4c957f2d))
 	started := time.Now()
+	bar := p.Progress.Start("crf sgd", int64(s.maxIterations), "epochs")
+	defer bar.Done()
 	var history []float64
 	t := 0.0
 	epochs := 0
@@ -383,6 +389,7 @@ func trainSGD(ctx context.Context, obj *objective, s settings, p *learn.Problem,
 		pt := learn.Point{Step: epoch, Loss: objective, Elapsed: time.Since(started)}
 		stop := es.observe(epoch, m.W, &pt)
 		p.Log.Info().Int("epoch", epoch).Float64("loss", objective).Float64("dev", pt.DevScore).Msg("crf sgd epoch")
+		bar.Set(int64(epoch), fmt.Sprintf("loss %.6g", objective))
 		if p.Observe != nil {
 			p.Observe(pt)
 		}

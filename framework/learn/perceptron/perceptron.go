@@ -135,14 +135,20 @@ func (l *Learner) Train(ctx context.Context, p *learn.Problem) (*learn.Result, e
 	bestScore, bestAt := math.Inf(-1), 0
 	started := time.Now()
 	epochs := l.epochs()
+	bar := p.Progress.Start("perceptron", int64(epochs*len(order)), "sentences")
+	defer bar.Done()
 	for epoch := 1; epoch <= epochs; epoch++ {
+		note := fmt.Sprintf("epoch %d/%d", epoch, epochs)
 		if shuffle {
 			rng.Shuffle(len(order), func(i, j int) { order[i], order[j] = order[j], order[i] })
 		}
 		errors, tokens := 0, 0
 		for k, s := range order {
-			if k%1024 == 0 && ctx.Err() != nil {
-				return nil, ctx.Err()
+			if k%1024 == 0 {
+				if ctx.Err() != nil {
+					return nil, ctx.Err()
+				}
+				bar.Set(int64((epoch-1)*len(order)+k), note)
 			}
 			e, n := tr.step(s)
 			errors += e
