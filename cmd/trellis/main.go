@@ -86,7 +86,7 @@ type app struct {
 	log            zerolog.Logger
 	// progress draws status lines on a terminal; nil when there is none.
 	progress *progress.Meter
-	args           []string
+	args     []string
 }
 
 func realMain(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
