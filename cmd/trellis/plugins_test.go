@@ -108,6 +108,15 @@ func TestRunWithPlugins(t *testing.T) {
 	}
 	out := t.TempDir()
 	mustRun(t, "", "run", "../../specs/plugin-demo.hcl", "--var", "plugin_dir="+dir, "--learner", "hmm", "--out", out)
+	var manifest struct {
+		Plugins map[string]struct{ Plugin, Version, SHA256 string }
+	}
+	if err := json.Unmarshal(readFile(t, filepath.Join(out, "manifest.json")), &manifest); err != nil {
+		t.Fatal(err)
+	}
+	if sum, _ := plugin.FileSHA256(filepath.Join(dir, "gazetteer")); manifest.Plugins["gaz"].Plugin != "gazetteer" || manifest.Plugins["gaz"].SHA256 != sum || manifest.Plugins["re"].Version != "1.0.0" {
+		t.Errorf("manifest records plugins %+v", manifest.Plugins)
+	}
 	tagged, _ := mustRun(t, "", "tag", "--model", filepath.Join(out, "models", "hmm.model"), "../../specs/data/ud-ewt-sample/test.conllu")
 	pred := string(readFile(t, filepath.Join(out, "predictions", "hmm.txt")))
 	if tagged != pred {

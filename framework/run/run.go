@@ -238,6 +238,7 @@ func Run(ctx context.Context, o Options) (*Result, error) {
 		"test_corpus":       s.Evaluation.Test,
 		"scheme":            sch,
 		"learners":          manifestLearners,
+		"plugins":           manifestPlugins(enc.templates),
 		"attributes":        enc.attrs.Len(),
 		"labels":            enc.labels.Names(),
 	}
@@ -704,4 +705,14 @@ func workingDirectory() string {
 
 func compareTests(a, b []eval.Sentence, sch scheme.Scheme, seed uint64) (*eval.Comparison, error) {
 	return eval.Compare(a, b, eval.Options{Scheme: sch}, BootstrapSamples, seed)
+}
+
+// manifestPlugins lists, by template name, the plugin, version, checksum,
+// binary and config of every plugin template.
+func manifestPlugins(templates []feature.TemplateSpec) map[string]model.Plugin {
+	out := map[string]model.Plugin{}
+	for _, p := range (&model.Header{Templates: templates}).Plugins() {
+		out[p.Template] = p
+	}
+	return out
 }
