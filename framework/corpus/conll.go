@@ -73,6 +73,7 @@ type conllReader struct {
 	b             blockBuilder
 	fields        []int // scratch: field spans of the current line
 	pendingDoc    bool  // a -DOCSTART- line was seen since the last sentence
+	docLine       string
 	err           error
 }
 
@@ -99,6 +100,7 @@ func (r *conllReader) Read() (*Sentence, error) {
 		}
 		if isDocStart(line) {
 			r.pendingDoc = true
+			r.docLine = string(trimRightSpaceBytes(line))
 			if r.b.hasTokens() { // a boundary without a blank line before it
 				return r.finish(), nil
 			}
@@ -112,7 +114,12 @@ func (r *conllReader) Read() (*Sentence, error) {
 }
 
 func (r *conllReader) finish() *Sentence {
-	return r.b.finish(r.lines.file, len(r.f.columns))
+	s := r.b.finish(r.lines.file, len(r.f.columns))
+	s.DocLine, r.docLine = r.docLine, ""
+	if !s.DocStart {
+		s.DocLine = ""
+	}
+	return s
 }
 
 func (r *conllReader) addToken(line []byte) error {
@@ -209,6 +216,21 @@ func (w *columnWriter) Write(s *Sentence, predicted []string) error {
 	if err := checkPredicted(s, predicted); err != nil {
 		return err
 	}
+	if s.DocLine != "" {
+		// The document boundary goes back where it was, with "O" as its
+		// label so that every line has the same number of columns (as the
+		// CoNLL-2003 files and conlleval have it), then a blank line.
+		w.bw.WriteString(s.DocLine)
+		switch {
+		case w.sep != "":
+			w.bw.WriteString(w.sep)
+		case strings.IndexByte(s.DocLine, '\t') >= 0:
+			w.bw.WriteByte('\t')
+		default:
+			w.bw.WriteByte(' ')
+		}
+		w.bw.WriteString("O\n\n")
+	}
 	if len(s.Lines) == 0 || len(s.TokenLine) != len(s.Tokens) {
 		// A sentence built in code rather than read: write its columns.
 		for i, row := range s.Tokens {
@@ -253,6 +275,13 @@ func (w *columnWriter) Write(s *Sentence, predicted []string) error {
 }
 
 func (w *columnWriter) Flush() error { return w.bw.Flush() }
+
+func trimRightSpaceBytes(s []byte) []byte {
+	for len(s) > 0 && isSpace(s[len(s)-1]) {
+		s = s[:len(s)-1]
+	}
+	return s
+}
 
 func trimRightSpace(s string) string {
 	for len(s) > 0 && isSpace(s[len(s)-1]) {

@@ -152,7 +152,7 @@ func TestWriteCoNLL(t *testing.T) {
 	}{
 		{"spaces", Config{Name: "conll", Columns: []string{"word", "pos"}}, ReadOptions{},
 			"-DOCSTART- -X-\n\na DT\r\nb  NN \n\n\nc NN",
-			"a DT P\nb  NN P\n\nc NN P\n\n"}, // trailing whitespace is dropped
+			"-DOCSTART- -X- O\n\na DT P\nb  NN P\n\nc NN P\n\n"}, // trailing whitespace is dropped; the document boundary comes back labelled O
 		{"tab in line", Config{Name: "conll", Columns: []string{"word", "pos"}}, ReadOptions{},
 			"a\tDT\nb NN\n",
 			"a\tDT\tP\nb NN P\n\n"},

@@ -77,8 +77,9 @@ type Reader interface {
 // follows a tab if the line contains one, else a single space, and the
 // line's trailing whitespace is dropped first (it separates nothing, and
 // scorers that split at single spaces would see empty columns). CoNLL-U
-// comments, ranges and empty nodes pass through without a label; conll
-// "-DOCSTART-" lines are not part of any sentence and are not written.
+// comments, ranges and empty nodes pass through without a label; a conll
+// "-DOCSTART-" line is written back before the sentence that followed it,
+// with the label "O" appended and a blank line after it.
 //
 // For slash each sentence is one line: every token's original text with
 // "/" and the predicted label appended ("the/DT" becomes "the/DT/DT"),

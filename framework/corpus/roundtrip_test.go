@@ -58,8 +58,9 @@ func TestRoundTrip(t *testing.T) {
 
 // checkAppended checks output against input without the reader's help:
 // every content line comes back with its gold label (the last field, for
-// conll; UPOS for conllu) appended, document markers and extra blank lines
-// aside; whitespace-separated conll lines lose trailing whitespace.
+// conll; UPOS for conllu) appended, conll document markers with O, extra
+// blank lines aside; whitespace-separated conll lines lose trailing
+// whitespace.
 func checkAppended(t *testing.T, cfg Config, input, output string) {
 	t.Helper()
 	input = strings.TrimPrefix(input, "\ufeff")
@@ -67,29 +68,33 @@ func checkAppended(t *testing.T, cfg Config, input, output string) {
 	for _, line := range strings.Split(input, "\n") {
 		line = strings.TrimSuffix(line, "\r")
 		fields := strings.Fields(line)
-		if len(fields) == 0 || fields[0] == "-DOCSTART-" {
+		if len(fields) == 0 || fields[0] == "-DOCSTART-" && cfg.Name != "conll" {
 			continue
 		}
-		switch cfg.Name {
-		case "conll":
+		switch {
+		case cfg.Name == "conll":
 			sep := " "
 			if strings.Contains(line, "\t") {
 				sep = "\t"
 			}
-			if cfg.Separator == "" {
+			if cfg.Separator == "" || fields[0] == "-DOCSTART-" {
 				line = strings.TrimRight(line, " \t")
 			}
-			line += sep + fields[len(fields)-1]
-		case "conllu":
+			if fields[0] == "-DOCSTART-" {
+				line += sep + "O" // document boundaries come back labelled O
+			} else {
+				line += sep + fields[len(fields)-1]
+			}
+		case cfg.Name == "conllu":
 			if cols := strings.Split(line, "\t"); len(cols) == 10 && !strings.ContainsAny(cols[0], "-.") {
 				line += "\t" + cols[3]
 			}
-		case "slash":
+		case cfg.Name == "slash":
 			for i, tok := range fields {
 				fields[i] = tok + tok[strings.LastIndex(tok, "/"):]
 			}
 			line = strings.Join(fields, " ")
-		case "chars":
+		case cfg.Name == "chars":
 			line = strings.Join(fields, "  ")
 		}
 		want = append(want, line)

@@ -27,6 +27,9 @@ type Sentence struct {
 	// DocStart is true for the first sentence after a document boundary
 	// (a CoNLL "-DOCSTART-" line, or "# newdoc" in CoNLL-U).
 	DocStart bool
+	// DocLine is the CoNLL "-DOCSTART-" line before the sentence, as read
+	// (without its terminator), which the writer puts back; "" if none.
+	DocLine string
 }
 
 // Len returns the number of tokens.

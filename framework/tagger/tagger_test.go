@@ -141,8 +141,9 @@ func TestTagAndStream(t *testing.T) {
 		t.Fatalf("Tag = %q, want %q", pred, want)
 	}
 
-	// Stream writes the input lines with the label appended, trailing
-	// whitespace dropped, a blank line after each sentence.
+	// Stream writes the input lines with the label appended (O for the
+	// document boundary), trailing whitespace dropped, a blank line after
+	// each sentence.
 	var out bytes.Buffer
 	var observed [][]string
 	r = tg.Format.NewReader(strings.NewReader(input), "in", corpus.ReadOptions{LabelOptional: true})
@@ -158,7 +159,7 @@ func TestTagAndStream(t *testing.T) {
 	if !reflect.DeepEqual(observed, want) {
 		t.Errorf("observed %q, want %q", observed, want)
 	}
-	wantOut := "the DT B-NP\nbird NN I-NP\nflew VBD O\n\nzebra NN O\n\nsat   VBD O\nthe\tDT\tB-NP\nmat NN I-NP\n\n"
+	wantOut := "-DOCSTART- -X- O O\n\nthe DT B-NP\nbird NN I-NP\nflew VBD O\n\nzebra NN O\n\nsat   VBD O\nthe\tDT\tB-NP\nmat NN I-NP\n\n"
 	if out.String() != wantOut {
 		t.Errorf("Stream output\n%s\nwant\n%s", out.String(), wantOut)
 	}
@@ -166,7 +167,7 @@ func TestTagAndStream(t *testing.T) {
 	// Every input token line comes back as itself plus one label.
 	var inLines []string
 	for _, l := range strings.Split(input, "\n") {
-		if l = strings.TrimRight(l, " \t"); l != "" && !strings.HasPrefix(l, "-DOCSTART-") {
+		if l = strings.TrimRight(l, " \t"); l != "" {
 			inLines = append(inLines, l)
 		}
 	}
