@@ -49,6 +49,9 @@ type Problem struct {
 	Log     zerolog.Logger
 	// Progress, when set, shows epochs and iterations on a terminal.
 	Progress *progress.Meter
+	// Checkpoints, when set, asks the learner to save its training state
+	// regularly and, if it holds one, to continue from a saved state.
+	Checkpoints *Checkpoints
 	// Observe, when set, receives one point per epoch or iteration (the
 	// learning curve in the report).
 	Observe func(Point)
@@ -60,6 +63,20 @@ type Point struct {
 	Loss     float64       `json:"loss,omitempty"`
 	DevScore float64       `json:"dev_score,omitempty"`
 	Elapsed  time.Duration `json:"elapsed_ns"`
+}
+
+// Checkpoints is where a learner saves its training state and finds the
+// state to resume from. A learner resumed from a state saved on the same
+// Problem must end with exactly the weights (to the bit) and Info of an
+// uninterrupted run; its learning curve up to the state is replayed
+// through Observe.
+type Checkpoints struct {
+	// Every is the number of epochs or iterations between saves.
+	Every int
+	// Save stores a state; the caller writes it atomically.
+	Save func(state []byte) error
+	// Resume is the last state saved by an interrupted run, or nil.
+	Resume []byte
 }
 
 // Result is a trained model plus what the learner wants recorded.

@@ -71,9 +71,46 @@ func (m *minimizer) result(k int, st Status) Result {
 	return Result{F: m.fx, Iterations: k, Evaluations: m.evals, Status: st}
 }
 
+// state returns the minimizer's state after iteration k, whose line
+// search is to start with step (views of the minimizer's slices).
+func (m *minimizer) state(k int, step float64) *State {
+	return &State{K: k, Evaluations: m.evals, F: m.fx, Step: step, X: m.x, G: m.g, D: m.d,
+		SY: m.sy, YS: m.ys, YY: m.yy, PastF: m.pf, End: m.end, Count: m.cnt}
+}
+
+// restore loads st (see Settings.Resume) and returns the iteration to
+// continue after and the step of its line search.
+func (m *minimizer) restore(st *State) (int, float64, error) {
+	n := m.n
+	if len(st.X) != n || len(st.G) != n || len(st.D) != n || len(st.SY) != len(m.sy) ||
+		len(st.YS) != m.mem || len(st.YY) != m.mem || len(st.PastF) != len(m.pf) ||
+		st.End < 0 || st.End >= m.mem || st.Count < 0 || st.Count > m.mem || st.K < 1 {
+		return 0, 0, fmt.Errorf("optim: the state to resume from does not fit these settings (%d variables, memory %d, past %d)", n, m.mem, len(m.pf))
+	}
+	copy(m.x, st.X)
+	copy(m.g, st.G)
+	copy(m.d, st.D)
+	copy(m.sy, st.SY)
+	copy(m.ys, st.YS)
+	copy(m.yy, st.YY)
+	copy(m.pf, st.PastF)
+	m.end, m.cnt, m.fx, m.evals = st.End, st.Count, st.F, st.Evaluations
+	if m.s.L1 > 0 {
+		pseudoGradient(m.pg, m.x, m.g, m.s.L1)
+	}
+	return st.K, st.Step, nil
+}
+
 func (m *minimizer) run(ctx context.Context) (Result, error) {
 	if err := ctx.Err(); err != nil {
 		return Result{Status: Stopped}, err
+	}
+	if m.s.Resume != nil {
+		k, step, err := m.restore(m.s.Resume)
+		if err != nil {
+			return Result{}, err
+		}
+		return m.loop(ctx, k+1, step)
 	}
 	m.fx = m.evaluate(m.x, m.g)
 	if m.s.L1 > 0 {
@@ -90,9 +127,13 @@ func (m *minimizer) run(ctx context.Context) (Result, error) {
 	// Without curvature information H0 = I, and the first trial moves x by
 	// a unit distance, as liblbfgs does.
 	negate(m.d, m.pg)
-	step := 1 / gnorm
+	return m.loop(ctx, 1, 1/gnorm)
+}
 
-	for k := 1; ; k++ {
+// loop runs iterations k0, k0+1, … from the current point, direction d
+// and initial step.
+func (m *minimizer) loop(ctx context.Context, k0 int, step float64) (Result, error) {
+	for k := k0; ; k++ {
 		copy(m.xp, m.x)
 		copy(m.gp, m.g)
 		var (
@@ -113,7 +154,7 @@ func (m *minimizer) run(ctx context.Context) (Result, error) {
 		if m.s.L1 > 0 {
 			pseudoGradient(m.pg, m.x, m.g, m.s.L1)
 		}
-		xnorm, gnorm = norm2(m.x), norm2(m.pg)
+		xnorm, gnorm := norm2(m.x), norm2(m.pg)
 
 		if m.s.Callback != nil && m.s.Callback(Iteration{
 			K: k, F: m.fx, XNorm: xnorm, GNorm: gnorm, Step: step, Evaluations: m.evals, X: m.x,
@@ -137,6 +178,11 @@ func (m *minimizer) run(ctx context.Context) (Result, error) {
 		}
 		m.remember()
 		step = m.direction()
+		if m.s.Checkpoint != nil && m.s.CheckpointEvery > 0 && k%m.s.CheckpointEvery == 0 {
+			if err := m.s.Checkpoint(m.state(k, step)); err != nil {
+				return m.result(k, Stopped), err
+			}
+		}
 	}
 }
 

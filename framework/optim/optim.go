@@ -25,6 +25,35 @@ type Settings struct {
 	// stops the minimization (e.g. dev-score early stopping). x is the
 	// current point (do not retain).
 	Callback func(it Iteration) bool
+	// Checkpoint, when set, is called after every CheckpointEvery-th
+	// accepted iteration (after Callback) with the minimizer's whole
+	// state, which it must copy or serialize before returning (the slices
+	// are the minimizer's own). An error stops the minimization and is
+	// returned.
+	Checkpoint      func(st *State) error
+	CheckpointEvery int
+	// Resume, when set, continues a minimization from a State that an
+	// earlier Minimize with the same Func and Settings handed to
+	// Checkpoint: the iterations that follow are exactly those the
+	// uninterrupted minimization would have made. x is overwritten with
+	// the State's point.
+	Resume *State
+}
+
+// State is a minimization paused after an accepted iteration: the point,
+// its objective and gradient, the next search direction and step, the
+// L-BFGS history and the stopping test's window. Vectors are length n,
+// except SY (2·Memory·n: the s vectors, then the y vectors), YS and YY
+// (Memory) and PastF (Past).
+type State struct {
+	K           int // accepted iterations so far
+	Evaluations int
+	F, Step     float64
+	X, G, D     []float64
+	SY          []float64
+	YS, YY      []float64
+	PastF       []float64
+	End, Count  int
 }
 
 // Iteration describes one accepted iteration, as passed to
@@ -127,6 +156,8 @@ func (s *Settings) fill() error {
 		return fmt.Errorf("optim: MaxIterations = %d, want >= 0", s.MaxIterations)
 	case s.MaxLinesearch < 0:
 		return fmt.Errorf("optim: MaxLinesearch = %d, want >= 0", s.MaxLinesearch)
+	case s.CheckpointEvery < 0:
+		return fmt.Errorf("optim: CheckpointEvery = %d, want >= 0", s.CheckpointEvery)
 	}
 	if s.Memory == 0 {
 		s.Memory = 6

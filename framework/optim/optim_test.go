@@ -432,3 +432,81 @@ func BenchmarkSeparable100k(b *testing.B) {
 }
 
 func formatFloat(v float64) string { return strconv.FormatFloat(v, 'g', -1, 64) }
+
+// cloneState deep-copies a checkpointed state, as serializing it would.
+func cloneState(st *State) *State {
+	c := *st
+	c.X, c.G, c.D = slices.Clone(st.X), slices.Clone(st.G), slices.Clone(st.D)
+	c.SY, c.YS, c.YY, c.PastF = slices.Clone(st.SY), slices.Clone(st.YS), slices.Clone(st.YY), slices.Clone(st.PastF)
+	return &c
+}
+
+// TestResume: a minimization resumed from any checkpoint ends exactly —
+// to the bit, with the same iteration and evaluation counts — where the
+// uninterrupted one does, for L-BFGS and OWL-QN, also with the Past/Delta
+// stopping rule in play.
+func TestResume(t *testing.T) {
+	xs, ys := logisticData(rand.New(rand.NewPCG(7, 8)), 200, 30)
+	tests := []struct {
+		name  string
+		f     Func
+		start []float64
+		s     Settings
+	}{
+		{"lbfgs", rosenbrock, rosenbrockStart(10), Settings{Epsilon: 1e-12, Delta: -1}},
+		{"lbfgs delta", rosenbrock, rosenbrockStart(10), Settings{Epsilon: 1e-12, Delta: 1e-9, Past: 4}},
+		{"owlqn", logistic(xs, ys), make([]float64, 30), Settings{L1: 2, Epsilon: 1e-12, Delta: -1}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			var states []*State
+			s := tt.s
+			s.CheckpointEvery = 3
+			s.Checkpoint = func(st *State) error {
+				states = append(states, cloneState(st))
+				return nil
+			}
+			want := slices.Clone(tt.start)
+			wantRes, err := Minimize(context.Background(), want, tt.f, s)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if len(states) < 3 {
+				t.Fatalf("%d checkpoints in %d iterations", len(states), wantRes.Iterations)
+			}
+			for _, st := range states {
+				if st.K%3 != 0 {
+					t.Errorf("checkpoint after iteration %d, want every 3rd", st.K)
+				}
+				r := tt.s
+				r.Resume = st
+				x := make([]float64, len(tt.start)) // overwritten from the state
+				res, err := Minimize(context.Background(), x, tt.f, r)
+				if err != nil {
+					t.Fatal(err)
+				}
+				if res != wantRes {
+					t.Errorf("resumed after iteration %d: %+v, want %+v", st.K, res, wantRes)
+				}
+				for i := range x {
+					if math.Float64bits(x[i]) != math.Float64bits(want[i]) {
+						t.Fatalf("resumed after iteration %d: x[%d] = %v, want %v", st.K, i, x[i], want[i])
+					}
+				}
+			}
+		})
+	}
+
+	// A failing checkpoint stops the minimization with its error; a state
+	// of another shape is refused.
+	boom := errors.New("disk full")
+	_, err := Minimize(context.Background(), rosenbrockStart(4), rosenbrock, Settings{CheckpointEvery: 2, Checkpoint: func(*State) error { return boom }})
+	if !errors.Is(err, boom) {
+		t.Errorf("checkpoint error: got %v", err)
+	}
+	var st *State
+	Minimize(context.Background(), rosenbrockStart(4), rosenbrock, Settings{CheckpointEvery: 2, Checkpoint: func(s *State) error { st = cloneState(s); return nil }})
+	if _, err := Minimize(context.Background(), make([]float64, 5), rosenbrock, Settings{Resume: st}); err == nil {
+		t.Error("resumed a 4-variable state with 5 variables")
+	}
+}

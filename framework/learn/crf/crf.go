@@ -194,25 +194,59 @@ func trainLBFGS(ctx context.Context, obj *objective, s settings, p *learn.Proble
 	// L-BFGS stops when it converges: no total, so no time left to show.
 	bar := p.Progress.Start("crf l-bfgs", int64(s.maxIterations), "iterations")
 	defer bar.Done()
-	res, err := optim.Minimize(ctx, m.W, obj.Evaluate, optim.Settings{
+	var curve []learn.Point
+	opt := optim.Settings{
 		Memory: s.memory, L1: s.c1, Epsilon: s.epsilon, Past: s.period, Delta: s.delta,
 		MaxIterations: s.maxIterations,
-		Callback: func(it optim.Iteration) bool {
-			pt := learn.Point{Step: it.K, Loss: it.F, Elapsed: time.Since(started)}
-			stop := es.observe(it.K, it.X, &pt)
-			ev := p.Log.Info().Int("iteration", it.K).Float64("loss", it.F).Float64("gnorm", it.GNorm).
-				Int("evaluations", it.Evaluations).Dur("elapsed", time.Since(started))
-			if s.maxIterations > 0 {
-				ev = ev.Dur("eta_at_most", time.Since(started)/time.Duration(it.K)*time.Duration(s.maxIterations-it.K))
+	}
+	if cp := p.Checkpoints; cp != nil {
+		if cp.Save == nil {
+			cp.Save = func([]byte) error { return nil }
+		}
+		if cp.Resume != nil {
+			st, err := decodeState(cp.Resume, "lbfgs", len(m.W))
+			if err != nil {
+				return err
 			}
-			ev.Msg("crf iteration")
-			bar.Set(int64(it.K), fmt.Sprintf("loss %.6g", it.F))
-			if p.Observe != nil {
-				p.Observe(pt)
+			opt.Resume = st.Opt
+			es.restoreState(st)
+			curve = st.Curve
+			for _, pt := range curve {
+				if p.Observe != nil {
+					p.Observe(pt)
+				}
 			}
-			return stop
-		},
-	})
+			p.Log.Info().Int("iteration", st.Opt.K).Msg("crf resumed from a checkpoint")
+		}
+		opt.CheckpointEvery = cp.Every
+		opt.Checkpoint = func(st *optim.State) error {
+			b, err := encodeState(&state{Algorithm: "lbfgs", Opt: st, Best: es.best, BestAt: es.bestAt, BestW: es.bestW, Curve: curve})
+			if err == nil {
+				err = cp.Save(b)
+			}
+			if err != nil {
+				return fmt.Errorf("crf: saving the checkpoint after iteration %d: %w", st.K, err)
+			}
+			return nil
+		}
+	}
+	opt.Callback = func(it optim.Iteration) bool {
+		pt := learn.Point{Step: it.K, Loss: it.F, Elapsed: time.Since(started)}
+		stop := es.observe(it.K, it.X, &pt)
+		ev := p.Log.Info().Int("iteration", it.K).Float64("loss", it.F).Float64("gnorm", it.GNorm).
+			Int("evaluations", it.Evaluations).Dur("elapsed", time.Since(started))
+		if s.maxIterations > 0 {
+			ev = ev.Dur("eta_at_most", time.Since(started)/time.Duration(it.K)*time.Duration(s.maxIterations-it.K))
+		}
+		ev.Msg("crf iteration")
+		bar.Set(int64(it.K), fmt.Sprintf("loss %.6g", it.F))
+		if p.Observe != nil {
+			p.Observe(pt)
+		}
+		curve = append(curve, pt)
+		return stop
+	}
+	res, err := optim.Minimize(ctx, m.W, obj.Evaluate, opt)
 	if err != nil {
 		return err
 	}
@@ -300,7 +334,8 @@ func trainSGD(ctx context.Context, obj *objective, s settings, p *learn.Problem,
 	defer func() { obj.pool <- sgdGrad }()
 	f0 := m.NumFeatures()
 	order := append([]int(nil), obj.sents...)
-	rng := rand.New(rand.NewPCG(p.Seed, 0x5851f42d4c957f2d))
+	src := rand.NewPCG(p.Seed, 0x5851f42d4c957f2d)
+	rng := rand.New(src)
 	started := time.Now()
 	bar := p.Progress.Start("crf sgd", int64(s.maxIterations), "epochs")
 	defer bar.Done()
@@ -308,7 +343,34 @@ func trainSGD(ctx context.Context, obj *objective, s settings, p *learn.Problem,
 	t := 0.0
 	epochs := 0
 	status := "maximum iterations"
-	for epoch := 1; epoch <= s.maxIterations; epoch++ {
+	first := 1
+	var curve []learn.Point
+	cp := p.Checkpoints
+	if cp != nil && cp.Save == nil {
+		cp.Save = func([]byte) error { return nil }
+	}
+	if cp != nil && cp.Resume != nil {
+		st, err := decodeState(cp.Resume, "sgd", len(m.W))
+		if err != nil {
+			return err
+		}
+		if len(st.Order) != len(order) {
+			return fmt.Errorf("crf: the checkpoint does not fit this problem (%d training sentences, it has %d)", len(order), len(st.Order))
+		}
+		if err := src.UnmarshalBinary(st.RNG); err != nil {
+			return fmt.Errorf("crf: checkpoint: %w", err)
+		}
+		copy(v, st.V)
+		order, scale, t, history, first, curve = st.Order, st.Scale, st.T, st.History, st.Epoch+1, st.Curve
+		es.restoreState(st)
+		for _, pt := range curve {
+			if p.Observe != nil {
+				p.Observe(pt)
+			}
+		}
+		p.Log.Info().Int("epoch", st.Epoch).Msg("crf resumed from a checkpoint")
+	}
+	for epoch := first; epoch <= s.maxIterations; epoch++ {
 		epochs = epoch
 		rng.Shuffle(len(order), func(i, j int) { order[i], order[j] = order[j], order[i] })
 		loss := 0.0
@@ -393,6 +455,7 @@ func trainSGD(ctx context.Context, obj *objective, s settings, p *learn.Problem,
 		if p.Observe != nil {
 			p.Observe(pt)
 		}
+		curve = append(curve, pt)
 		history = append(history, objective)
 		if stop {
 			status = "stopped by dev score"
@@ -403,6 +466,20 @@ func trainSGD(ctx context.Context, obj *objective, s settings, p *learn.Problem,
 			if (past-objective)/objective < s.delta {
 				status = "no further improvement"
 				break
+			}
+		}
+		if cp != nil && cp.Every > 0 && epoch%cp.Every == 0 && epoch < s.maxIterations {
+			rngState, err := src.MarshalBinary()
+			if err != nil {
+				return err
+			}
+			b, err := encodeState(&state{Algorithm: "sgd", Epoch: epoch, V: v, Scale: scale, T: t, RNG: rngState, Order: order,
+				History: history, Best: es.best, BestAt: es.bestAt, BestW: es.bestW, Curve: curve})
+			if err == nil {
+				err = cp.Save(b)
+			}
+			if err != nil {
+				return fmt.Errorf("crf: saving the checkpoint after epoch %d: %w", epoch, err)
 			}
 		}
 	}

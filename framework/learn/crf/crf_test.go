@@ -2,6 +2,7 @@ package crf
 
 import (
 	"context"
+	"fmt"
 	"math"
 	"math/rand/v2"
 	"testing"
@@ -245,5 +246,73 @@ func BenchmarkGradient(b *testing.B) {
 	b.ReportAllocs()
 	for b.Loop() {
 		o.Evaluate(m.W, g)
+	}
+}
+
+// TestCheckpointResume: training interrupted after any checkpoint and
+// resumed from it ends with the uninterrupted run's weights and info, to
+// the bit, for L-BFGS, OWL-QN and SGD, with dev-score tracking (and early
+// stopping) in play, whatever the thread count of either run.
+func TestCheckpointResume(t *testing.T) {
+	r := rand.New(rand.NewPCG(21, 22))
+	train, dev := synthetic(r, 150, false), synthetic(r, 40, false)
+	one, small := 1.0, 0.1
+	for _, c := range []struct {
+		name string
+		cfg  Config
+	}{
+		{"lbfgs", Config{MaxIterations: 40}},
+		{"owlqn", Config{C1: &one, C2: &small, MaxIterations: 40}},
+		{"lbfgs patience", Config{Patience: 3}},
+		{"sgd", Config{Algorithm: "sgd", MaxIterations: 9}},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			l := &Learner{cfg: c.cfg}
+			if diags := l.Validate(); diags.HasErrors() {
+				t.Fatal(diags)
+			}
+			prob := func(threads int) *learn.Problem {
+				p := problem(train, threads)
+				p.Dev = dev
+				p.DevScore = func(m *linear.Model) float64 { return accuracy(m, dev) }
+				return p
+			}
+			var saved [][]byte
+			p := prob(2)
+			p.Checkpoints = &learn.Checkpoints{Every: 2, Save: func(b []byte) error {
+				saved = append(saved, append([]byte(nil), b...))
+				return nil
+			}}
+			want, err := l.Train(context.Background(), p)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if len(saved) < 2 {
+				t.Fatalf("%d checkpoints (info %v)", len(saved), want.Info)
+			}
+			for k, b := range saved {
+				p := prob(1 + k%2)
+				p.Checkpoints = &learn.Checkpoints{Every: 2, Save: func([]byte) error { return nil }, Resume: b}
+				got, err := l.Train(context.Background(), p)
+				if err != nil {
+					t.Fatal(err)
+				}
+				for f := range want.Model.W {
+					if math.Float64bits(got.Model.W[f]) != math.Float64bits(want.Model.W[f]) {
+						t.Fatalf("resumed from checkpoint %d: weight %d = %v, want %v", k, f, got.Model.W[f], want.Model.W[f])
+					}
+				}
+				if fmt.Sprint(got.Info) != fmt.Sprint(want.Info) {
+					t.Errorf("resumed from checkpoint %d: info %v, want %v", k, got.Info, want.Info)
+				}
+			}
+			// A checkpoint of another problem is refused.
+			other := problem(synthetic(r, 20, true), 1)
+			other.NumLabels++
+			other.Checkpoints = &learn.Checkpoints{Every: 3, Resume: saved[0]}
+			if _, err := l.Train(context.Background(), other); err == nil {
+				t.Errorf("a checkpoint of another problem was accepted")
+			}
+		})
 	}
 }

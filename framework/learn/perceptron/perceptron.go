@@ -128,16 +128,43 @@ func (l *Learner) Train(ctx context.Context, p *learn.Problem) (*learn.Result, e
 		return nil, fmt.Errorf("perceptron: no training sentence has a complete labelling")
 	}
 	tr := newTrainer(m, p)
-	rng := rand.New(rand.NewPCG(p.Seed, 0x9e3779b97f4a7c15))
+	src := rand.NewPCG(p.Seed, 0x9e3779b97f4a7c15)
+	rng := rand.New(src)
 	shuffle, average := flag(l.cfg.Shuffle, true), flag(l.cfg.Average, true)
 	bestEpoch := flag(l.cfg.BestEpoch, true) && p.DevScore != nil
 	var best []float64
 	bestScore, bestAt := math.Inf(-1), 0
 	started := time.Now()
 	epochs := l.epochs()
+	first := 1
+	var curve []learn.Point // the learning curve so far, for checkpoints
+	cp := p.Checkpoints
+	if cp != nil && cp.Save == nil {
+		cp.Save = func([]byte) error { return nil }
+	}
+	if cp != nil && cp.Resume != nil {
+		st, err := decodeState(cp.Resume, len(m.W), len(order))
+		if err != nil {
+			return nil, err
+		}
+		if err := src.UnmarshalBinary(st.RNG); err != nil {
+			return nil, fmt.Errorf("perceptron: checkpoint: %w", err)
+		}
+		tr.restore(st)
+		order, best, bestScore, bestAt, first, curve = st.Order, st.Best, st.BestScore, st.BestAt, st.Epoch+1, st.Curve
+		if !st.HasBest {
+			best = nil
+		}
+		for _, pt := range st.Curve {
+			if p.Observe != nil {
+				p.Observe(pt)
+			}
+		}
+		p.Log.Info().Int("epoch", st.Epoch).Msg("perceptron resumed from a checkpoint")
+	}
 	bar := p.Progress.Start("perceptron", int64(epochs*len(order)), "sentences")
 	defer bar.Done()
-	for epoch := 1; epoch <= epochs; epoch++ {
+	for epoch := first; epoch <= epochs; epoch++ {
 		note := fmt.Sprintf("epoch %d/%d", epoch, epochs)
 		if shuffle {
 			rng.Shuffle(len(order), func(i, j int) { order[i], order[j] = order[j], order[i] })
@@ -170,6 +197,21 @@ func (l *Learner) Train(ctx context.Context, p *learn.Problem) (*learn.Result, e
 			Dur("elapsed", time.Since(started)).Dur("eta", perEpoch*time.Duration(epochs-epoch)).Msg("perceptron epoch")
 		if p.Observe != nil {
 			p.Observe(pt)
+		}
+		curve = append(curve, pt)
+		if cp != nil && cp.Every > 0 && epoch%cp.Every == 0 && epoch < epochs {
+			rngState, err := src.MarshalBinary()
+			if err != nil {
+				return nil, err
+			}
+			b, err := encodeState(&state{Epoch: epoch, W: tr.w, U: tr.u, C: tr.c, Updates: tr.updates, RNG: rngState,
+				Order: order, Best: best, HasBest: best != nil, BestScore: bestScore, BestAt: bestAt, Curve: curve})
+			if err != nil {
+				return nil, err
+			}
+			if err := cp.Save(b); err != nil {
+				return nil, fmt.Errorf("perceptron: saving the checkpoint after epoch %d: %w", epoch, err)
+			}
 		}
 	}
 	info := map[string]any{"epochs": epochs, "features": m.NumFeatures(), "updates": tr.updates, "averaged": average}

@@ -2,8 +2,10 @@ package perceptron
 
 import (
 	"context"
+	"fmt"
 	"math"
 	"math/rand/v2"
+	"strings"
 	"testing"
 
 	"github.com/rs/zerolog"
@@ -149,5 +151,69 @@ func TestConstrainedTraining(t *testing.T) {
 	}
 	if w := res.Model.Trans()[4]; w == 0 {
 		t.Fatalf("unconstrained training never touched 1→1; the test above proves nothing")
+	}
+}
+
+// TestCheckpointResume: training interrupted after any checkpoint and
+// resumed from it ends with the uninterrupted run's weights and info, to
+// the bit, and replays the learning curve; with and without a dev set
+// (best-epoch selection).
+func TestCheckpointResume(t *testing.T) {
+	r := rand.New(rand.NewPCG(11, 12))
+	d, dev := synthetic(r, 120), synthetic(r, 40)
+	for _, withDev := range []bool{false, true} {
+		t.Run(fmt.Sprintf("dev=%v", withDev), func(t *testing.T) {
+			prob := func() *learn.Problem {
+				p := problem(d)
+				if withDev {
+					p.Dev = dev
+					p.DevScore = func(m *linear.Model) float64 { return accuracy(m, dev) }
+				}
+				return p
+			}
+			l := &Learner{cfg: Config{Epochs: 7}}
+			var saved [][]byte
+			p := prob()
+			p.Checkpoints = &learn.Checkpoints{Every: 2, Save: func(b []byte) error {
+				saved = append(saved, append([]byte(nil), b...))
+				return nil
+			}}
+			var fullCurve []learn.Point
+			p.Observe = func(pt learn.Point) { fullCurve = append(fullCurve, pt) }
+			want, err := l.Train(context.Background(), p)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if len(saved) != 3 { // after epochs 2, 4, 6
+				t.Fatalf("%d checkpoints for 7 epochs every 2", len(saved))
+			}
+			for k, b := range saved {
+				p := prob()
+				p.Checkpoints = &learn.Checkpoints{Every: 2, Save: func([]byte) error { return nil }, Resume: b}
+				var curve []learn.Point
+				p.Observe = func(pt learn.Point) { curve = append(curve, pt) }
+				got, err := l.Train(context.Background(), p)
+				if err != nil {
+					t.Fatal(err)
+				}
+				for f := range want.Model.W {
+					if math.Float64bits(got.Model.W[f]) != math.Float64bits(want.Model.W[f]) {
+						t.Fatalf("resumed from checkpoint %d: weight %d = %v, want %v", k, f, got.Model.W[f], want.Model.W[f])
+					}
+				}
+				if fmt.Sprint(got.Info) != fmt.Sprint(want.Info) {
+					t.Errorf("resumed from checkpoint %d: info %v, want %v", k, got.Info, want.Info)
+				}
+				if len(curve) != len(fullCurve) || curve[len(curve)-1].Loss != fullCurve[len(fullCurve)-1].Loss {
+					t.Errorf("resumed from checkpoint %d: curve of %d points, want %d", k, len(curve), len(fullCurve))
+				}
+			}
+			// A checkpoint of another problem is refused.
+			p = problem(synthetic(r, 50))
+			p.Checkpoints = &learn.Checkpoints{Every: 2, Resume: saved[0]}
+			if _, err := l.Train(context.Background(), p); err == nil || !strings.Contains(err.Error(), "does not fit") {
+				t.Errorf("foreign checkpoint: %v", err)
+			}
+		})
 	}
 }

@@ -1,0 +1,67 @@
+package crf
+
+import (
+	"bytes"
+	"encoding/gob"
+	"fmt"
+
+	"github.com/trellis-nlp/trellis/framework/learn"
+	"github.com/trellis-nlp/trellis/framework/optim"
+)
+
+// state is what a CRF checkpoint holds: for L-BFGS the optimizer's state
+// after an iteration, for SGD the scaled weights, step counter, shuffling
+// source and sentence order after an epoch; for both the dev-score
+// tracking and the learning curve so far.
+type state struct {
+	Algorithm string
+	Opt       *optim.State
+
+	Epoch   int
+	V       []float64
+	Scale   float64
+	T       float64
+	RNG     []byte
+	Order   []int
+	History []float64
+
+	Best   float64
+	BestAt int
+	BestW  []float64
+	Curve  []learn.Point
+}
+
+// gob writes float64s by their bits, so a state comes back exactly.
+func encodeState(st *state) ([]byte, error) {
+	var buf bytes.Buffer
+	if err := gob.NewEncoder(&buf).Encode(st); err != nil {
+		return nil, fmt.Errorf("crf: checkpoint: %w", err)
+	}
+	return buf.Bytes(), nil
+}
+
+func decodeState(b []byte, algorithm string, weights int) (*state, error) {
+	var st state
+	if err := gob.NewDecoder(bytes.NewReader(b)).Decode(&st); err != nil {
+		return nil, fmt.Errorf("crf: the checkpoint cannot be read: %w", err)
+	}
+	if st.Algorithm != algorithm {
+		return nil, fmt.Errorf("crf: the checkpoint is of a %s run, this one is %s", st.Algorithm, algorithm)
+	}
+	n := len(st.V)
+	if st.Opt != nil {
+		n = len(st.Opt.X)
+	}
+	if n != weights || (st.BestW != nil && len(st.BestW) != weights) {
+		return nil, fmt.Errorf("crf: the checkpoint does not fit this problem (%d weights, it has %d)", weights, n)
+	}
+	return &st, nil
+}
+
+// restoreState loads a checkpoint's dev-score tracking.
+func (es *earlyStop) restoreState(st *state) {
+	es.best, es.bestAt = st.Best, st.BestAt
+	if st.BestW != nil {
+		es.bestW = append(es.bestW[:0], st.BestW...)
+	}
+}

@@ -1,0 +1,71 @@
+package perceptron
+
+import (
+	"bytes"
+	"encoding/gob"
+	"fmt"
+
+	"github.com/trellis-nlp/trellis/framework/learn"
+)
+
+// state is what a perceptron checkpoint holds after an epoch: everything
+// the remaining epochs depend on (the decoding copies of the transition
+// weights follow from W).
+type state struct {
+	Epoch     int
+	W, U      []float64
+	C         float64
+	Updates   int
+	RNG       []byte // the shuffling source (math/rand/v2 PCG)
+	Order     []int  // the sentence order, shuffled in place every epoch
+	Best      []float64
+	HasBest   bool
+	BestScore float64
+	BestAt    int
+	Curve     []learn.Point
+}
+
+// gob writes float64s by their bits, so a state comes back exactly.
+func encodeState(st *state) ([]byte, error) {
+	var buf bytes.Buffer
+	if err := gob.NewEncoder(&buf).Encode(st); err != nil {
+		return nil, fmt.Errorf("perceptron: checkpoint: %w", err)
+	}
+	return buf.Bytes(), nil
+}
+
+func decodeState(b []byte, weights, sentences int) (*state, error) {
+	var st state
+	if err := gob.NewDecoder(bytes.NewReader(b)).Decode(&st); err != nil {
+		return nil, fmt.Errorf("perceptron: the checkpoint cannot be read: %w", err)
+	}
+	if len(st.W) != weights || len(st.U) != weights || len(st.Order) != sentences || (st.HasBest && len(st.Best) != weights) || st.Epoch < 1 {
+		return nil, fmt.Errorf("perceptron: the checkpoint does not fit this problem (%d weights, %d sentences; it has %d and %d)",
+			weights, sentences, len(st.W), len(st.Order))
+	}
+	return &st, nil
+}
+
+// restore loads a checkpoint's weights and counters into t.
+func (t *trainer) restore(st *state) {
+	copy(t.w, st.W)
+	copy(t.u, st.U)
+	t.c, t.updates = st.C, st.Updates
+	if !t.transitions {
+		return
+	}
+	l, f := t.nl, t.m.NumFeatures()
+	for k := 0; k < l*l; k++ {
+		if t.allowTrans[k] {
+			t.trans[k] = t.w[f+k]
+		}
+	}
+	for y := 0; y < l; y++ {
+		if t.allowStart[y] {
+			t.start[y] = t.w[f+l*l+y]
+		}
+		if t.allowStop[y] {
+			t.stop[y] = t.w[f+l*l+l+y]
+		}
+	}
+}
