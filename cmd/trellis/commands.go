@@ -86,15 +86,26 @@ func (a *app) cmdRun(ctx context.Context, args []string) error {
 	threads := fs.Int("threads", runtime.NumCPU(), "worker threads for training")
 	ablate := fs.String("ablate", "", "feature ablation: rerun this learner once per feature template with the template removed")
 	alone := fs.Bool("ablate-alone", false, "with --ablate, also run each template on its own")
+	every := fs.Int("checkpoint-every", 0, "save the perceptron's and the CRF's training state every N epochs or iterations (in DIR/checkpoints, for --resume)")
+	resume := fs.String("resume", "", "continue the interrupted run in this directory (made with --checkpoint-every)")
 	pos, err := parseInterspersed(fs, args)
 	if err != nil {
 		return err
+	}
+	if *resume != "" {
+		if len(pos) != 0 || *every != 0 || *ablate != "" || *out != "" || len(learners) > 0 || len(vars) > 0 {
+			return usagef("--resume DIR takes no spec and no other setting than --threads: the run continues as it was started")
+		}
+		return a.resumeRun(ctx, *resume, fs)
 	}
 	if len(pos) != 1 {
 		return usagef("run takes one spec file")
 	}
 	if *threads < 1 {
 		return usagef("--threads must be at least 1")
+	}
+	if *every < 0 {
+		return usagef("--checkpoint-every must be at least 1")
 	}
 	s, reg, host, err := a.loadSpec(ctx, pos[0], vars)
 	if err != nil {
@@ -108,7 +119,10 @@ func (a *app) cmdRun(ctx context.Context, args []string) error {
 	opts := run.Options{
 		Spec: s, Templates: reg.Templates, OutDir: dir, Learners: learners,
 		Threads: *threads, Log: a.log, Command: a.args, Stdout: a.stdout,
-		Progress: a.progress,
+		Progress: a.progress, CheckpointEvery: *every, Resume: a.resuming,
+	}
+	if (*every > 0 || a.resuming) && (s.Evaluation.Folds > 1 || *ablate != "") {
+		return usagef("checkpoints apply to a plain run, not to cross-validation or ablation")
 	}
 	switch {
 	case s.Evaluation.Folds > 1 && *ablate != "":

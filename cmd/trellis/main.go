@@ -53,7 +53,8 @@ const topUsage = `trellis: sequence labelling experiments from HCL specs
 
 usage:
   trellis run SPEC [--out DIR] [--var name=value]... [--learner NAME]... [--threads N]
-               [--ablate LEARNER [--ablate-alone]]
+               [--ablate LEARNER [--ablate-alone]] [--checkpoint-every N]
+  trellis run --resume DIR [--threads N]  (continue an interrupted run made with --checkpoint-every)
   trellis validate SPEC [--var name=value]...
   trellis tag --model MODEL [FILE] [--marginals] [--nbest K] [--constrained auto|on|off]
                                           (stdin when no FILE)
@@ -86,6 +87,8 @@ type app struct {
 	log            zerolog.Logger
 	// progress draws status lines on a terminal; nil when there is none.
 	progress *progress.Meter
+	// resuming is set while `run --resume` reruns the recorded command.
+	resuming bool
 	args     []string
 }
 

@@ -2,10 +2,12 @@ package main
 
 import (
 	"context"
+	"flag"
 	"fmt"
 	"io"
 	"os"
 	"path/filepath"
+	"strings"
 
 	"github.com/trellis-nlp/trellis/framework/run"
 )
@@ -113,4 +115,51 @@ func (a *app) cmdReproduce(ctx context.Context, args []string) error {
 	}
 	fmt.Fprintf(a.stdout, "reproduced: every model, prediction and metric matches\n")
 	return nil
+}
+
+// resumeRun continues the interrupted run in dir: it runs the recorded
+// command again, from the recorded working directory, into dir, with the
+// learners picking up their checkpoints (see run.Options.Resume).
+func (a *app) resumeRun(ctx context.Context, dir string, fs *flag.FlagSet) error {
+	abs, err := filepath.Abs(dir)
+	if err != nil {
+		return err
+	}
+	rec, err := run.ReadRunRecord(abs)
+	if err != nil {
+		return err
+	}
+	threads := ""
+	fs.Visit(func(f *flag.Flag) {
+		if f.Name == "threads" {
+			threads = f.Value.String()
+		}
+	})
+	var args []string
+	for i := 2; i < len(rec.Command); i++ { // after "trellis run"
+		switch arg := rec.Command[i]; {
+		case arg == "--out" || arg == "-out" || (threads != "" && (arg == "--threads" || arg == "-threads")):
+			i++
+		case strings.HasPrefix(arg, "--out=") || strings.HasPrefix(arg, "-out=") ||
+			(threads != "" && (strings.HasPrefix(arg, "--threads=") || strings.HasPrefix(arg, "-threads="))):
+		default:
+			args = append(args, arg)
+		}
+	}
+	args = append(args, "--out", abs)
+	if threads != "" {
+		args = append(args, "--threads", threads)
+	}
+	if rec.Dir != "" {
+		// Spec and data paths on the recorded command line are relative to
+		// where it ran.
+		if err := os.Chdir(rec.Dir); err != nil {
+			return fmt.Errorf("the run was started in %s: %w", rec.Dir, err)
+		}
+	}
+	a.log.Info().Strs("command", rec.Command).Str("dir", abs).Msg("resuming")
+	a.resuming = true
+	a.args = rec.Command // the manifest records the command the run was started with
+	defer func() { a.resuming = false }()
+	return a.cmdRun(ctx, args)
 }

@@ -7,6 +7,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"math"
 	"os"
 	"path/filepath"
 	"runtime"
@@ -48,6 +49,15 @@ type Options struct {
 	// Progress, when set, shows extraction, training and tagging progress
 	// on a terminal.
 	Progress *progress.Meter
+	// CheckpointEvery > 0 makes learners that can (perceptron, CRF) save
+	// their training state every so many epochs or iterations under
+	// OutDir/checkpoints, which the run removes when it ends.
+	CheckpointEvery int
+	// Resume continues the interrupted run in OutDir: learners that had
+	// finished keep their models, the one that was training continues
+	// from its last checkpoint, and the result is the same, to the byte,
+	// as an uninterrupted run's.
+	Resume bool
 }
 
 // LearnerMetrics are one learner's figures in metrics.json.
@@ -163,6 +173,11 @@ func Run(ctx context.Context, o Options) (*Result, error) {
 			return nil, fmt.Errorf("output folder: %w", err)
 		}
 	}
+	if o.CheckpointEvery > 0 || o.Resume {
+		if err := startCheckpoints(o); err != nil {
+			return nil, err
+		}
+	}
 
 	dataHashes := map[string]string{}
 	for _, c := range s.Corpora {
@@ -266,6 +281,12 @@ func Run(ctx context.Context, o Options) (*Result, error) {
 	}
 	if err := htmlreport.Write(o.OutDir); err != nil {
 		return nil, fmt.Errorf("report.html: %w", err)
+	}
+	if o.CheckpointEvery > 0 || o.Resume {
+		// Finished: nothing is left to resume.
+		if err := os.RemoveAll(filepath.Join(o.OutDir, CheckpointDir)); err != nil {
+			return nil, err
+		}
 	}
 	if o.Stdout != nil {
 		io.Copy(o.Stdout, &table)
@@ -411,6 +432,31 @@ func runLearner(ctx context.Context, o Options, enc *encoded, li *spec.LearnerIn
 		p.Dev = enc.dev
 		p.DevScore = devScorer(enc, s.Labels.Scheme, constraints, o.Threads)
 	}
+	modelPath := filepath.Join(o.OutDir, "models", li.Name+".model")
+	var ck *checkpointer
+	if o.CheckpointEvery > 0 || o.Resume {
+		var err error
+		if ck, err = newCheckpointer(o, li, dataHashes); err != nil {
+			return nil, err
+		}
+	}
+	if o.Resume {
+		done, err := ck.finished(modelPath)
+		if err != nil {
+			return nil, err
+		}
+		if done != nil {
+			lm.TrainSeconds, lm.Info, lm.Curve = done.TrainSeconds, done.Info, done.Curve
+			log.Info().Msg("trained before the interruption: keeping its model")
+			return evaluateLearner(ctx, o, enc, li, lm, modelPath)
+		}
+	}
+	if ck != nil {
+		var err error
+		if p.Checkpoints, err = ck.checkpoints(o.Resume); err != nil {
+			return nil, err
+		}
+	}
 	log.Info().Str("type", li.Type).Msg("training")
 	t0 := time.Now()
 	res, err := li.Learner.Train(ctx, p)
@@ -422,6 +468,9 @@ func runLearner(ctx context.Context, o Options, enc *encoded, li *spec.LearnerIn
 	debug.FreeOSMemory()
 	lm.Info = res.Info
 	log.Info().Float64("seconds", lm.TrainSeconds).Msg("trained")
+	if err := checkFinite(res.Model.W); err != nil {
+		return nil, fmt.Errorf("%s produced %w; no model written", li.Type, err)
+	}
 
 	cfg, err := json.Marshal(li.Config)
 	if err != nil {
@@ -440,10 +489,32 @@ func runLearner(ctx context.Context, o Options, enc *encoded, li *spec.LearnerIn
 		Attrs:  enc.attrs.Names(),
 		Linear: res.Model,
 	}
-	modelPath := filepath.Join(o.OutDir, "models", li.Name+".model")
 	if err := model.Save(modelPath, m); err != nil {
 		return nil, err
 	}
+	if ck != nil {
+		if err := ck.finish(lm); err != nil {
+			return nil, err
+		}
+	}
+	return evaluateLearner(ctx, o, enc, li, lm, modelPath)
+}
+
+// checkFinite reports the first weight that is NaN or infinite.
+func checkFinite(w []float64) error {
+	for f, v := range w {
+		if math.IsNaN(v) || math.IsInf(v, 0) {
+			return fmt.Errorf("a non-finite weight (%v, weight %d of %d)", v, f, len(w))
+		}
+	}
+	return nil
+}
+
+// evaluateLearner tags the test corpus with the saved model and fills in
+// the learner's metrics.
+func evaluateLearner(ctx context.Context, o Options, enc *encoded, li *spec.LearnerInstance, lm *LearnerMetrics, modelPath string) (*LearnerMetrics, error) {
+	s := o.Spec
+	log := o.Log.With().Str("learner", li.Name).Logger()
 	if st, err := os.Stat(modelPath); err == nil {
 		lm.ModelBytes = st.Size()
 	}
