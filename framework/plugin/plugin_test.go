@@ -320,6 +320,7 @@ func TestFailures(t *testing.T) {
 		{"hang", misbehave("hang", ""), 0, []string{"hung: no answer to extraction within 2s; killed it"}},
 		{"invalid utf-8", misbehave("bad_utf8", ""), 0, []string{"protocol error", "not valid UTF-8"}},
 		{"token out of range", misbehave("bad_token", ""), 0, []string{"protocol error", "wrong token index"}},
+		{"non-finite value", misbehave("nan", ""), 0, []string{"protocol error", `attribute "nan" of token 0`, "has the value NaN; values must be finite"}},
 		{"wrong number of tokens", block(filepath.Join(bin, "rawbad"), ""), 0, []string{"protocol error", "wrong number of tokens"}},
 	}
 	for _, tc := range tests {

@@ -3,6 +3,7 @@ package protocol
 import (
 	"context"
 	"fmt"
+	"math"
 	"unicode/utf8"
 
 	goplugin "github.com/hashicorp/go-plugin"
@@ -320,6 +321,11 @@ func Visit(resp *ExtractResponse, lengths []uint32, keys *HostKeys, fn func(k, i
 			v := 1.0
 			if len(values) != 0 {
 				v = values[j]
+				if math.IsNaN(v) || math.IsInf(v, 0) {
+					// A non-finite value would make every score of the
+					// token NaN or infinite, and so the weights.
+					return fmt.Errorf("attribute %q of token %d of sentence %d has the value %v; values must be finite", keys.buf[np:], i, k, v)
+				}
 			}
 			fn(k, int(i), keys.buf, v)
 		}

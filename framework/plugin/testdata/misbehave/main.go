@@ -4,6 +4,7 @@ package main
 
 import (
 	"fmt"
+	"math"
 	"os"
 	"time"
 
@@ -15,7 +16,7 @@ var version = "1.0.0"
 
 type config struct {
 	Column string  `json:"column" trellis:"required"`
-	Mode   string  `json:"mode" help:"ok, crash (panic), exit, hang, bad_utf8, bad_token, print"`
+	Mode   string  `json:"mode" help:"ok, crash (panic), exit, hang, bad_utf8, bad_token, nan, print"`
 	After  int     `json:"after" help:"misbehave after this many sentences"`
 	Weight float64 `json:"weight"`
 }
@@ -35,7 +36,7 @@ func (p *plugin) Config() any    { return &p.cfg }
 
 func (p *plugin) Setup(cols []string) ([]string, error) {
 	switch p.cfg.Mode {
-	case "", "ok", "crash", "exit", "hang", "bad_utf8", "bad_token", "print":
+	case "", "ok", "crash", "exit", "hang", "bad_utf8", "bad_token", "nan", "print":
 	default:
 		return nil, sdk.Errorf("mode", "unknown mode %q", p.cfg.Mode)
 	}
@@ -68,6 +69,8 @@ func (p *plugin) Extract(s *sdk.Sentence, f *sdk.Features) error {
 		f.AddBytes(0, []byte{'x', 0xff, 0xfe}, 1)
 	case bad && p.cfg.Mode == "bad_token":
 		f.Set(s.Len()+3, "beyond")
+	case bad && p.cfg.Mode == "nan":
+		f.Add(0, "nan", math.NaN())
 	}
 	return nil
 }
