@@ -230,7 +230,12 @@ func trainLBFGS(ctx context.Context, obj *objective, s settings, p *learn.Proble
 			return nil
 		}
 	}
+	nonFinite := 0 // the iteration that produced a non-finite objective
 	opt.Callback = func(it optim.Iteration) bool {
+		if !finite(it.F) || !finite(it.GNorm) {
+			nonFinite = it.K
+			return true
+		}
 		pt := learn.Point{Step: it.K, Loss: it.F, Elapsed: time.Since(started)}
 		stop := es.observe(it.K, it.X, &pt)
 		ev := p.Log.Info().Int("iteration", it.K).Float64("loss", it.F).Float64("gnorm", it.GNorm).
@@ -249,6 +254,9 @@ func trainLBFGS(ctx context.Context, obj *objective, s settings, p *learn.Proble
 	res, err := optim.Minimize(ctx, m.W, obj.Evaluate, opt)
 	if err != nil {
 		return err
+	}
+	if nonFinite > 0 {
+		return fmt.Errorf("crf: iteration %d produced a non-finite objective or gradient; stopped (are some attribute values huge?)", nonFinite)
 	}
 	active := 0
 	for _, w := range m.W {
@@ -445,6 +453,9 @@ func trainSGD(ctx context.Context, obj *objective, s settings, p *learn.Problem,
 			norm += x * x
 		}
 		objective := loss + s.c2*scale*scale*norm
+		if !finite(objective) {
+			return fmt.Errorf("crf: sgd epoch %d produced a non-finite objective (%v); stopped (try a smaller learning_rate)", epoch, objective)
+		}
 		for f := range m.W {
 			m.W[f] = scale * v[f]
 		}
@@ -486,3 +497,5 @@ func trainSGD(ctx context.Context, obj *objective, s settings, p *learn.Problem,
 	info["iterations"], info["status"], info["loss"] = epochs, status, history[len(history)-1]
 	return nil
 }
+
+func finite(v float64) bool { return !math.IsNaN(v) && !math.IsInf(v, 0) }

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"math"
 	"math/rand/v2"
+	"strings"
 	"testing"
 
 	"github.com/rs/zerolog"
@@ -314,5 +315,19 @@ func TestCheckpointResume(t *testing.T) {
 				t.Errorf("a checkpoint of another problem was accepted")
 			}
 		})
+	}
+}
+
+// TestNonFinite: values so large that the objective overflows stop SGD
+// with an error naming the epoch, not with a model of NaNs.
+func TestNonFinite(t *testing.T) {
+	d := synthetic(rand.New(rand.NewPCG(3, 4)), 60, true)
+	for k := range d.Values {
+		d.Values[k] = 1e305
+	}
+	l := &Learner{cfg: Config{Algorithm: "sgd", MaxIterations: 5}}
+	_, err := l.Train(context.Background(), problem(d, 1))
+	if err == nil || !strings.Contains(err.Error(), "sgd epoch 1 produced a non-finite objective") {
+		t.Fatalf("got %v", err)
 	}
 }

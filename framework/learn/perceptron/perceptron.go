@@ -181,6 +181,11 @@ func (l *Learner) Train(ctx context.Context, p *learn.Problem) (*learn.Result, e
 			errors += e
 			tokens += n
 		}
+		for f, w := range tr.w {
+			if math.IsNaN(w) || math.IsInf(w, 0) {
+				return nil, fmt.Errorf("perceptron: epoch %d made weight %d non-finite (%v); stopped (are some attribute values huge?)", epoch, f, w)
+			}
+		}
 		pt := learn.Point{Step: epoch, Loss: float64(errors) / float64(tokens), Elapsed: time.Since(started)}
 		if bestEpoch || epoch == epochs {
 			tr.result(m.W, average)

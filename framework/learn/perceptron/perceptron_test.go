@@ -217,3 +217,17 @@ func TestCheckpointResume(t *testing.T) {
 		})
 	}
 }
+
+// TestNonFinite: updates that overflow the weights stop training with an
+// error naming the epoch.
+func TestNonFinite(t *testing.T) {
+	d := synthetic(rand.New(rand.NewPCG(3, 4)), 60)
+	d.Values = make([]float64, len(d.Attrs))
+	for k := range d.Values {
+		d.Values[k] = 1e308
+	}
+	_, err := New().Train(context.Background(), problem(d))
+	if err == nil || !strings.Contains(err.Error(), "epoch 1 made weight") || !strings.Contains(err.Error(), "non-finite") {
+		t.Fatalf("got %v", err)
+	}
+}
