@@ -33,6 +33,7 @@ type Encoder struct {
 	data    *Dataset
 	sinks   []*sentenceSink
 	sinkBuf []Sink
+	fetched []Fetched // per extractor, in encodeEach
 	touched uint32 // keeps resolve's touching reads from being optimized away
 	pos     []int
 }
@@ -232,8 +233,12 @@ func (e *Encoder) Forget() {
 // Encode extracts and appends one batch of sentences. Batch extractors see
 // the whole batch in one call; the others see one sentence at a time.
 func (e *Encoder) Encode(sents []*corpus.Sentence) error {
-	if !e.Grow && e.Attrs.idx != nil && !e.hasBatchExtractor() {
-		return e.encodeEach(sents)
+	if !e.Grow && e.Attrs.idx != nil && e.allFetchers() {
+		err := e.encodeEach(sents)
+		if err != nil {
+			e.Forget()
+		}
+		return err
 	}
 	// Extractors in other processes start on this batch now, and work
 	// while the in-process extractors before them in order run.
@@ -288,28 +293,56 @@ func (e *Encoder) encodeBatch(sents []*corpus.Sentence) error {
 	return nil
 }
 
-func (e *Encoder) hasBatchExtractor() bool {
+// allFetchers reports whether every batch extractor is a Fetcher, so that
+// encodeEach can replay their attributes sentence by sentence.
+func (e *Encoder) allFetchers() bool {
 	for _, x := range e.Extractors {
 		if _, ok := x.(BatchExtractor); ok {
-			return true
+			if _, ok := x.(Fetcher); !ok {
+				return false
+			}
 		}
 	}
-	return false
+	return true
 }
 
 // encodeEach encodes sentence by sentence with one sink, when nothing is
-// interned (so the order of sentences cannot change IDs) and no extractor
-// wants the whole batch: the sink's buffers then stay in cache between
-// extraction, lookup and appending.
+// interned (so the order of sentences cannot change IDs) and the only
+// extractors that want the whole batch can hand it over (Fetcher): the
+// sink's buffers then stay in cache between extraction, lookup and
+// appending.
 func (e *Encoder) encodeEach(sents []*corpus.Sentence) error {
 	if len(e.sinks) == 0 {
 		e.sinks = append(e.sinks, &sentenceSink{enc: e})
 	}
 	sink := e.sinks[0]
-	for _, s := range sents {
+	fetched := e.fetched[:0]
+	started := false
+	for _, x := range e.Extractors {
+		var fb Fetched
+		if f, ok := x.(Fetcher); ok {
+			if !started {
+				// Every plugin starts on the batch before the first one
+				// is waited for.
+				e.Prefetch(sents)
+				started = true
+			}
+			var err error
+			if fb, err = f.Fetch(sents); err != nil {
+				return err
+			}
+		}
+		fetched = append(fetched, fb)
+	}
+	e.fetched = fetched
+	for k, s := range sents {
 		sink.reset(s.Len())
 		for g, x := range e.Extractors {
 			sink.group = int32(g)
+			if fb := fetched[g]; fb != nil {
+				fb.Replay(k, sink)
+				continue
+			}
 			if err := x.Extract(s, sink); err != nil {
 				return fmt.Errorf("%s:%d: %w", s.File, s.Line, err)
 			}

@@ -46,6 +46,22 @@ type Prefetcher interface {
 	Forget()
 }
 
+// Fetcher is a Prefetcher that can hand a whole batch's attributes over
+// for the encoder to add sentence by sentence (Fetched.Replay), so that
+// tagging keeps one sentence's buffers in cache as it does when every
+// extractor runs in process.
+type Fetcher interface {
+	Prefetcher
+	Fetch(sents []*corpus.Sentence) (Fetched, error)
+}
+
+// Fetched holds a batch's attributes from a Fetcher.
+type Fetched interface {
+	// Replay adds the attributes of sentence k of the batch to sink, as
+	// ExtractBatch would have.
+	Replay(k int, sink Sink)
+}
+
 // Closer is implemented by extractors that hold resources (plugin
 // processes) which must be released at the end of a run.
 type Closer interface {

@@ -539,9 +539,10 @@ func (k *keySink) Add(i int, key []byte, v float64) {
 	k.keys = append(k.keys, fmt.Sprintf("%d:%s:%g", i, key, v))
 }
 
-// TestPrefetch: batches handed over ahead (feature.Prefetcher) get the
-// same features as batches extracted cold, in any mix, also after Forget
-// and when more batches are prefetched than are kept.
+// TestPrefetch: batches handed over ahead (feature.Prefetcher) or fetched
+// and replayed (feature.Fetcher) get the same features as batches
+// extracted cold, in any mix, also after Forget and when more batches are
+// prefetched than are kept.
 func TestPrefetch(t *testing.T) {
 	_, templates, _ := newHost(t, plugin.Options{Log: zerolog.Nop()})
 	tmpl, err := templates.Instantiate(feature.TemplateSpec{Type: "plugin", Name: "suf",
@@ -603,6 +604,25 @@ func TestPrefetch(t *testing.T) {
 	}
 	for k, b := range batches {
 		check("all ahead", k, extract(b))
+	}
+	// Fetched and replayed sentence by sentence (the tagging path), cold
+	// and prefetched.
+	fx := x.(feature.Fetcher)
+	for k, b := range batches {
+		if k%2 == 1 {
+			px.Prefetch(b)
+		}
+		fb, err := fx.Fetch(b)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var got []string
+		for j := range b {
+			var ks keySink
+			fb.Replay(j, &ks)
+			got = append(got, strings.Join(ks.keys, " "))
+		}
+		check("fetched", k, got)
 	}
 	// Forgotten, then the same slice holds other sentences.
 	reused := append([]*corpus.Sentence(nil), batches[1]...)

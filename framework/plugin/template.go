@@ -177,6 +177,7 @@ type extractor struct {
 	keys       protocol.HostKeys
 	free       []*protocol.RequestBuilder // request buffers to reuse
 	pending    []*batch                   // prefetched, oldest first
+	fetched    fetched                    // the last batch Fetch handed over
 }
 
 // A batch larger than the request budget is cut into chunks that are
@@ -189,7 +190,7 @@ const (
 	maxChunks      = 8
 )
 
-var _ feature.Prefetcher = (*extractor)(nil)
+var _ feature.Fetcher = (*extractor)(nil)
 
 // Extract implements feature.Extractor.
 func (x *extractor) Extract(s *corpus.Sentence, sink feature.Sink) error {
@@ -295,19 +296,71 @@ func (x *extractor) sendUpTo(b *batch, n int) {
 	}
 }
 
+// take removes the batch of sents from the prefetched ones, or cuts it.
+func (x *extractor) take(sents []*corpus.Sentence) *batch {
+	if k := x.pendingFor(sents); k >= 0 {
+		b := x.pending[k]
+		x.pending = append(x.pending[:k], x.pending[k+1:]...)
+		return b
+	}
+	return x.cut(sents)
+}
+
+// fetched is a batch whose answers have all arrived and been checked.
+type fetched struct {
+	x      *extractor
+	chunks []*chunk
+	idx    [][]protocol.Offset // per chunk
+	at     []int32             // sentence k is in chunk at[k]
+}
+
+// Fetch implements feature.Fetcher: it waits for all of the batch's
+// answers and checks them; Replay then adds a sentence's attributes.
+func (x *extractor) Fetch(sents []*corpus.Sentence) (feature.Fetched, error) {
+	f := &x.fetched
+	for _, c := range f.chunks {
+		x.free = append(x.free, c.rb) // the previous batch's request buffers
+	}
+	f.x, f.chunks, f.idx, f.at = x, f.chunks[:0], f.idx[:0], f.at[:0]
+	if len(sents) == 0 {
+		return f, nil
+	}
+	b := x.take(sents)
+	x.sendUpTo(b, maxChunks)
+	for k, c := range b.chunks {
+		if err := <-c.done; err != nil {
+			x.proc.poison(err)
+			return nil, &Error{Name: x.name, Path: x.path, Err: err}
+		}
+		idx, err := protocol.Index(c.resp, c.rb.Request().Lengths, nil)
+		if err != nil {
+			x.proc.poison(err)
+			return nil, &Error{Name: x.name, Path: x.path, Err: fmt.Errorf("protocol error: %w", err)}
+		}
+		f.chunks, f.idx = append(f.chunks, c), append(f.idx, idx)
+		for range c.hi - c.lo {
+			f.at = append(f.at, int32(k))
+		}
+		x.sendUpTo(b, k+1+maxChunks)
+	}
+	return f, nil
+}
+
+// Replay implements feature.Fetched.
+func (f *fetched) Replay(k int, sink feature.Sink) {
+	c := f.chunks[f.at[k]]
+	protocol.VisitSentence(c.resp, f.idx[f.at[k]], k-c.lo, &f.x.keys, func(i int, key []byte, v float64) {
+		sink.Add(i, key, v)
+	})
+}
+
 // ExtractBatch implements feature.BatchExtractor: the batch (prefetched or
 // not) goes in pipelined calls, and the answers are added in order.
 func (x *extractor) ExtractBatch(sents []*corpus.Sentence, sinks []feature.Sink) error {
 	if len(sents) == 0 {
 		return nil
 	}
-	var b *batch
-	if k := x.pendingFor(sents); k >= 0 {
-		b = x.pending[k]
-		x.pending = append(x.pending[:k], x.pending[k+1:]...)
-	} else {
-		b = x.cut(sents)
-	}
+	b := x.take(sents)
 	x.sendUpTo(b, maxChunks)
 	for k, c := range b.chunks {
 		if err := <-c.done; err != nil {

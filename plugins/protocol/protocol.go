@@ -277,61 +277,94 @@ type HostKeys struct {
 // calls fn for every attribute: sentence k, token i, key with keys.Prefix
 // in front (valid only during the call) and value.
 func Visit(resp *ExtractResponse, lengths []uint32, keys *HostKeys, fn func(k, i int, key []byte, v float64)) error {
+	idx, err := Index(resp, lengths, nil)
+	if err != nil {
+		return err
+	}
+	for k := range lengths {
+		VisitSentence(resp, idx, k, keys, func(i int, key []byte, v float64) { fn(k, i, key, v) })
+	}
+	return nil
+}
+
+// Offset locates a sentence's attributes in a response: the index of its
+// first attribute and of its first key byte.
+type Offset struct{ Attr, Key int }
+
+// Index checks a response against the lengths of the sentences sent — the
+// token counts, the array lengths, every token index, UTF-8 keys — and
+// returns, appended to dst, where each sentence's attributes start (one
+// Offset per sentence, plus one for the end).
+func Index(resp *ExtractResponse, lengths []uint32, dst []Offset) ([]Offset, error) {
 	if got := len(resp.GetLengths()); got != len(lengths) || len(resp.GetCounts()) != len(lengths) {
-		return fmt.Errorf("answered for %d sentences, %d were sent", got, len(lengths))
+		return nil, fmt.Errorf("answered for %d sentences, %d were sent", got, len(lengths))
 	}
 	for k, n := range lengths {
 		if resp.Lengths[k] != n {
-			return fmt.Errorf("wrong number of tokens: sentence %d of the batch has %d tokens, the plugin answered for %d", k, n, resp.Lengths[k])
+			return nil, fmt.Errorf("wrong number of tokens: sentence %d of the batch has %d tokens, the plugin answered for %d", k, n, resp.Lengths[k])
 		}
 	}
 	tokens, klens, values, text := resp.GetTokens(), resp.GetKeyLengths(), resp.GetValues(), resp.GetKeys()
 	if len(klens) != len(tokens) || (len(values) != 0 && len(values) != len(tokens)) {
-		return fmt.Errorf("malformed response: %d tokens, %d keys, %d values", len(tokens), len(klens), len(values))
+		return nil, fmt.Errorf("malformed response: %d tokens, %d keys, %d values", len(tokens), len(klens), len(values))
 	}
 	if !utf8.Valid(text) {
 		pos := 0
 		for _, l := range klens {
 			if end := pos + int(l); end <= len(text) && !utf8.Valid(text[pos:end]) {
-				return fmt.Errorf("attribute key %q is not valid UTF-8", text[pos:end])
+				return nil, fmt.Errorf("attribute key %q is not valid UTF-8", text[pos:end])
 			}
 			pos += int(l)
 		}
-		return fmt.Errorf("attribute keys are not valid UTF-8")
+		return nil, fmt.Errorf("attribute keys are not valid UTF-8")
 	}
-	keys.buf = append(keys.buf[:0], keys.Prefix...)
-	np := len(keys.Prefix)
 	j, pos := 0, 0
 	for k, c := range resp.Counts {
+		dst = append(dst, Offset{j, pos})
 		end := j + int(c)
 		if end > len(tokens) {
-			return fmt.Errorf("malformed response: sentence %d claims %d attributes, %d remain", k, c, len(tokens)-j)
+			return nil, fmt.Errorf("malformed response: sentence %d claims %d attributes, %d remain", k, c, len(tokens)-j)
 		}
 		for ; j < end; j++ {
-			i := tokens[j]
-			if i >= lengths[k] {
-				return fmt.Errorf("wrong token index: attribute for token %d of sentence %d, which has %d tokens", i, k, lengths[k])
+			if i := tokens[j]; i >= lengths[k] {
+				return nil, fmt.Errorf("wrong token index: attribute for token %d of sentence %d, which has %d tokens", i, k, lengths[k])
 			}
-			kend := pos + int(klens[j])
-			if kend > len(text) {
-				return fmt.Errorf("malformed response: keys overrun their bytes")
+			pos += int(klens[j])
+			if pos > len(text) {
+				return nil, fmt.Errorf("malformed response: keys overrun their bytes")
 			}
-			keys.buf = append(keys.buf[:np], text[pos:kend]...)
-			pos = kend
-			v := 1.0
 			if len(values) != 0 {
-				v = values[j]
-				if math.IsNaN(v) || math.IsInf(v, 0) {
+				if v := values[j]; math.IsNaN(v) || math.IsInf(v, 0) {
 					// A non-finite value would make every score of the
 					// token NaN or infinite, and so the weights.
-					return fmt.Errorf("attribute %q of token %d of sentence %d has the value %v; values must be finite", keys.buf[np:], i, k, v)
+					key := text[pos-int(klens[j]) : pos]
+					return nil, fmt.Errorf("attribute %q of token %d of sentence %d has the value %v; values must be finite", key, tokens[j], k, v)
 				}
 			}
-			fn(k, int(i), keys.buf, v)
 		}
 	}
 	if j != len(tokens) || pos != len(text) {
-		return fmt.Errorf("malformed response: %d attributes or %d key bytes beyond the last sentence", len(tokens)-j, len(text)-pos)
+		return nil, fmt.Errorf("malformed response: %d attributes or %d key bytes beyond the last sentence", len(tokens)-j, len(text)-pos)
 	}
-	return nil
+	return append(dst, Offset{j, pos}), nil
+}
+
+// VisitSentence calls fn for every attribute of sentence k of a response
+// that Index has checked and indexed: token i, key with keys.Prefix in
+// front (valid only during the call) and value.
+func VisitSentence(resp *ExtractResponse, idx []Offset, k int, keys *HostKeys, fn func(i int, key []byte, v float64)) {
+	tokens, klens, values, text := resp.GetTokens(), resp.GetKeyLengths(), resp.GetValues(), resp.GetKeys()
+	keys.buf = append(keys.buf[:0], keys.Prefix...)
+	np := len(keys.Prefix)
+	pos := idx[k].Key
+	for j := idx[k].Attr; j < idx[k+1].Attr; j++ {
+		kend := pos + int(klens[j])
+		keys.buf = append(keys.buf[:np], text[pos:kend]...)
+		pos = kend
+		v := 1.0
+		if len(values) != 0 {
+			v = values[j]
+		}
+		fn(int(tokens[j]), keys.buf, v)
+	}
 }
