@@ -34,7 +34,7 @@ type Encoder struct {
 	sinks   []*sentenceSink
 	sinkBuf []Sink
 	fetched []Fetched // per extractor, in encodeEach
-	touched uint32 // keeps resolve's touching reads from being optimized away
+	touched uint32    // keeps resolve's touching reads from being optimized away
 	pos     []int
 }
 
