@@ -345,6 +345,9 @@ func (a *app) cmdEval(ctx context.Context, args []string) error {
 	if err != nil {
 		return err
 	}
+	if len(sents) == 0 {
+		return fmt.Errorf("%s: no sentences to evaluate", name)
+	}
 	res := eval.Evaluate(sents, eval.Options{Scheme: sch})
 	if *asJSON {
 		b, err := json.MarshalIndent(res, "", "  ")

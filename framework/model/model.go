@@ -262,6 +262,13 @@ func Decode(data []byte) (*Model, error) {
 		if err := json.Unmarshal(meta, &m.Header); err != nil {
 			return nil, fmt.Errorf("model header: %w", err)
 		}
+		// The header repeats the format version; the two must agree.
+		if m.Version > Version {
+			return nil, fmt.Errorf("model header says format version %d, newer than this trellis supports (%d); use a newer trellis", m.Version, Version)
+		}
+		if m.Version != Version {
+			return nil, fmt.Errorf("corrupted model: header says format version %d, the file says %d", m.Version, version)
+		}
 	}
 	// Each name takes at least one byte (its length), which bounds the count.
 	nAttrs := r.count(1, "attributes")

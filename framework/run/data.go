@@ -42,6 +42,38 @@ func readCorpus(c *spec.Corpus) ([]*corpus.Sentence, error) {
 	return out, nil
 }
 
+// checkCorpus reads a corpus block through, keeping nothing, and fails on
+// a data error or when its split keeps no sentence.
+func checkCorpus(c *spec.Corpus) error {
+	f, err := corpus.New(c.Format)
+	if err != nil {
+		return err
+	}
+	fh, err := os.Open(c.Path)
+	if err != nil {
+		return err
+	}
+	defer fh.Close()
+	r := f.NewReader(fh, c.Path, corpus.ReadOptions{})
+	kept := 0
+	for i := 0; ; i++ {
+		_, err := r.Read()
+		if err == io.EOF {
+			break
+		}
+		if err != nil {
+			return err
+		}
+		if c.Split.Keep(i) {
+			kept++
+		}
+	}
+	if kept == 0 {
+		return fmt.Errorf("%s: corpus %q has no sentences", c.Path, c.Name)
+	}
+	return nil
+}
+
 // hashFile returns the SHA-256 of a file, hex encoded.
 func hashFile(path string) (string, error) {
 	f, err := os.Open(path)

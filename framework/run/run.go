@@ -168,17 +168,6 @@ func Run(ctx context.Context, o Options) (*Result, error) {
 	if o.Threads <= 0 {
 		o.Threads = runtime.NumCPU()
 	}
-	for _, d := range []string{o.OutDir, filepath.Join(o.OutDir, "models"), filepath.Join(o.OutDir, "predictions")} {
-		if err := os.MkdirAll(d, 0o755); err != nil {
-			return nil, fmt.Errorf("output folder: %w", err)
-		}
-	}
-	if o.CheckpointEvery > 0 || o.Resume {
-		if err := startCheckpoints(o); err != nil {
-			return nil, err
-		}
-	}
-
 	dataHashes := map[string]string{}
 	for _, c := range s.Corpora {
 		if c.Name != s.Evaluation.Train && c.Name != s.Evaluation.Test && c.Name != s.Evaluation.Dev {
@@ -195,6 +184,24 @@ func Run(ctx context.Context, o Options) (*Result, error) {
 	enc, err := encodeTraining(ctx, s, o.Templates, log, o.Progress)
 	if err != nil {
 		return nil, err
+	}
+	// A bad test file must fail the run before any model is written, and
+	// a bad corpus must leave nothing behind: the output folders are made
+	// only now.
+	testC := *s.Corpus(s.Evaluation.Test)
+	testC.Format.Label = s.Labels.Column
+	if err := checkCorpus(&testC); err != nil {
+		return nil, err
+	}
+	for _, d := range []string{o.OutDir, filepath.Join(o.OutDir, "models"), filepath.Join(o.OutDir, "predictions")} {
+		if err := os.MkdirAll(d, 0o755); err != nil {
+			return nil, fmt.Errorf("output folder: %w", err)
+		}
+	}
+	if o.CheckpointEvery > 0 || o.Resume {
+		if err := startCheckpoints(o); err != nil {
+			return nil, err
+		}
 	}
 	// The sentences and encoder buffers are garbage now; collecting them
 	// before a learner allocates its large buffers keeps the heap (and the

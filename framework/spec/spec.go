@@ -581,7 +581,7 @@ func (s *Spec) decodeFeatures(content *hcl.BodyContent, ctx *hcl.EvalContext, re
 				rng := tb.DefRange.Ptr()
 				if strings.Contains(err.Error(), "column") {
 					rng = attrRange(tb, "column")
-					if rng == tb.DefRange.Ptr() || strings.Contains(err.Error(), "join") {
+					if *rng == tb.DefRange || strings.Contains(err.Error(), "join") {
 						rng = attrRange(tb, "join")
 					}
 				}

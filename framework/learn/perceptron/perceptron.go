@@ -25,7 +25,9 @@ import (
 // Config is the perceptron learner block.
 type Config struct {
 	// Epochs is the number of passes over the training data (default 10).
-	Epochs int `hcl:"epochs,optional" json:"epochs,omitempty"`
+	// A pointer, so that an explicit epochs = 0 is refused rather than
+	// read as "not set".
+	Epochs *int `hcl:"epochs,optional" json:"epochs,omitempty"`
 	// Shuffle visits sentences in a new seeded order every epoch
 	// (default true).
 	Shuffle *bool `hcl:"shuffle,optional" json:"shuffle,omitempty"`
@@ -63,18 +65,18 @@ func flag(b *bool, def bool) bool {
 }
 
 func (l *Learner) epochs() int {
-	if l.cfg.Epochs == 0 {
+	if l.cfg.Epochs == nil {
 		return DefaultEpochs
 	}
-	return l.cfg.Epochs
+	return *l.cfg.Epochs
 }
 
 // Validate implements learn.Learner.
 func (l *Learner) Validate() hcl.Diagnostics {
 	var diags hcl.Diagnostics
-	if l.cfg.Epochs < 0 || l.cfg.Epochs > 100000 {
+	if e := l.cfg.Epochs; e != nil && (*e < 1 || *e > 100000) {
 		diags = append(diags, &hcl.Diagnostic{Severity: hcl.DiagError, Summary: "Invalid epochs",
-			Detail: fmt.Sprintf("epochs must be between 1 and 100000, got %d", l.cfg.Epochs)})
+			Detail: fmt.Sprintf("epochs must be between 1 and 100000, got %d", *e)})
 	}
 	diags = append(diags, ValidateFeatures(l.cfg.Features)...)
 	return diags

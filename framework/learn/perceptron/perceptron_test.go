@@ -171,7 +171,7 @@ func TestCheckpointResume(t *testing.T) {
 				}
 				return p
 			}
-			l := &Learner{cfg: Config{Epochs: 7}}
+			l := &Learner{cfg: Config{Epochs: new(7)}}
 			var saved [][]byte
 			p := prob()
 			p.Checkpoints = &learn.Checkpoints{Every: 2, Save: func(b []byte) error {
