@@ -288,6 +288,12 @@ func decodeVariables(blocks hcl.Blocks, overrides map[string]string, s *Spec) (*
 		// Variables cannot refer to each other: decode with no context.
 		diags = append(diags, gohcl.DecodeBody(b.Body, nil, &cfg)...)
 		v := cfg.Default
+		if !v.IsWhollyKnown() {
+			// A default that failed to evaluate (say "${A}0": no variables
+			// here) is unknown, and its error is already in diags; going
+			// on would panic rendering it (AsString of an unknown value).
+			continue
+		}
 		if raw, ok := overrides[name]; ok {
 			var err error
 			if v, err = parseOverride(raw, v); err != nil {
