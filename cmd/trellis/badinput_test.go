@@ -15,50 +15,14 @@ import (
 	"testing"
 )
 
-// badInputSpec is testdata/chunk.hcl with the corpus paths and the learner
-// blocks as parameters; cases edit its text further.
-const badInputSpec = `experiment "bad-input" {
-  seed = 3
+// badInputSpec is testdata/chunk.hcl reading train.txt and test.txt from
+// its own folder; cases edit its text further.
+func badInputSpec(t *testing.T) string {
+	t.Helper()
+	src := string(readFile(t, "testdata/chunk.hcl"))
+	src = strings.Replace(src, `"chunk-train.txt"`, `"train.txt"`, 1)
+	return strings.Replace(src, `"chunk-test.txt"`, `"test.txt"`, 1)
 }
-
-corpus "train" {
-  path    = "train.txt"
-  format  = "conll"
-  columns = ["word", "pos", "chunk"]
-}
-
-corpus "test" {
-  path    = "test.txt"
-  format  = "conll"
-  columns = ["word", "pos", "chunk"]
-}
-
-labels {
-  column = "chunk"
-  scheme = "iob2"
-}
-
-features {
-  emission "w" {
-    column    = "word"
-    lowercase = true
-  }
-  transition "trans" {}
-}
-
-learner "hmm" {
-  type = "hmm"
-}
-
-evaluation {
-  train = "train"
-  test  = "test"
-}
-`
-
-// Messages of the known defects the skipped cases document. The fixes
-// belong in files this change must not touch.
-const ()
 
 // chunkCorpora returns the tiny chunking corpus of the end-to-end tests.
 func chunkCorpora(t *testing.T) (train, test []byte) {
@@ -153,7 +117,7 @@ func TestBadInput(t *testing.T) {
 	refDir := filepath.Join(t.TempDir(), "ref")
 	{
 		dir := t.TempDir()
-		for name, data := range map[string][]byte{"train.txt": train, "test.txt": test, "spec.hcl": []byte(badInputSpec)} {
+		for name, data := range map[string][]byte{"train.txt": train, "test.txt": test, "spec.hcl": []byte(badInputSpec(t))} {
 			if err := os.WriteFile(filepath.Join(dir, name), data, 0o644); err != nil {
 				t.Fatal(err)
 			}
@@ -317,7 +281,7 @@ func TestBadInput(t *testing.T) {
 		t.Run("run/"+tc.name, func(t *testing.T) {
 			e := &runEnv{dir: t.TempDir()}
 			e.spec, e.train, e.test = filepath.Join(e.dir, "spec.hcl"), filepath.Join(e.dir, "train.txt"), filepath.Join(e.dir, "test.txt")
-			src := badInputSpec
+			src := badInputSpec(t)
 			if tc.edit != nil {
 				src = tc.edit(src)
 			}
@@ -379,7 +343,7 @@ func TestBadInput(t *testing.T) {
 	t.Run("run/data error leaves no empty folders", func(t *testing.T) {
 		dir := t.TempDir()
 		spec := filepath.Join(dir, "spec.hcl")
-		for path, data := range map[string][]byte{spec: []byte(badInputSpec), filepath.Join(dir, "train.txt"): insertLine(train, 21, "caf\xe9 NN I-NP"), filepath.Join(dir, "test.txt"): test} {
+		for path, data := range map[string][]byte{spec: []byte(badInputSpec(t)), filepath.Join(dir, "train.txt"): insertLine(train, 21, "caf\xe9 NN I-NP"), filepath.Join(dir, "test.txt"): test} {
 			if err := os.WriteFile(path, data, 0o644); err != nil {
 				t.Fatal(err)
 			}

@@ -1,8 +1,6 @@
 package perceptron
 
 import (
-	"bytes"
-	"encoding/gob"
 	"fmt"
 
 	"github.com/trellis-nlp/trellis/framework/learn"
@@ -25,18 +23,17 @@ type state struct {
 	Curve     []learn.Point
 }
 
-// gob writes float64s by their bits, so a state comes back exactly.
 func encodeState(st *state) ([]byte, error) {
-	var buf bytes.Buffer
-	if err := gob.NewEncoder(&buf).Encode(st); err != nil {
+	b, err := learn.EncodeState(st)
+	if err != nil {
 		return nil, fmt.Errorf("perceptron: checkpoint: %w", err)
 	}
-	return buf.Bytes(), nil
+	return b, nil
 }
 
 func decodeState(b []byte, weights, sentences int) (*state, error) {
 	var st state
-	if err := gob.NewDecoder(bytes.NewReader(b)).Decode(&st); err != nil {
+	if err := learn.DecodeState(b, &st); err != nil {
 		return nil, fmt.Errorf("perceptron: the checkpoint cannot be read: %w", err)
 	}
 	if len(st.W) != weights || len(st.U) != weights || len(st.Order) != sentences || (st.HasBest && len(st.Best) != weights) || st.Epoch < 1 {
