@@ -202,6 +202,10 @@ func Run(ctx context.Context, o Options) (*Result, error) {
 		if err := startCheckpoints(o); err != nil {
 			return nil, err
 		}
+	} else if err := os.RemoveAll(filepath.Join(o.OutDir, CheckpointDir)); err != nil {
+		// An earlier, interrupted run into the same folder: its
+		// checkpoints no longer describe what is there.
+		return nil, err
 	}
 	// The sentences and encoder buffers are garbage now; collecting them
 	// before a learner allocates its large buffers keeps the heap (and the
@@ -289,11 +293,9 @@ func Run(ctx context.Context, o Options) (*Result, error) {
 	if err := htmlreport.Write(o.OutDir); err != nil {
 		return nil, fmt.Errorf("report.html: %w", err)
 	}
-	if o.CheckpointEvery > 0 || o.Resume {
-		// Finished: nothing is left to resume.
-		if err := os.RemoveAll(filepath.Join(o.OutDir, CheckpointDir)); err != nil {
-			return nil, err
-		}
+	// Finished: nothing is left to resume.
+	if err := os.RemoveAll(filepath.Join(o.OutDir, CheckpointDir)); err != nil {
+		return nil, err
 	}
 	if o.Stdout != nil {
 		io.Copy(o.Stdout, &table)
