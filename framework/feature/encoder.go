@@ -233,17 +233,15 @@ func (e *Encoder) Forget() {
 // Encode extracts and appends one batch of sentences. Batch extractors see
 // the whole batch in one call; the others see one sentence at a time.
 func (e *Encoder) Encode(sents []*corpus.Sentence) error {
-	if !e.Grow && e.Attrs.idx != nil && e.allFetchers() {
-		err := e.encodeEach(sents)
-		if err != nil {
-			e.Forget()
-		}
-		return err
-	}
-	// Extractors in other processes start on this batch now, and work
-	// while the in-process extractors before them in order run.
+	// Extractors in other processes start on this batch now (unless it
+	// was prefetched), and work while the in-process extractors run.
 	e.Prefetch(sents)
-	err := e.encodeBatch(sents)
+	var err error
+	if !e.Grow && e.Attrs.idx != nil && e.allFetchers() {
+		err = e.encodeEach(sents)
+	} else {
+		err = e.encodeBatch(sents)
+	}
 	if err != nil {
 		e.Forget()
 	}
@@ -317,16 +315,9 @@ func (e *Encoder) encodeEach(sents []*corpus.Sentence) error {
 	}
 	sink := e.sinks[0]
 	fetched := e.fetched[:0]
-	started := false
 	for _, x := range e.Extractors {
 		var fb Fetched
 		if f, ok := x.(Fetcher); ok {
-			if !started {
-				// Every plugin starts on the batch before the first one
-				// is waited for.
-				e.Prefetch(sents)
-				started = true
-			}
 			var err error
 			if fb, err = f.Fetch(sents); err != nil {
 				return err
