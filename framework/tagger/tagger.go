@@ -235,11 +235,8 @@ func (t *Tagger) Stream(ctx context.Context, r corpus.Reader, w corpus.Writer, k
 	// With plugins, a full batch is handed to them and tagged only after
 	// the next one is read and handed over too: the plugin processes
 	// extract batch k+1 while this one tags batch k.
-	var ahead, spare []*corpus.Sentence
+	var ahead []*corpus.Sentence
 	readAhead := t.enc.HasPrefetcher()
-	if readAhead {
-		spare = make([]*corpus.Sentence, 0, BatchSize)
-	}
 	for i := 0; ; i++ {
 		if err := ctx.Err(); err != nil {
 			return tokens, err
@@ -270,10 +267,8 @@ func (t *Tagger) Stream(ctx context.Context, r corpus.Reader, w corpus.Writer, k
 			t.enc.Forget()
 			return tokens, err
 		}
-		ahead, batch, spare = batch, spare[:0], ahead
-		if spare == nil {
-			spare = make([]*corpus.Sentence, 0, BatchSize)
-		}
+		// ahead is tagged and written: its buffer takes the next batch.
+		ahead, batch = batch, ahead[:0]
 	}
 	if err := flush(ahead); err != nil {
 		t.enc.Forget()
