@@ -7,12 +7,15 @@ import (
 	"encoding/json"
 	"fmt"
 	"io/fs"
+	"maps"
 	"os"
 	"path/filepath"
 	"regexp"
 	"slices"
 	"strings"
 	"testing"
+
+	"github.com/trellis-nlp/trellis/framework/rundir"
 )
 
 // badInputSpec is testdata/chunk.hcl reading train.txt and test.txt from
@@ -104,6 +107,8 @@ type runEnv struct {
 	dir, spec, train, test, out string
 	code                        int
 	stdout, stderr              string
+	// before is the case folder (spec, data, --out) as the run found it.
+	before map[string]string
 }
 
 // TestBadInput feeds trellis broken, odd and hostile input: for every case
@@ -135,6 +140,9 @@ func TestBadInput(t *testing.T) {
 		}
 	}
 
+	// IOB1-style labels (chunks begin with I-) under the spec's iob2.
+	iob1Train, iob1Test := toIOB1(train), toIOB1(test)
+
 	// A label only the test file has: "B-LOC" on line 4 (a token line).
 	unknownLabel := replaceLine(test, 4, strings.Join(strings.Fields(strings.Split(string(test), "\n")[3])[:2], " ")+" B-LOC")
 
@@ -144,6 +152,7 @@ func TestBadInput(t *testing.T) {
 		edit        func(spec string) string // changes to the spec text
 		// out returns --out (default: DIR/out, not yet existing).
 		out  func(t *testing.T, e *runEnv) string
+		args []string // more flags for trellis run
 		code int
 		// stderr holds substrings, with {spec}, {train}, {test}, {out}
 		// and {dir} replaced by the paths.
@@ -253,7 +262,7 @@ func TestBadInput(t *testing.T) {
 			},
 			stderr: []string{"trellis: error: output folder: mkdir {dir}/file: not a directory"},
 			check:  fileUntouched},
-		{name: "--out is a regular file", code: 1,
+		{name: "--out is a regular file", code: 2,
 			out: func(t *testing.T, e *runEnv) string {
 				f := filepath.Join(e.dir, "file")
 				if err := os.WriteFile(f, []byte("keep\n"), 0o644); err != nil {
@@ -261,7 +270,7 @@ func TestBadInput(t *testing.T) {
 				}
 				return f
 			},
-			stderr: []string{"trellis: error: output folder: mkdir {dir}/file"},
+			stderr: []string{"trellis: --out {dir}/file: {dir}/file is not a folder;", "--force"},
 			check:  fileUntouched},
 		{name: "--out is read-only", code: 1,
 			out: func(t *testing.T, e *runEnv) string {
@@ -275,7 +284,64 @@ func TestBadInput(t *testing.T) {
 				t.Cleanup(func() { os.Chmod(out, 0o755) })
 				return out
 			},
-			stderr: []string{"trellis: error: output folder: mkdir {out}/models: permission denied"}},
+			stderr: []string{"trellis: error: output folder: {out} is read-only"}},
+		// 15. --out holding what trellis did not write: refused (exit 2,
+		// naming --force), nothing touched; --force sets it aside whole.
+		{name: "--out holds the user's files", code: 2, out: userFolder,
+			stderr: []string{"trellis: --out {out}: {out} holds files trellis did not write (checkpoints/, notes.txt)", "--force"}},
+		{name: "--out is an earlier run plus the user's checkpoints folder", code: 2,
+			out: func(t *testing.T, e *runEnv) string {
+				mustRun(t, "", "run", e.spec, "--out", e.out)
+				writeFiles(t, e.out, map[string]string{"checkpoints/mine.bin": "mine"})
+				return e.out
+			},
+			stderr: []string{"holds files trellis did not write (checkpoints/)", "--force"}},
+		{name: "--force sets the user's folder aside", code: 0, out: userFolder, args: []string{"--force"},
+			stderr: []string{"the folder's earlier content was renamed, not deleted"},
+			check: func(t *testing.T, e *runEnv) {
+				aside, _ := filepath.Glob(e.out + ".set-aside-*")
+				if len(aside) != 1 {
+					t.Fatalf("set-aside folders: %v", aside)
+				}
+				kept := snapshot(t, aside[0])
+				for name, content := range e.before {
+					if rel, ok := strings.CutPrefix(name, "out/"); ok && rel != "" && kept[rel] != content {
+						t.Errorf("%s was not kept in %s", rel, aside[0])
+					}
+				}
+				if len(kept) != 3 {
+					t.Errorf("the set-aside folder holds %v, want the user's three entries", keysOf(kept))
+				}
+				if _, err := os.Stat(filepath.Join(e.out, "models", "hmm.model")); err != nil {
+					t.Errorf("the run is not in --out: %v", err)
+				}
+			}},
+		// 16. a second run into a folder a run is writing: refused.
+		{name: "--out is being written by another run", code: 1,
+			out: func(t *testing.T, e *runEnv) string {
+				r, err := rundir.Open(e.out, rundir.Options{Command: []string{"trellis", "run", "other.hcl"}})
+				if err != nil {
+					t.Fatal(err)
+				}
+				t.Cleanup(func() { r.Abort(false) })
+				return e.out
+			},
+			stderr: []string{fmt.Sprintf("trellis: error: another trellis run (pid %d, started", os.Getpid()), "trellis run other.hcl) is writing {out}; wait for it to end, or choose another --out"}},
+		// 17. labels that contradict the declared scheme: a spec error at
+		// the scheme in the training corpus, a warning in the test corpus.
+		{name: "iob1 training labels under scheme iob2", train: iob1Train, code: 2,
+			specErr: "Labels contradict the scheme", place: specPlace{`scheme = "iob2"`, `"iob2"`},
+			stderr: []string{fmt.Sprintf(`{train}:%d: "I-NP" begins the sentence, which iob2 does not allow; %d of %d sentences of corpus "train" contradict iob2, and constrained decoding would forbid their gold labels`,
+				firstLineWith(train, " B-"), sentencesWith(train, " B-"), sentencesWith(train, "")), `The labels fit iob1: did you mean scheme = "iob1"?`}},
+		{name: "iob1 training labels, constrained = false", train: iob1Train, code: 0,
+			edit:   replace(`scheme = "iob2"`, "scheme = \"iob2\"\n  constrained = false"),
+			stderr: []string{`warning: Labels contradict the scheme`, `did you mean scheme = "iob1"?`}},
+		{name: "iob1 test labels under scheme iob2", test: iob1Test, code: 0,
+			stderr: []string{fmt.Sprintf(`{spec}:20:12: warning: Labels contradict the scheme; {test}:%d: "I-NP" begins the sentence`, firstLineWith(test, " B-")),
+				`did you mean scheme = "iob1"?`}},
+		{name: "bioes training labels under scheme iob2", train: bytes.Replace(train, []byte("it PRP B-NP"), []byte("it PRP S-NP"), 1), code: 2,
+			specErr: "Labels contradict the scheme", place: specPlace{`scheme = "iob2"`, `"iob2"`},
+			stderr: []string{fmt.Sprintf(`{train}:%d: "S-NP" has none of the iob2 prefixes (B-, I-, O)`, firstLineWith(train, "it PRP B-NP"))}},
 	}
 	for _, tc := range runCases {
 		t.Run("run/"+tc.name, func(t *testing.T) {
@@ -294,7 +360,8 @@ func TestBadInput(t *testing.T) {
 			if tc.out != nil {
 				e.out = tc.out(t, e)
 			}
-			e.code, e.stdout, e.stderr = trellis(t, "", "run", e.spec, "--out", e.out)
+			e.before = snapshot(t, e.dir)
+			e.code, e.stdout, e.stderr = trellis(t, "", append([]string{"run", e.spec, "--out", e.out}, tc.args...)...)
 			expand := strings.NewReplacer("{spec}", e.spec, "{train}", e.train, "{test}", e.test, "{out}", e.out, "{dir}", e.dir).Replace
 
 			if e.code != tc.code {
@@ -321,19 +388,13 @@ func TestBadInput(t *testing.T) {
 				return
 			}
 
-			// A failed run prints no table and writes nothing.
+			// A failed run prints no table, writes nothing and leaves what
+			// the user had as it was.
 			if e.stdout != "" {
 				t.Errorf("a failed run wrote to stdout:\n%s", e.stdout)
 			}
-			files, dirs := tree(t, e.out)
-			if st, err := os.Stat(e.out); err == nil && !st.IsDir() {
-				files, dirs = nil, nil // --out is the regular file of the case
-			}
-			if tc.specErr != "" && (len(files) > 0 || len(dirs) > 0) {
-				t.Errorf("a spec error left %v %v in --out", dirs, files)
-			}
-			if len(files) > 0 {
-				t.Errorf("a failed run left files behind in --out: %v", files)
+			if after := snapshot(t, e.dir); !maps.Equal(after, e.before) {
+				t.Errorf("a failed run changed the case's folder:\nbefore %v\nafter  %v", keysOf(e.before), keysOf(after))
 			}
 		})
 	}
@@ -358,8 +419,163 @@ func TestBadInput(t *testing.T) {
 		}
 	})
 
+	validateCases(t)
 	tagCases(t)
 	newerModelCases(t)
+}
+
+// validateCases: validate reads every corpus as run would (columns,
+// encoding, sentences, the scheme check) unless --no-data, reports each
+// corpus's first data error with file:line, and writes nothing.
+func validateCases(t *testing.T) {
+	train, test := chunkCorpora(t)
+	cases := []struct {
+		name        string
+		train, test []byte
+		args        []string
+		code        int
+		stdout      []string // substrings, {train} and {test} replaced
+		stderr      []string
+		specErr     string
+	}{
+		{name: "clean data", code: 0,
+			stdout: []string{fmt.Sprintf(`corpus "train": {train}: %d sentences`, sentencesWith(train, "")),
+				fmt.Sprintf(`corpus "test": {test}: %d sentences`, sentencesWith(test, "")), "ok (experiment"}},
+		{name: "train line without its label column", train: insertLine(train, 21, "dog NN"), code: 1,
+			stderr: []string{"trellis: error: {train}:21: expected 3 columns (word pos chunk), found 2"}},
+		{name: "--no-data does not read it", train: insertLine(train, 21, "dog NN"), args: []string{"--no-data"}, code: 0,
+			stdout: []string{"ok (experiment"}},
+		{name: "errors in both corpora", train: insertLine(train, 21, "dog"), test: insertLine(test, 7, "caf\xe9 NN I-NP"), code: 1,
+			stderr: []string{"{train}:21: expected 3 columns (word pos chunk), found 1", "{test}:7: invalid UTF-8"}},
+		{name: "empty test file", test: []byte{}, code: 1,
+			stderr: []string{`{test}: corpus "test" has no sentences`}},
+		{name: "iob1 training labels under scheme iob2", train: toIOB1(train), code: 2,
+			specErr: "Labels contradict the scheme",
+			stderr:  []string{fmt.Sprintf(`{train}:%d: "I-NP" begins the sentence, which iob2 does not allow`, firstLineWith(train, " B-")), `did you mean scheme = "iob1"?`}},
+		{name: "iob1 test labels under scheme iob2", test: toIOB1(test), code: 0,
+			stdout: []string{"ok (experiment"},
+			stderr: []string{"warning: Labels contradict the scheme", `did you mean scheme = "iob1"?`}},
+	}
+	for _, tc := range cases {
+		t.Run("validate/"+tc.name, func(t *testing.T) {
+			dir := t.TempDir()
+			spec, trainPath, testPath := filepath.Join(dir, "spec.hcl"), filepath.Join(dir, "train.txt"), filepath.Join(dir, "test.txt")
+			src := badInputSpec(t)
+			writeFiles(t, dir, map[string]string{"spec.hcl": src, "train.txt": string(or(tc.train, train)), "test.txt": string(or(tc.test, test))})
+			before := snapshot(t, dir)
+			code, stdout, stderr := trellis(t, "", append([]string{"validate", spec}, tc.args...)...)
+			expand := strings.NewReplacer("{train}", trainPath, "{test}", testPath).Replace
+			if code != tc.code {
+				t.Errorf("exit %d, want %d\nstderr:\n%s", code, tc.code, stderr)
+			}
+			for _, w := range tc.stdout {
+				if w = expand(w); !strings.Contains(stdout, w) {
+					t.Errorf("stdout lacks %q:\n%s", w, stdout)
+				}
+			}
+			for _, w := range tc.stderr {
+				if w = expand(w); !strings.Contains(stderr, w) {
+					t.Errorf("stderr lacks %q:\n%s", w, stderr)
+				}
+			}
+			if tc.specErr != "" {
+				head, snippet := specPlace{`scheme = "iob2"`, `"iob2"`}.want(t, spec, src, tc.specErr)
+				if !strings.Contains(stderr, head) || !strings.Contains(stderr, snippet) {
+					t.Errorf("stderr lacks %q with its snippet:\n%s", head, stderr)
+				}
+			}
+			if code != 0 && strings.Contains(stdout, "ok (") {
+				t.Errorf("a failing validate said ok:\n%s", stdout)
+			}
+			if after := snapshot(t, dir); !maps.Equal(after, before) {
+				t.Errorf("validate changed the folder: %v → %v", keysOf(before), keysOf(after))
+			}
+		})
+	}
+}
+
+// userFolder makes --out a folder of the user's: notes and a checkpoints
+// folder that are not trellis's.
+func userFolder(t *testing.T, e *runEnv) string {
+	writeFiles(t, e.out, map[string]string{"notes.txt": "mine\n", "checkpoints/keep.bin": "mine too\n"})
+	return e.out
+}
+
+// writeFiles creates files (path relative to dir → content).
+func writeFiles(t *testing.T, dir string, files map[string]string) {
+	t.Helper()
+	for name, content := range files {
+		p := filepath.Join(dir, name)
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(p, []byte(content), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+}
+
+// snapshot maps everything under dir (relative path, '/' separated,
+// folders with a trailing '/') to its content, with permissions.
+func snapshot(t *testing.T, dir string) map[string]string {
+	t.Helper()
+	out := map[string]string{}
+	err := filepath.WalkDir(dir, func(path string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		rel, _ := filepath.Rel(dir, path)
+		rel = filepath.ToSlash(rel)
+		info, err := d.Info()
+		if err != nil {
+			return err
+		}
+		switch {
+		case rel == ".":
+		case d.IsDir():
+			out[rel+"/"] = info.Mode().String()
+		default:
+			b, err := os.ReadFile(path)
+			if err != nil {
+				return err
+			}
+			out[rel] = info.Mode().String() + " " + string(b)
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return out
+}
+
+func keysOf(m map[string]string) []string {
+	return slices.Sorted(maps.Keys(m))
+}
+
+// toIOB1 rewrites IOB2 chunk labels as chunks beginning with I-.
+func toIOB1(data []byte) []byte { return bytes.ReplaceAll(data, []byte(" B-"), []byte(" I-")) }
+
+// firstLineWith is the 1-based number of the first line containing sub.
+func firstLineWith(data []byte, sub string) int {
+	for i, l := range strings.Split(string(data), "\n") {
+		if strings.Contains(l, sub) {
+			return i + 1
+		}
+	}
+	return 0
+}
+
+// sentencesWith counts the blank-line separated sentences with a line
+// containing sub ("" counts them all).
+func sentencesWith(data []byte, sub string) int {
+	n := 0
+	for _, block := range strings.Split(strings.TrimSpace(string(data)), "\n\n") {
+		if strings.Contains(block, sub) {
+			n++
+		}
+	}
+	return n
 }
 
 // or returns data, or def when data is nil.

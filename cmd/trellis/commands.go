@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -19,6 +20,7 @@ import (
 	"github.com/trellis-nlp/trellis/framework/plugin"
 	"github.com/trellis-nlp/trellis/framework/progress"
 	"github.com/trellis-nlp/trellis/framework/run"
+	"github.com/trellis-nlp/trellis/framework/rundir"
 	"github.com/trellis-nlp/trellis/framework/scheme"
 	"github.com/trellis-nlp/trellis/framework/spec"
 	"github.com/trellis-nlp/trellis/framework/tagger"
@@ -59,6 +61,7 @@ func (a *app) cmdValidate(ctx context.Context, args []string) error {
 	fs := newFlagSet("validate", a.stderr)
 	vars := varFlags{}
 	fs.Var(vars, "var", "set a spec variable: name=value (repeatable)")
+	noData := fs.Bool("no-data", false, "check the spec only, without reading the corpora")
 	pos, err := parseInterspersed(fs, args)
 	if err != nil {
 		return err
@@ -71,6 +74,19 @@ func (a *app) cmdValidate(ctx context.Context, args []string) error {
 		return err
 	}
 	defer host.Close()
+	if !*noData {
+		stats, diags, err := run.CheckData(s, nil)
+		a.printDiagnostics(s, diags)
+		switch {
+		case err != nil:
+			return err
+		case diags.HasErrors():
+			return specError{}
+		}
+		for _, st := range stats {
+			fmt.Fprintf(a.stdout, "corpus %q: %s: %d sentences, %d tokens, %d labels\n", st.Name, st.Path, st.Sentences, st.Tokens, st.Labels)
+		}
+	}
 	fmt.Fprintf(a.stdout, "%s: ok (experiment %q, %d corpora, %d templates, %d learners)\n",
 		pos[0], s.Name, len(s.Corpora), len(s.Features.Templates), len(s.Learners))
 	return nil
@@ -88,12 +104,13 @@ func (a *app) cmdRun(ctx context.Context, args []string) error {
 	alone := fs.Bool("ablate-alone", false, "with --ablate, also run each template on its own")
 	every := fs.Int("checkpoint-every", 0, "save the perceptron's and the CRF's training state every N epochs or iterations (in DIR/checkpoints, for --resume)")
 	resume := fs.String("resume", "", "continue the interrupted run in this directory (made with --checkpoint-every)")
+	force := fs.Bool("force", false, "replace an --out folder that holds files trellis did not write: they are set aside (the folder renamed beside it), never deleted")
 	pos, err := parseInterspersed(fs, args)
 	if err != nil {
 		return err
 	}
 	if *resume != "" {
-		if len(pos) != 0 || *every != 0 || *ablate != "" || *out != "" || len(learners) > 0 || len(vars) > 0 {
+		if len(pos) != 0 || *every != 0 || *ablate != "" || *out != "" || len(learners) > 0 || len(vars) > 0 || *force {
 			return usagef("--resume DIR takes no spec and no other setting than --threads: the run continues as it was started")
 		}
 		return a.resumeRun(ctx, *resume, fs)
@@ -112,35 +129,86 @@ func (a *app) cmdRun(ctx context.Context, args []string) error {
 		return err
 	}
 	defer host.Close()
-	dir := *out
-	if dir == "" {
-		dir = filepath.Join("runs", s.Name)
-	}
-	opts := run.Options{
-		Spec: s, Templates: reg.Templates, OutDir: dir, Learners: learners,
-		Threads: *threads, Log: a.log, Command: a.args, Stdout: a.stdout,
-		Progress: a.progress, CheckpointEvery: *every, Resume: a.resuming,
-	}
 	if (*every > 0 || a.resuming) && (s.Evaluation.Folds > 1 || *ablate != "") {
 		return usagef("checkpoints apply to a plain run, not to cross-validation or ablation")
 	}
 	switch {
 	case s.Evaluation.Folds > 1 && *ablate != "":
 		return usagef("--ablate does not combine with cross-validation (folds in the spec)")
+	case *alone && *ablate == "":
+		return usagef("--ablate-alone needs --ablate LEARNER")
+	}
+	dir := *out
+	if dir == "" {
+		dir = filepath.Join("runs", s.Name)
+	}
+	rd, err := rundir.Open(dir, rundir.Options{Resume: a.resuming, Force: *force, Command: a.args})
+	if err != nil {
+		return runDirError(err)
+	}
+	if rd.Discarded {
+		a.log.Warn().Str("partial", rd.Work).Msg("discarded the state of an interrupted run into the same folder (trellis run --resume DIR would have continued it)")
+	}
+	opts := run.Options{
+		Spec: s, Templates: reg.Templates, OutDir: rd.Work, Learners: learners,
+		Threads: *threads, Log: a.log, Command: a.args, Stdout: a.stdout,
+		Progress: a.progress, CheckpointEvery: *every, Resume: a.resuming,
+		Warn: func(d hcl.Diagnostics) { a.printDiagnostics(s, d) },
+	}
+	switch {
 	case s.Evaluation.Folds > 1:
 		_, err = run.CrossValidate(ctx, opts)
 	case *ablate != "":
 		_, err = run.Ablation(ctx, opts, *ablate, *alone)
-	case *alone:
-		return usagef("--ablate-alone needs --ablate LEARNER")
 	default:
 		_, err = run.Run(ctx, opts)
+	}
+	if err != nil {
+		keep := run.Resumable(rd.Work)
+		if abortErr := rd.Abort(keep); abortErr != nil {
+			a.log.Error().Err(abortErr).Str("partial", rd.Work).Msg("removing the failed run's partial folder")
+		}
+		if keep {
+			a.log.Warn().Str("partial", rd.Work).Msg("the run's checkpoints are kept; trellis run --resume " + dir + " continues it")
+		}
+		return a.runError(s, err)
+	}
+	setAside, err := rd.Commit()
+	if err != nil {
+		return runDirError(err)
+	}
+	if setAside != "" {
+		a.log.Warn().Str("set_aside", setAside).Msg("--force: the folder's earlier content was renamed, not deleted")
+	}
+	a.log.Info().Str("dir", dir).Msg("run complete")
+	return nil
+}
+
+// runError maps what stopped a run to its exit code: a usage mistake or
+// data contradicting the spec (printed as diagnostics on it) exit with 2.
+func (a *app) runError(s *spec.Spec, err error) error {
+	var de *run.DiagnosticsError
+	if errors.As(err, &de) {
+		a.printDiagnostics(s, de.Diags)
+		return specError{}
 	}
 	if ue, ok := err.(*run.UsageError); ok {
 		return usagef("%s", ue.Msg)
 	}
-	if err == nil {
-		a.log.Info().Str("dir", dir).Msg("run complete")
+	return err
+}
+
+// printDiagnostics prints diagnostics on spec s with its source lines.
+func (a *app) printDiagnostics(s *spec.Spec, diags hcl.Diagnostics) {
+	spec.WriteDiagnostics(a.stderr, diags, map[string][]byte{s.File: s.Source})
+}
+
+// runDirError makes a run directory holding the user's files a usage
+// error (exit 2): the user picks another --out or adds --force.
+func runDirError(err error) error {
+	var fe *rundir.ForeignError
+	if errors.As(err, &fe) && !fe.Finished {
+		return usagef("%s", fe.Error())
 	}
 	return err
 }
@@ -368,5 +436,3 @@ func (a *app) cmdEval(ctx context.Context, args []string) error {
 	}
 	return nil
 }
-
-var _ = hcl.Diagnostics{}

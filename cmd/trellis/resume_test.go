@@ -9,6 +9,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/trellis-nlp/trellis/framework/rundir"
 )
 
 // resumeSpec is the quickstart's data, features and two learners that can
@@ -62,7 +64,9 @@ func TestInterruptAndResume(t *testing.T) {
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
 	}
-	ckpt := filepath.Join(dir, "checkpoints", "crf.ckpt")
+	// The run writes into its partial folder beside dir until it ends.
+	partial := rundir.PartialPath(dir)
+	ckpt := filepath.Join(partial, "checkpoints", "crf.ckpt")
 	deadline := time.Now().Add(60 * time.Second)
 	for {
 		if _, err := os.Stat(ckpt); err == nil {
@@ -88,14 +92,17 @@ func TestInterruptAndResume(t *testing.T) {
 		t.Errorf("stopped %v after SIGINT", stopped)
 	}
 	t.Logf("stopped %v after SIGINT", stopped)
-	if _, err := os.Stat(filepath.Join(dir, "models", "perceptron.model")); err != nil {
+	if _, err := os.Stat(filepath.Join(partial, "models", "perceptron.model")); err != nil {
 		t.Errorf("the finished perceptron's model is gone: %v", err)
 	}
-	if _, err := os.Stat(filepath.Join(dir, "models", "crf.model")); err == nil {
+	if _, err := os.Stat(filepath.Join(partial, "models", "crf.model")); err == nil {
 		t.Errorf("an interrupted learner left a model")
 	}
-	filepath.Walk(dir, func(p string, info os.FileInfo, err error) error {
-		if err == nil && strings.HasPrefix(info.Name(), ".") {
+	if _, err := os.Stat(dir); err == nil {
+		t.Errorf("an interrupted run made %s, which must only ever hold a complete run", dir)
+	}
+	filepath.Walk(partial, func(p string, info os.FileInfo, err error) error {
+		if err == nil && strings.HasPrefix(info.Name(), ".") && info.Name() != rundir.MarkerName && p != partial {
 			t.Errorf("temporary file left behind: %s", p)
 		}
 		return nil
@@ -122,6 +129,9 @@ func TestInterruptAndResume(t *testing.T) {
 	}
 	if _, err := os.Stat(filepath.Join(dir, "checkpoints")); err == nil {
 		t.Errorf("a finished run kept its checkpoints")
+	}
+	if _, err := os.Stat(partial); err == nil {
+		t.Errorf("a finished run kept its partial folder")
 	}
 
 	// Nothing to resume.

@@ -5,8 +5,11 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
+
+	"github.com/trellis-nlp/trellis/framework/rundir"
 )
 
 func TestReproduce(t *testing.T) {
@@ -165,5 +168,37 @@ func TestProgress(t *testing.T) {
 	}
 	if code, _, stderr := trellis(t, "", "run", "../../specs/quickstart.hcl", "--progress", "sometimes"); code != exitUsage || !strings.Contains(stderr, "--progress") {
 		t.Errorf("bad --progress: exit %d: %s", code, stderr)
+	}
+}
+
+// TestRerunReplacesTheRun reruns into a run directory with fewer learners:
+// the folder must then hold the second run only (no model, prediction,
+// evaluation or comparison of the first run's extra learner), its report
+// must not mention that learner, and reproduce must succeed.
+func TestRerunReplacesTheRun(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "run")
+	mustRun(t, "", "run", quickstart, "--out", dir, "--learner", "hmm", "--learner", "perceptron")
+	if _, err := os.Stat(filepath.Join(dir, "comparisons.json")); err != nil {
+		t.Fatalf("the two-learner run has no comparisons: %v", err)
+	}
+	mustRun(t, "", "run", quickstart, "--out", dir, "--learner", "hmm")
+	files, dirs := tree(t, dir)
+	want := []string{".trellis-run", "eval/hmm.tsv", "manifest.json", "metrics.json", "models/hmm.model", "predictions/hmm.txt", "report.html", "report.md"}
+	if !slices.Equal(files, want) {
+		t.Errorf("after the rerun the folder holds %v, want %v", files, want)
+	}
+	if want := []string{"eval", "models", "predictions"}; !slices.Equal(dirs, want) {
+		t.Errorf("folders %v, want %v", dirs, want)
+	}
+	for _, f := range []string{"report.md", "metrics.json"} { // report.html quotes the spec, which has a perceptron
+		if strings.Contains(string(readFile(t, filepath.Join(dir, f))), "perceptron") {
+			t.Errorf("%s still mentions the first run's perceptron", f)
+		}
+	}
+	if out, _ := mustRun(t, "", "reproduce", dir); !strings.Contains(out, "reproduced:") {
+		t.Errorf("reproduce:\n%s", out)
+	}
+	if _, err := os.Stat(rundir.PartialPath(dir)); err == nil {
+		t.Errorf("the partial folder is left behind")
 	}
 }

@@ -61,6 +61,9 @@ func Ablation(ctx context.Context, o Options, learner string, alone bool) ([]Abl
 			variants = append(variants, variant{"only " + t.Name, t.Name, only})
 		}
 	}
+	if err := checkUpFront(&o); err != nil {
+		return nil, err
+	}
 	o.Learners = []string{learner}
 	stdout := o.Stdout
 	o.Stdout = nil

@@ -27,7 +27,7 @@ func encodeConll2000(tb testing.TB) *encoded {
 	if diags.HasErrors() {
 		tb.Fatal(diags)
 	}
-	enc, err := encodeTraining(context.Background(), s, templates, zerolog.Nop(), nil)
+	enc, err := encodeTraining(context.Background(), Options{Spec: s, Templates: templates, Log: zerolog.Nop()})
 	if err != nil {
 		tb.Fatal(err)
 	}

@@ -14,6 +14,7 @@ import (
 
 	"github.com/trellis-nlp/trellis/framework/learn"
 	"github.com/trellis-nlp/trellis/framework/model"
+	"github.com/trellis-nlp/trellis/framework/rundir"
 	"github.com/trellis-nlp/trellis/framework/spec"
 )
 
@@ -29,9 +30,11 @@ type RunRecord struct {
 	Dir     string   `json:"working_directory"`
 }
 
-// ReadRunRecord reads DIR's record of the interrupted run to resume.
+// ReadRunRecord reads the record of the interrupted run into run
+// directory dir, which waits in dir's partial folder (see rundir).
 func ReadRunRecord(dir string) (*RunRecord, error) {
-	b, err := os.ReadFile(filepath.Join(dir, CheckpointDir, "run.json"))
+	path := filepath.Join(rundir.PartialPath(dir), CheckpointDir, "run.json")
+	b, err := os.ReadFile(path)
 	if errors.Is(err, fs.ErrNotExist) {
 		return nil, fmt.Errorf("%s has no checkpoints to resume from (the run was not made with --checkpoint-every, or it finished)", dir)
 	}
@@ -40,14 +43,26 @@ func ReadRunRecord(dir string) (*RunRecord, error) {
 	}
 	var r RunRecord
 	if err := json.Unmarshal(b, &r); err != nil || len(r.Command) < 2 {
-		return nil, fmt.Errorf("%s: not a run record: %v", filepath.Join(dir, CheckpointDir, "run.json"), err)
+		return nil, fmt.Errorf("%s: not a run record: %v", path, err)
 	}
 	return &r, nil
 }
 
+// Resumable reports whether the run that wrote into work left training
+// state to resume from: a checkpoint, or a learner that finished.
+func Resumable(work string) bool {
+	entries, _ := os.ReadDir(filepath.Join(work, CheckpointDir))
+	for _, e := range entries {
+		if ext := filepath.Ext(e.Name()); ext == ".ckpt" || ext == ".done" {
+			return true
+		}
+	}
+	return false
+}
+
 // startCheckpoints prepares the checkpoint folder at the start of a run:
-// a fresh run clears the checkpoints of an earlier one and records its
-// command; a resumed run keeps them.
+// a fresh run (whose folder is new, see rundir) records its command; a
+// resumed run keeps what the interrupted one saved.
 func startCheckpoints(o Options) error {
 	dir := filepath.Join(o.OutDir, CheckpointDir)
 	if o.Resume {
@@ -55,9 +70,6 @@ func startCheckpoints(o Options) error {
 			return fmt.Errorf("%s has no checkpoints to resume from", o.OutDir)
 		}
 		return nil
-	}
-	if err := os.RemoveAll(dir); err != nil {
-		return err
 	}
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return fmt.Errorf("output folder: %w", err)

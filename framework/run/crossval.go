@@ -31,6 +31,9 @@ func CrossValidate(ctx context.Context, o Options) ([]FoldSummary, error) {
 	s := o.Spec
 	k := s.Evaluation.Folds
 	train := s.Corpus(s.Evaluation.Train)
+	if err := checkUpFront(&o); err != nil {
+		return nil, err
+	}
 	stdout := o.Stdout
 	o.Stdout = nil
 	var order []string

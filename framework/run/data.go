@@ -3,48 +3,21 @@ package run
 import (
 	"crypto/sha256"
 	"encoding/hex"
+	"errors"
 	"fmt"
 	"io"
 	"os"
+
+	"github.com/hashicorp/hcl/v2"
 
 	"github.com/trellis-nlp/trellis/framework/corpus"
 	"github.com/trellis-nlp/trellis/framework/spec"
 )
 
-// readCorpus reads all sentences of a corpus block, applying its split.
-func readCorpus(c *spec.Corpus) ([]*corpus.Sentence, error) {
-	f, err := corpus.New(c.Format)
-	if err != nil {
-		return nil, err
-	}
-	fh, err := os.Open(c.Path)
-	if err != nil {
-		return nil, err
-	}
-	defer fh.Close()
-	r := f.NewReader(fh, c.Path, corpus.ReadOptions{})
-	var out []*corpus.Sentence
-	for i := 0; ; i++ {
-		s, err := r.Read()
-		if err == io.EOF {
-			break
-		}
-		if err != nil {
-			return nil, err
-		}
-		if c.Split.Keep(i) {
-			out = append(out, s)
-		}
-	}
-	if len(out) == 0 {
-		return nil, fmt.Errorf("%s: corpus %q has no sentences", c.Path, c.Name)
-	}
-	return out, nil
-}
-
-// checkCorpus reads a corpus block through, keeping nothing, and fails on
-// a data error or when its split keeps no sentence.
-func checkCorpus(c *spec.Corpus) error {
+// scanCorpus reads a corpus block through, applying its split, and calls
+// visit with every sentence it keeps. It fails on a data error (file:line)
+// and when the split keeps no sentence.
+func scanCorpus(c *spec.Corpus, visit func(*corpus.Sentence)) error {
 	f, err := corpus.New(c.Format)
 	if err != nil {
 		return err
@@ -57,7 +30,7 @@ func checkCorpus(c *spec.Corpus) error {
 	r := f.NewReader(fh, c.Path, corpus.ReadOptions{})
 	kept := 0
 	for i := 0; ; i++ {
-		_, err := r.Read()
+		s, err := r.Read()
 		if err == io.EOF {
 			break
 		}
@@ -66,12 +39,99 @@ func checkCorpus(c *spec.Corpus) error {
 		}
 		if c.Split.Keep(i) {
 			kept++
+			visit(s)
 		}
 	}
 	if kept == 0 {
 		return fmt.Errorf("%s: corpus %q has no sentences", c.Path, c.Name)
 	}
 	return nil
+}
+
+// readCorpus reads all sentences of a corpus block, applying its split.
+func readCorpus(c *spec.Corpus) ([]*corpus.Sentence, error) {
+	var out []*corpus.Sentence
+	err := scanCorpus(c, func(s *corpus.Sentence) { out = append(out, s) })
+	return out, err
+}
+
+// labelledCorpus returns corpus name of s with the spec's label column
+// set, as runs read it.
+func labelledCorpus(s *spec.Spec, name string) *spec.Corpus {
+	c := *s.Corpus(name)
+	c.Format.Label = s.Labels.Column
+	return &c
+}
+
+// labelColumn is the index of the spec's label column in corpus c.
+func labelColumn(c *spec.Corpus) (int, error) {
+	f, err := corpus.New(c.Format)
+	if err != nil {
+		return -1, err
+	}
+	return f.LabelColumn(), nil
+}
+
+// CorpusStats describe one corpus as CheckData read it.
+type CorpusStats struct {
+	Name, Path string
+	Sentences  int
+	Tokens     int
+	// Labels counts the distinct gold labels.
+	Labels int
+}
+
+// CheckData reads the named corpora of s (all when names is empty), their
+// splits applied, exactly as a run reads them, and checks their gold
+// labels against the declared scheme. Data errors (each corpus's first,
+// with file:line) are joined in err; what the scheme check finds comes
+// back as diagnostics on the spec's scheme (see schemeCheck.diagnostic).
+func CheckData(s *spec.Spec, names []string) ([]CorpusStats, hcl.Diagnostics, error) {
+	if len(names) == 0 {
+		for _, c := range s.Corpora {
+			names = append(names, c.Name)
+		}
+	}
+	var stats []CorpusStats
+	var diags hcl.Diagnostics
+	var errs []error
+	for _, name := range names {
+		c := labelledCorpus(s, name)
+		labelCol, err := labelColumn(c)
+		if err != nil {
+			errs = append(errs, err)
+			continue
+		}
+		training := name == s.Evaluation.Train
+		st := CorpusStats{Name: name, Path: c.Path}
+		labels := map[string]bool{}
+		check := newSchemeCheck(s, c, labelCol)
+		var unlabelled error
+		err = scanCorpus(c, func(sent *corpus.Sentence) {
+			st.Sentences++
+			st.Tokens += sent.Len()
+			for i, tok := range sent.Tokens {
+				labels[tok[labelCol]] = true
+				if training && tok[labelCol] == "" && unlabelled == nil {
+					unlabelled = fmt.Errorf("%s:%d: training token without a label", sent.File, sent.TokenLineNo[i])
+				}
+			}
+			check.add(sent)
+		})
+		if err == nil {
+			err = unlabelled
+		}
+		if err != nil {
+			errs = append(errs, err)
+			continue
+		}
+		st.Labels = len(labels)
+		stats = append(stats, st)
+		if d := check.diagnostic(s, training); d != nil {
+			diags = append(diags, d)
+		}
+	}
+	return stats, diags, errors.Join(errs...)
 }
 
 // hashFile returns the SHA-256 of a file, hex encoded.

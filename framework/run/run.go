@@ -17,6 +17,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/hashicorp/hcl/v2"
 	"github.com/rs/zerolog"
 
 	"github.com/trellis-nlp/trellis/framework/corpus"
@@ -58,6 +59,14 @@ type Options struct {
 	// from its last checkpoint, and the result is the same, to the byte,
 	// as an uninterrupted run's.
 	Resume bool
+	// Warn receives what the data check warns about (gold labels of the
+	// dev or test corpus that contradict the declared scheme, and the
+	// like) as diagnostics on the spec, to print with its source.
+	Warn func(hcl.Diagnostics)
+
+	// dataChecked is set on the runs of a cross-validation or ablation,
+	// whose corpora CheckData has checked once up front.
+	dataChecked bool
 }
 
 // LearnerMetrics are one learner's figures in metrics.json.
@@ -181,16 +190,14 @@ func Run(ctx context.Context, o Options) (*Result, error) {
 	}
 
 	start := time.Now()
-	enc, err := encodeTraining(ctx, s, o.Templates, log, o.Progress)
+	enc, err := encodeTraining(ctx, o)
 	if err != nil {
 		return nil, err
 	}
 	// A bad test file must fail the run before any model is written, and
 	// a bad corpus must leave nothing behind: the output folders are made
 	// only now.
-	testC := *s.Corpus(s.Evaluation.Test)
-	testC.Format.Label = s.Labels.Column
-	if err := checkCorpus(&testC); err != nil {
+	if err := checkTest(o); err != nil {
 		return nil, err
 	}
 	for _, d := range []string{o.OutDir, filepath.Join(o.OutDir, "models"), filepath.Join(o.OutDir, "predictions")} {
@@ -202,10 +209,6 @@ func Run(ctx context.Context, o Options) (*Result, error) {
 		if err := startCheckpoints(o); err != nil {
 			return nil, err
 		}
-	} else if err := os.RemoveAll(filepath.Join(o.OutDir, CheckpointDir)); err != nil {
-		// An earlier, interrupted run into the same folder: its
-		// checkpoints no longer describe what is there.
-		return nil, err
 	}
 	// The sentences and encoder buffers are garbage now; collecting them
 	// before a learner allocates its large buffers keeps the heap (and the
@@ -293,7 +296,8 @@ func Run(ctx context.Context, o Options) (*Result, error) {
 	if err := htmlreport.Write(o.OutDir); err != nil {
 		return nil, fmt.Errorf("report.html: %w", err)
 	}
-	// Finished: nothing is left to resume.
+	// Finished: nothing is left to resume. The folder is this run's own
+	// (OutDir is a partial folder of rundir's, or a fold's inside one).
 	if err := os.RemoveAll(filepath.Join(o.OutDir, CheckpointDir)); err != nil {
 		return nil, err
 	}
@@ -308,7 +312,53 @@ type UsageError struct{ Msg string }
 
 func (e *UsageError) Error() string { return e.Msg }
 
-func encodeTraining(ctx context.Context, s *spec.Spec, reg *feature.Registry, log zerolog.Logger, meter *progress.Meter) (*encoded, error) {
+// checkTest reads the test corpus through, keeping nothing, so that a data
+// error fails the run before any model is written; its gold labels are
+// checked against the declared scheme (a warning).
+func checkTest(o Options) error {
+	testC := labelledCorpus(o.Spec, o.Spec.Evaluation.Test)
+	labelCol, err := labelColumn(testC)
+	if err != nil {
+		return err
+	}
+	check := newSchemeCheck(o.Spec, testC, labelCol)
+	if err := scanCorpus(testC, check.add); err != nil {
+		return err
+	}
+	if !o.dataChecked {
+		o.warn(check.diagnostic(o.Spec, false))
+	}
+	return nil
+}
+
+// warn passes a diagnostic, if any, to Options.Warn.
+func (o Options) warn(d *hcl.Diagnostic) {
+	if d != nil && o.Warn != nil {
+		o.Warn(hcl.Diagnostics{d})
+	}
+}
+
+// checkTraining checks the training (or dev) sentences' gold labels
+// against the declared scheme: a contradiction that constrained decoding
+// would turn against the gold labels stops the run as a spec error.
+func checkTraining(o Options, c *spec.Corpus, labelCol int, sents []*corpus.Sentence, training bool) error {
+	if o.dataChecked {
+		return nil
+	}
+	check := newSchemeCheck(o.Spec, c, labelCol)
+	for _, st := range sents {
+		check.add(st)
+	}
+	d := check.diagnostic(o.Spec, training)
+	if d != nil && d.Severity == hcl.DiagError {
+		return &DiagnosticsError{hcl.Diagnostics{d}}
+	}
+	o.warn(d)
+	return nil
+}
+
+func encodeTraining(ctx context.Context, o Options) (*encoded, error) {
+	s, log, meter := o.Spec, o.Log, o.Progress
 	trainC := s.Corpus(s.Evaluation.Train)
 	f, err := corpus.New(trainC.Format)
 	if err != nil {
@@ -334,11 +384,12 @@ func encodeTraining(ctx context.Context, s *spec.Spec, reg *feature.Registry, lo
 			enc.extractors = append(enc.extractors, x)
 		}
 	}
-	trainFormat := trainC.Format
-	trainFormat.Label = s.Labels.Column
-	trainC.Format = trainFormat
+	trainC = labelledCorpus(s, s.Evaluation.Train)
 	sents, err := readCorpus(trainC)
 	if err != nil {
+		return nil, err
+	}
+	if err := checkTraining(o, trainC, labelCol, sents, true); err != nil {
 		return nil, err
 	}
 	enc.vocabulary = map[string]bool{}
@@ -385,6 +436,9 @@ func encodeTraining(ctx context.Context, s *spec.Spec, reg *feature.Registry, lo
 		devC.Format.Label = s.Labels.Column
 		enc.devSents, err = readCorpus(&devC)
 		if err != nil {
+			return nil, err
+		}
+		if err := checkTraining(o, &devC, labelCol, enc.devSents, false); err != nil {
 			return nil, err
 		}
 		de := feature.NewEncoder(enc.attrs, enc.labels, false, enc.extractors, labelCol)

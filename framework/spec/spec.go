@@ -95,6 +95,9 @@ type Labels struct {
 	Scheme scheme.Scheme `json:"scheme"`
 	// Constrained decoding forbids ill-formed label bigrams of the scheme.
 	Constrained bool `json:"constrained"`
+	// SchemeRange is where the scheme is declared (the labels block when
+	// it is not), for diagnostics about labels that contradict it.
+	SchemeRange hcl.Range `json:"-"`
 }
 
 // Features is the features block.
@@ -500,6 +503,7 @@ func (s *Spec) decodeLabels(content *hcl.BodyContent, ctx *hcl.EvalContext) hcl.
 	}
 	s.Labels.Column = cfg.Column
 	s.Labels.Scheme = scheme.None
+	s.Labels.SchemeRange = *attrRange(b, "scheme")
 	if cfg.Scheme != "" {
 		sc, err := scheme.Parse(cfg.Scheme)
 		if err != nil {

@@ -1,0 +1,117 @@
+package run
+
+import (
+	"fmt"
+
+	"github.com/hashicorp/hcl/v2"
+
+	"github.com/trellis-nlp/trellis/framework/corpus"
+	"github.com/trellis-nlp/trellis/framework/scheme"
+	"github.com/trellis-nlp/trellis/framework/spec"
+)
+
+// DiagnosticsError is a run stopped by the spec: the data contradicts
+// what it declares (exit code 2, like a spec that does not decode).
+type DiagnosticsError struct{ Diags hcl.Diagnostics }
+
+func (e *DiagnosticsError) Error() string { return e.Diags.Error() }
+
+// schemeCheck tallies one corpus's gold label sequences against the
+// declared scheme, remembering where the first contradiction is.
+type schemeCheck struct {
+	corpus   *spec.Corpus
+	declared scheme.Scheme
+	labelCol int
+	fit      scheme.Fit
+	// first is "file:line: reason" of the first contradicting token.
+	first  string
+	labels []string
+}
+
+func newSchemeCheck(s *spec.Spec, c *spec.Corpus, labelCol int) *schemeCheck {
+	return &schemeCheck{corpus: c, declared: s.Labels.Scheme, labelCol: labelCol}
+}
+
+// add tallies one sentence.
+func (c *schemeCheck) add(st *corpus.Sentence) {
+	if c.declared == scheme.None || c.labelCol < 0 {
+		return
+	}
+	c.labels = c.labels[:0]
+	for _, tok := range st.Tokens {
+		c.labels = append(c.labels, tok[c.labelCol])
+	}
+	before := c.fit.Contradicting(c.declared)
+	c.fit.Add(c.labels)
+	if c.first != "" || c.fit.Contradicting(c.declared) == before {
+		return
+	}
+	contra, _ := scheme.Check(c.labels, c.declared)
+	line := st.Line
+	if contra.Index < len(st.TokenLineNo) {
+		line = st.TokenLineNo[contra.Index]
+	}
+	c.first = fmt.Sprintf("%s:%d: %s", st.File, line, contra.Reason)
+}
+
+// diagnostic returns what the tally says about the declaration, or nil.
+// Labels that contradict the scheme are an error in the training corpus
+// when decoding is constrained (the decoder would forbid the gold
+// sequences) and a warning otherwise.
+func (c *schemeCheck) diagnostic(s *spec.Spec, training bool) *hcl.Diagnostic {
+	if c.declared == scheme.None || c.fit.Sentences() == 0 {
+		return nil
+	}
+	suggestion, ok := c.fit.Suggest(c.declared)
+	bad := c.fit.Contradicting(c.declared)
+	rng := s.Labels.SchemeRange
+	if bad == 0 {
+		if !ok {
+			return nil
+		}
+		// Declared IOB1, reads as IOB2: nothing breaks, but constrained
+		// decoding is off that could be on.
+		return &hcl.Diagnostic{Severity: hcl.DiagWarning, Subject: &rng,
+			Summary: "Labels look like another scheme",
+			Detail: fmt.Sprintf("Every chunk in corpus %q (%s) begins with B-, as in %s; %s data writes I-X after O. Did you mean scheme = %q? (It also turns constrained decoding on.)",
+				c.corpus.Name, c.corpus.Path, suggestion, c.declared, suggestion.String())}
+	}
+	d := &hcl.Diagnostic{Severity: hcl.DiagWarning, Subject: &rng, Summary: "Labels contradict the scheme"}
+	detail := fmt.Sprintf("%s, which %s does not allow; %d of %d sentences of corpus %q contradict %s",
+		c.first, c.declared, bad, c.fit.Sentences(), c.corpus.Name, c.declared)
+	if training && s.Labels.Constrained {
+		d.Severity = hcl.DiagError
+		detail += ", and constrained decoding would forbid their gold labels (set constrained = false to train on them anyway)"
+	}
+	if ok {
+		detail += fmt.Sprintf(". The labels fit %s: did you mean scheme = %q?", suggestion, suggestion.String())
+	} else {
+		detail += `. No scheme fits these labels: check the label column, or declare scheme = "none".`
+	}
+	d.Detail = detail
+	return d
+}
+
+// checkUpFront checks the train, dev and test corpora of a cross-validation
+// or an ablation once, before its many runs, and marks o so they skip the
+// check.
+func checkUpFront(o *Options) error {
+	s := o.Spec
+	var names []string
+	for _, n := range []string{s.Evaluation.Train, s.Evaluation.Dev, s.Evaluation.Test} {
+		if n != "" {
+			names = append(names, n)
+		}
+	}
+	_, diags, err := CheckData(s, names)
+	switch {
+	case err != nil:
+		return err
+	case diags.HasErrors():
+		return &DiagnosticsError{diags}
+	case len(diags) > 0 && o.Warn != nil:
+		o.Warn(diags)
+	}
+	o.dataChecked = true
+	return nil
+}
