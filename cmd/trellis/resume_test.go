@@ -2,6 +2,7 @@ package main
 
 import (
 	"bytes"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -77,6 +78,12 @@ func TestInterruptAndResume(t *testing.T) {
 			t.Fatalf("no CRF checkpoint after 60 s:\n%s", stderr.String())
 		}
 		time.Sleep(10 * time.Millisecond)
+	}
+	// A second run into the same folder while the first works: refused,
+	// naming the first (a lock held by another process).
+	code, _, busy := trellis(t, "", "run", spec, "--out", dir)
+	if want := fmt.Sprintf("another trellis run (pid %d", cmd.Process.Pid); code != exitFailure || !strings.Contains(busy, want) {
+		t.Errorf("a second run into the folder being written: exit %d, want 1 and %q:\n%s", code, want, busy)
 	}
 	sent := time.Now()
 	if err := cmd.Process.Signal(syscall.SIGINT); err != nil {

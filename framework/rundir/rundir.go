@@ -49,6 +49,9 @@ type Options struct {
 // write.
 type ForeignError struct {
 	Dir string
+	// Symlink is set when Dir is a symbolic link (which a run would
+	// replace by a folder).
+	Symlink bool
 	// Entries are some of the foreign files and folders, relative to Dir
 	// (empty when Dir itself is not a folder).
 	Entries []string
@@ -60,6 +63,9 @@ type ForeignError struct {
 
 func (e *ForeignError) Error() string {
 	what := fmt.Sprintf("%s is not a folder", e.Dir)
+	if e.Symlink {
+		what = fmt.Sprintf("%s is a symbolic link; give the folder it points to", e.Dir)
+	}
 	if len(e.Entries) > 0 {
 		what = fmt.Sprintf("%s holds files trellis did not write (%s)", e.Dir, strings.Join(e.Entries, ", "))
 	}
@@ -348,7 +354,7 @@ func checkOwned(dir string) error {
 		return err
 	}
 	if !st.IsDir() {
-		return &ForeignError{Dir: dir}
+		return &ForeignError{Dir: dir, Symlink: st.Mode()&fs.ModeSymlink != 0}
 	}
 	listed := map[string]bool{}
 	if b, err := os.ReadFile(filepath.Join(dir, MarkerName)); err == nil {

@@ -36,6 +36,12 @@ func contents(t *testing.T, dir string) map[string]string {
 		rel := relName(dir, path, d)
 		switch {
 		case rel == "":
+		case d.Type()&fs.ModeSymlink != 0:
+			target, err := os.Readlink(path)
+			if err != nil {
+				return err
+			}
+			out[rel] = "symlink to " + target
 		case d.IsDir():
 			out[rel] = ""
 		default:
@@ -146,6 +152,13 @@ func TestRefusesForeign(t *testing.T) {
 			commitRun(t, dir, Options{}, map[string]string{"metrics.json": "1", "models/a.model": "A"})
 			write(t, dir, map[string]string{"models/mine.model": "mine"})
 		}, []string{"models/mine.model"}},
+		{"a symbolic link to a folder", func(t *testing.T, dir string) {
+			target := t.TempDir()
+			write(t, target, map[string]string{"mine.txt": "mine"})
+			if err := os.Symlink(target, dir); err != nil {
+				t.Fatal(err)
+			}
+		}, nil},
 		{"a regular file", func(t *testing.T, dir string) {
 			if err := os.WriteFile(dir, []byte("mine"), 0o644); err != nil {
 				t.Fatal(err)
