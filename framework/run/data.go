@@ -98,6 +98,9 @@ func CheckData(s *spec.Spec, names []string) ([]CorpusStats, hcl.Diagnostics, er
 	for _, name := range names {
 		c := labelledCorpus(s, name)
 		labelCol, err := labelColumn(c)
+		if err == nil && labelCol < 0 {
+			err = fmt.Errorf("%s: corpus %q has no label column %q", c.Path, name, s.Labels.Column)
+		}
 		if err != nil {
 			errs = append(errs, err)
 			continue
