@@ -10,10 +10,10 @@ import (
 	"io"
 	"math"
 	"os"
-	"path/filepath"
 
 	"github.com/trellis-nlp/trellis/framework/corpus"
 	"github.com/trellis-nlp/trellis/framework/feature"
+	"github.com/trellis-nlp/trellis/framework/fileio"
 	"github.com/trellis-nlp/trellis/framework/linear"
 )
 
@@ -71,43 +71,7 @@ func Save(path string, m *Model) error {
 	if err := m.Encode(&buf); err != nil {
 		return err
 	}
-	return WriteFileAtomic(path, buf.Bytes())
-}
-
-// WriteFileAtomic writes data to a temporary file beside path and renames
-// it into place.
-func WriteFileAtomic(path string, data []byte) error {
-	dir := filepath.Dir(path)
-	tmp, err := os.CreateTemp(dir, "."+filepath.Base(path)+".tmp-*")
-	if err != nil {
-		return err
-	}
-	name := tmp.Name()
-	// CreateTemp makes the file 0600; results are meant to be shared.
-	if err := tmp.Chmod(0o644); err != nil {
-		tmp.Close()
-		os.Remove(name)
-		return err
-	}
-	if _, err := tmp.Write(data); err != nil {
-		tmp.Close()
-		os.Remove(name)
-		return err
-	}
-	if err := tmp.Sync(); err != nil {
-		tmp.Close()
-		os.Remove(name)
-		return err
-	}
-	if err := tmp.Close(); err != nil {
-		os.Remove(name)
-		return err
-	}
-	if err := os.Rename(name, path); err != nil {
-		os.Remove(name)
-		return err
-	}
-	return nil
+	return fileio.WriteFile(path, buf.Bytes())
 }
 
 // Encode writes the model file format to w.

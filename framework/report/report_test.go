@@ -9,6 +9,10 @@ import (
 	"regexp"
 	"strings"
 	"testing"
+
+	"github.com/trellis-nlp/trellis/framework/eval"
+	"github.com/trellis-nlp/trellis/framework/learn"
+	"github.com/trellis-nlp/trellis/framework/rundir"
 )
 
 var update = flag.Bool("update", false, "rewrite testdata/*.golden.html")
@@ -217,14 +221,15 @@ func TestRenderDirs(t *testing.T) {
 // synthetic builds a run with n labels and k learners, with curves that
 // have dev scores for some learners only.
 func synthetic(n, k int) *Run {
-	r := &Run{Manifest: Manifest{Experiment: "synthetic", Seed: "3", Command: []string{"trellis", "run", "x.hcl"}}}
+	r := &Run{Manifest: rundir.Manifest{Experiment: "synthetic", Seed: 3, Command: []string{"trellis", "run", "x.hcl"}}}
 	labels := make([]string, n)
 	for i := range labels {
 		labels[i] = fmt.Sprintf("L%02d-%s", i, strings.Repeat("x", i%7))
 	}
 	for li := range k {
-		l := &Learner{Name: fmt.Sprintf("learner%d", li), LearnerType: "perceptron"}
-		l.Labels, l.PerLabel = labels, map[string]*PRF{}
+		l := &Learner{Name: fmt.Sprintf("learner%d", li), HasCI: true,
+			LearnerMetrics: &rundir.LearnerMetrics{Result: &eval.Result{}, Learner: "perceptron"}}
+		l.Labels, l.PerLabel = labels, map[string]*eval.PRF{}
 		l.Confusion = make([][]int, n)
 		for i := range n {
 			l.Confusion[i] = make([]int, n)
@@ -233,18 +238,15 @@ func synthetic(n, k int) *Run {
 			l.Confusion[i][i] = gold - wrong
 			l.Confusion[i][(i+1+li)%n] += wrong
 			f1 := float64(gold-wrong) / float64(gold)
-			l.PerLabel[labels[i]] = &PRF{Precision: f1, Recall: f1, F1: f1, Gold: gold, Pred: gold, Correct: gold - wrong}
+			l.PerLabel[labels[i]] = &eval.PRF{Precision: f1, Recall: f1, F1: f1, Gold: gold, Pred: gold, Correct: gold - wrong}
 		}
 		l.Accuracy = 0.95 - float64(li)*0.01
 		l.MainMetric, l.MainValue = "accuracy", l.Accuracy
-		lo, hi := l.Accuracy-0.01, l.Accuracy+0.01
-		l.CILow, l.CIHigh = &lo, &hi
+		l.CILow, l.CIHigh = l.Accuracy-0.01, l.Accuracy+0.01
 		for s := 1; s <= 5+li; s++ {
-			loss := 100 / float64(s)
-			p := Point{Step: s, Loss: &loss}
+			p := learn.Point{Step: s, Loss: 100 / float64(s)}
 			if li%2 == 0 {
-				d := 0.8 + 0.1*float64(s)/float64(5+li) - 0.01*float64(li)
-				p.DevScore = &d
+				p.DevScore = 0.8 + 0.1*float64(s)/float64(5+li) - 0.01*float64(li)
 			}
 			l.Curve = append(l.Curve, p)
 		}

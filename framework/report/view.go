@@ -7,6 +7,9 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+
+	"github.com/trellis-nlp/trellis/framework/eval"
+	"github.com/trellis-nlp/trellis/framework/rundir"
 )
 
 // view is everything the template shows, fully formatted.
@@ -160,6 +163,13 @@ func seconds(s float64) string {
 }
 
 // sortedJSON renders a map with sorted keys (encoding/json sorts them).
+// rawObject decodes a learner's recorded configuration for display.
+func rawObject(raw []byte) map[string]any {
+	var m map[string]any
+	json.Unmarshal(raw, &m)
+	return m
+}
+
 func sortedJSON(m map[string]any) string {
 	if len(m) == 0 {
 		return "{}"
@@ -193,7 +203,7 @@ func buildView(r *Run) *view {
 	best := r.Learners[0]
 	v := &view{
 		Title:       m.Experiment,
-		Description: m.Spec.Description,
+		Description: m.Description,
 		MetricName:  metricTitle(best.MainMetric),
 	}
 	if v.Title == "" {
@@ -214,14 +224,14 @@ func buildView(r *Run) *view {
 		} else if l.Precision != nil && l.Recall != nil {
 			v.HasPR, v.PRKind = true, "span"
 		}
-		if l.CILow != nil && l.CIHigh != nil {
+		if l.HasCI {
 			v.HasCI = true
 		}
 	}
 	v.ShowAcc = best.MainMetric != "accuracy"
 	for i, l := range r.Learners {
 		rw := row{
-			Rank: i + 1, Name: l.Name, Type: l.LearnerType, Colour: colour(i), Best: i == 0,
+			Rank: i + 1, Name: l.Name, Type: l.Learner, Colour: colour(i), Best: i == 0,
 			Main: pct(l.MainValue), CI: "–", P: "–", R: "–",
 			Acc: pct(l.Accuracy), OOV: "–", Sent: pct(l.SentenceAccuracy),
 			Train: seconds(l.TrainSeconds), Speed: thousands(int64(math.Round(l.TagTokensPerSecond))),
@@ -230,8 +240,8 @@ func buildView(r *Run) *view {
 		if rw.Type == "" {
 			rw.Type = m.Learners[l.Name].Type
 		}
-		if l.CILow != nil && l.CIHigh != nil {
-			rw.CI = "[" + pct(*l.CILow) + ", " + pct(*l.CIHigh) + "]"
+		if l.HasCI {
+			rw.CI = "[" + pct(l.CILow) + ", " + pct(l.CIHigh) + "]"
 		}
 		if l.Words != nil {
 			rw.P, rw.R = pct(l.Words.Precision), pct(l.Words.Recall)
@@ -258,10 +268,8 @@ func buildView(r *Run) *view {
 			Sig:           c.PValue < 0.05,
 			McNemarCounts: fmt.Sprintf("%s / %s", thousands(int64(c.McNemarARightBWrong)), thousands(int64(c.McNemarAWrongBRight))),
 		}
-		if c.McNemarP != nil {
-			cr.McNemar = pval(*c.McNemarP)
-			cr.McSig = *c.McNemarP < 0.05
-		}
+		cr.McNemar = pval(c.McNemarP)
+		cr.McSig = c.McNemarP < 0.05
 		switch {
 		case c.Diff > 0:
 			cr.Better = c.A
@@ -285,7 +293,7 @@ func buildView(r *Run) *view {
 	v.DevChart, v.DevMetric, v.LossCharts, v.CurveNotes = curves(r.Learners, colours)
 	for _, l := range r.Learners {
 		for _, p := range l.Curve {
-			if p.DevScore != nil {
+			if p.DevScore != 0 {
 				v.DevLegend = append(v.DevLegend, v.Legend[colours[l.Name]])
 				break
 			}
@@ -293,8 +301,8 @@ func buildView(r *Run) *view {
 	}
 
 	// Per-label / per-type F1.
-	v.TypeBars = f1Bars(r.Learners, func(l *Learner) map[string]*PRF { return l.PerType })
-	v.LabelBars = f1Bars(r.Learners, func(l *Learner) map[string]*PRF { return l.PerLabel })
+	v.TypeBars = f1Bars(r.Learners, func(l *Learner) map[string]*eval.PRF { return l.PerType })
+	v.LabelBars = f1Bars(r.Learners, func(l *Learner) map[string]*eval.PRF { return l.PerLabel })
 
 	// Confusion matrix of the best learner.
 	v.ConfusionFor = best.Name
@@ -314,9 +322,9 @@ func buildView(r *Run) *view {
 		ml := m.Learners[l.Name]
 		t := ml.Type
 		if t == "" {
-			t = l.LearnerType
+			t = l.Learner
 		}
-		v.Learners = append(v.Learners, provLearner{Name: l.Name, Type: t, Config: sortedJSON(ml.Config), Info: sortedJSON(l.Info)})
+		v.Learners = append(v.Learners, provLearner{Name: l.Name, Type: t, Config: sortedJSON(rawObject(ml.Config)), Info: sortedJSON(l.Info)})
 	}
 	v.SpecSource = m.SpecSource
 	return v
@@ -345,7 +353,7 @@ func buildFacts(r *Run) []kv {
 	if m.SpecSHA256 != "" {
 		add("Spec SHA-256", m.SpecSHA256)
 	}
-	add("Seed", m.Seed.String())
+	add("Seed", strconv.FormatUint(m.Seed, 10))
 	if m.Threads > 0 {
 		add("Threads", strconv.Itoa(m.Threads))
 	}
@@ -355,12 +363,7 @@ func buildFacts(r *Run) []kv {
 	}
 	add("trellis", version)
 	add("Go", strings.TrimSpace(m.GoVersion+" "+m.OSArch))
-	scheme := m.Spec.Labels.Scheme
-	if s, ok := m.Scheme.(string); ok && s != "" {
-		scheme = s
-	}
-	add("Label scheme", scheme)
-	ev := m.Spec.Evaluation
+	add("Label scheme", m.Scheme.String())
 	var corpora []string
 	role := func(role, name string) {
 		switch name {
@@ -371,13 +374,9 @@ func buildFacts(r *Run) []kv {
 			corpora = append(corpora, role+": "+name)
 		}
 	}
-	role("train", ev.Train)
-	role("dev", ev.Dev)
-	test := ev.Test
-	if m.TestCorpus != "" {
-		test = m.TestCorpus
-	}
-	role("test", test)
+	role("train", m.TrainCorpus)
+	role("dev", m.DevCorpus)
+	role("test", m.TestCorpus)
 	add("Corpora", strings.Join(corpora, " · "))
 	l := r.Learners[0]
 	if l.Tokens > 0 {
@@ -404,8 +403,8 @@ func summary(r *Run) []string {
 		metric = strings.ToLower(metric[:1]) + metric[1:]
 	}
 	head := fmt.Sprintf("Best: %s with %s %s%%", best.Name, metric, pct(best.MainValue))
-	if best.CILow != nil && best.CIHigh != nil {
-		head += fmt.Sprintf(" (95%% CI %s–%s)", pct(*best.CILow), pct(*best.CIHigh))
+	if best.HasCI {
+		head += fmt.Sprintf(" (95%% CI %s–%s)", pct(best.CILow), pct(best.CIHigh))
 	}
 	head += "."
 	out := []string{head}
@@ -457,8 +456,8 @@ func forestPlot(ls []*Learner) *chart {
 	lo, hi := math.Inf(1), math.Inf(-1)
 	for _, l := range ls {
 		lo, hi = math.Min(lo, l.MainValue), math.Max(hi, l.MainValue)
-		if l.CILow != nil && l.CIHigh != nil {
-			lo, hi = math.Min(lo, *l.CILow), math.Max(hi, *l.CIHigh)
+		if l.HasCI {
+			lo, hi = math.Min(lo, l.CILow), math.Max(hi, l.CIHigh)
 		}
 	}
 	pad := (hi - lo) * 0.05
@@ -472,13 +471,13 @@ func forestPlot(ls []*Learner) *chart {
 		col := colour(i)
 		c.Texts = append(c.Texts, svgText{X: left - 10, Y: cy + 4, Text: l.Name, Anchor: "end", Class: "lbl", Bold: i == 0})
 		label := pct(l.MainValue)
-		if l.CILow != nil && l.CIHigh != nil {
-			x0, x1 := x.px(*l.CILow*100), x.px(*l.CIHigh*100)
+		if l.HasCI {
+			x0, x1 := x.px(l.CILow*100), x.px(l.CIHigh*100)
 			c.Lines = append(c.Lines,
 				svgLine{X1: x0, Y1: cy, X2: x1, Y2: cy, Stroke: col, Width: 3},
 				svgLine{X1: x0, Y1: cy - 6, X2: x0, Y2: cy + 6, Stroke: col, Width: 2},
 				svgLine{X1: x1, Y1: cy - 6, X2: x1, Y2: cy + 6, Stroke: col, Width: 2})
-			label += "  [" + pct(*l.CILow) + ", " + pct(*l.CIHigh) + "]"
+			label += "  [" + pct(l.CILow) + ", " + pct(l.CIHigh) + "]"
 		}
 		c.Circles = append(c.Circles, svgCircle{X: x.px(l.MainValue * 100), Y: cy, R: 6, Fill: col, Stroke: "#fff", Title: l.Name + ": " + label})
 		c.Texts = append(c.Texts, svgText{X: w - right + 12, Y: cy + 4, Text: label, Anchor: "start", Class: "val", Bold: i == 0})
@@ -487,7 +486,7 @@ func forestPlot(ls []*Learner) *chart {
 }
 
 // diffPlot is a small inline interval of A − B against zero.
-func diffPlot(c Comparison, lo, hi float64) *chart {
+func diffPlot(c rundir.Comparison, lo, hi float64) *chart {
 	const w, h = 120.0, 22.0
 	pad := (hi - lo) * 0.06
 	if pad == 0 {
@@ -528,13 +527,13 @@ func curves(ls []*Learner, colours map[string]int) (*chart, string, []lossPanel,
 		ds.idx, ds.name = colours[l.Name], l.Name
 		var lx, ly []float64
 		for _, p := range l.Curve {
-			if p.DevScore != nil {
+			if p.DevScore != 0 {
 				ds.xs = append(ds.xs, float64(p.Step))
-				ds.ys = append(ds.ys, *p.DevScore*100)
+				ds.ys = append(ds.ys, p.DevScore*100)
 			}
-			if p.Loss != nil {
+			if p.Loss != 0 {
 				lx = append(lx, float64(p.Step))
-				ly = append(ly, *p.Loss)
+				ly = append(ly, p.Loss)
 			}
 		}
 		if len(ds.xs) > 0 {
@@ -590,7 +589,7 @@ func curves(ls []*Learner, colours map[string]int) (*chart, string, []lossPanel,
 		}
 		has := false
 		for _, p := range l.Curve {
-			if p.DevScore != nil {
+			if p.DevScore != 0 {
 				has = true
 				break
 			}
@@ -647,7 +646,7 @@ func lossChart(name string, idx int, xs, ys []float64) *chart {
 
 // f1Bars draws grouped horizontal F1 bars: one group per label (most
 // frequent gold label first), one bar per learner.
-func f1Bars(ls []*Learner, get func(*Learner) map[string]*PRF) *chart {
+func f1Bars(ls []*Learner, get func(*Learner) map[string]*eval.PRF) *chart {
 	gold := map[string]int{}
 	for _, l := range ls {
 		for k, p := range get(l) {
@@ -699,7 +698,7 @@ func f1Bars(ls []*Learner, get func(*Learner) map[string]*PRF) *chart {
 		for li, l := range ls {
 			p, ok := get(l)[lab]
 			if !ok {
-				p = &PRF{}
+				p = &eval.PRF{}
 			}
 			y := gy + inset + barH*float64(li)
 			title := fmt.Sprintf("%s · %s: F1 %s (P %s, R %s; gold %d, pred %d, correct %d)", lab, l.Name, pct(p.F1), pct(p.Precision), pct(p.Recall), p.Gold, p.Pred, p.Correct)

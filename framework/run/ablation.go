@@ -2,12 +2,12 @@ package run
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 	"io"
 	"path/filepath"
 
-	"github.com/trellis-nlp/trellis/framework/model"
+	"github.com/trellis-nlp/trellis/framework/eval"
+	"github.com/trellis-nlp/trellis/framework/fileio"
 	"github.com/trellis-nlp/trellis/framework/spec"
 )
 
@@ -69,6 +69,7 @@ func Ablation(ctx context.Context, o Options, learner string, alone bool) ([]Abl
 	o.Stdout = nil
 	var rows []AblationRow
 	var base *LearnerMetrics
+	var baseTest []eval.Sentence
 	for k, v := range variants {
 		vs := *s
 		vs.Features.Templates = v.templates
@@ -84,34 +85,22 @@ func Ablation(ctx context.Context, o Options, learner string, alone bool) ([]Abl
 		lm := res.Metrics[learner]
 		row := AblationRow{Variant: v.name, Template: v.template, Metric: lm.MainValue, CILow: lm.CILow, CIHigh: lm.CIHigh, PValue: 1}
 		if base == nil {
-			base = lm
+			base, baseTest = lm, res.tests[learner]
 		} else {
 			row.Delta = lm.MainValue - base.MainValue
-			if c, err := compareSentences(lm, base, s); err == nil {
-				row.PValue = c
+			if c, err := compareTests(res.tests[learner], baseTest, s.Labels.Scheme, s.Seed); err == nil {
+				row.PValue = c.PValue
 			}
 		}
 		rows = append(rows, row)
 	}
-	b, err := json.MarshalIndent(rows, "", "  ")
-	if err != nil {
-		return nil, err
-	}
-	if err := model.WriteFileAtomic(filepath.Join(o.OutDir, "ablation.json"), append(b, '\n')); err != nil {
+	if err := fileio.WriteJSON(filepath.Join(o.OutDir, "ablation.json"), rows); err != nil {
 		return nil, err
 	}
 	if stdout != nil {
 		WriteAblation(stdout, rows, learner, base.MainMetric)
 	}
 	return rows, nil
-}
-
-func compareSentences(a, b *LearnerMetrics, s *spec.Spec) (float64, error) {
-	c, err := compareTests(a.test, b.test, s.Labels.Scheme, s.Seed)
-	if err != nil {
-		return 0, err
-	}
-	return c.PValue, nil
 }
 
 // WriteAblation prints an ablation table.

@@ -12,8 +12,8 @@ import (
 	"path/filepath"
 	"sort"
 
+	"github.com/trellis-nlp/trellis/framework/fileio"
 	"github.com/trellis-nlp/trellis/framework/learn"
-	"github.com/trellis-nlp/trellis/framework/model"
 	"github.com/trellis-nlp/trellis/framework/rundir"
 	"github.com/trellis-nlp/trellis/framework/spec"
 )
@@ -78,7 +78,7 @@ func startCheckpoints(o Options) error {
 	if err != nil {
 		return err
 	}
-	return model.WriteFileAtomic(filepath.Join(dir, "run.json"), append(b, '\n'))
+	return fileio.WriteFile(filepath.Join(dir, "run.json"), append(b, '\n'))
 }
 
 // checkpointer keeps one learner's checkpoints.
@@ -143,7 +143,7 @@ func (c *checkpointer) save(state []byte) error {
 	buf.WriteString(c.fingerprint)
 	buf.WriteByte('\n')
 	buf.Write(state)
-	return model.WriteFileAtomic(c.path, buf.Bytes())
+	return fileio.WriteFile(c.path, buf.Bytes())
 }
 
 // open checks a checkpoint file's header and returns the learner's state.
@@ -174,7 +174,7 @@ func (c *checkpointer) finish(lm *LearnerMetrics) error {
 	if err != nil {
 		return err
 	}
-	if err := model.WriteFileAtomic(c.donePath, b); err != nil {
+	if err := fileio.WriteFile(c.donePath, b); err != nil {
 		return err
 	}
 	if err := os.Remove(c.path); err != nil && !errors.Is(err, fs.ErrNotExist) {

@@ -2,13 +2,12 @@ package run
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 	"io"
 	"math"
 	"path/filepath"
 
-	"github.com/trellis-nlp/trellis/framework/model"
+	"github.com/trellis-nlp/trellis/framework/fileio"
 	"github.com/trellis-nlp/trellis/framework/spec"
 )
 
@@ -73,11 +72,7 @@ func CrossValidate(ctx context.Context, o Options) ([]FoldSummary, error) {
 		sum.Mean, sum.StdDev = meanStd(sum.Folds)
 		out = append(out, *sum)
 	}
-	b, err := json.MarshalIndent(out, "", "  ")
-	if err != nil {
-		return nil, err
-	}
-	if err := model.WriteFileAtomic(filepath.Join(o.OutDir, "crossval.json"), append(b, '\n')); err != nil {
+	if err := fileio.WriteJSON(filepath.Join(o.OutDir, "crossval.json"), out); err != nil {
 		return nil, err
 	}
 	if stdout != nil {

@@ -1,8 +1,6 @@
 package run
 
 import (
-	"crypto/sha256"
-	"encoding/hex"
 	"errors"
 	"fmt"
 	"io"
@@ -135,18 +133,4 @@ func CheckData(s *spec.Spec, names []string) ([]CorpusStats, hcl.Diagnostics, er
 		}
 	}
 	return stats, diags, errors.Join(errs...)
-}
-
-// hashFile returns the SHA-256 of a file, hex encoded.
-func hashFile(path string) (string, error) {
-	f, err := os.Open(path)
-	if err != nil {
-		return "", err
-	}
-	defer f.Close()
-	h := sha256.New()
-	if _, err := io.Copy(h, f); err != nil {
-		return "", err
-	}
-	return hex.EncodeToString(h.Sum(nil)), nil
 }

@@ -7,19 +7,21 @@ import (
 	"os"
 	"path/filepath"
 	"sort"
+
+	"github.com/trellis-nlp/trellis/framework/rundir"
 )
 
 // Manifest returns the command line and working directory a run directory
 // was made with, for `trellis reproduce`.
 func Manifest(dir string) (command []string, workdir string, err error) {
-	m, err := readManifest(dir)
+	m, err := rundir.ReadManifest(dir)
 	if err != nil {
 		return nil, "", err
 	}
 	if len(m.Command) < 2 || m.Command[1] != "run" {
 		return nil, "", fmt.Errorf("%s/manifest.json records no `trellis run` command line", dir)
 	}
-	return m.Command, m.Dir, nil
+	return m.Command, m.WorkingDirectory, nil
 }
 
 // FileCheck is one file of a rerun compared with the original.
@@ -29,15 +31,11 @@ type FileCheck struct {
 	Detail    string
 }
 
-// timingFields vary from run to run and are left out when metrics are
-// compared.
-var timingFields = []string{"train_seconds", "tag_seconds", "tag_tokens_per_second"}
-
 // CheckRerun compares the models, predictions, per-token evaluations and
 // metrics (timings excepted) of two run directories.
 func CheckRerun(orig, rerun string) ([]FileCheck, error) {
 	var checks []FileCheck
-	for _, sub := range []string{"models", "predictions", "eval"} {
+	for _, sub := range []string{rundir.ModelsDir, rundir.PredictionsDir, rundir.EvalDir} {
 		entries, err := os.ReadDir(filepath.Join(orig, sub))
 		if err != nil {
 			return nil, err
@@ -76,26 +74,12 @@ func CheckRerun(orig, rerun string) ([]FileCheck, error) {
 	return checks, nil
 }
 
+// metricsWithoutTimings is dir's metrics.json without its timings, as
+// JSON to compare.
 func metricsWithoutTimings(dir string) ([]byte, error) {
-	b, err := os.ReadFile(filepath.Join(dir, "metrics.json"))
+	m, err := rundir.ReadMetrics(dir)
 	if err != nil {
 		return nil, err
 	}
-	var m map[string]map[string]any
-	if err := json.Unmarshal(b, &m); err != nil {
-		return nil, fmt.Errorf("%s/metrics.json: %w", dir, err)
-	}
-	for _, lm := range m {
-		for _, f := range timingFields {
-			delete(lm, f)
-		}
-		if curve, ok := lm["curve"].([]any); ok {
-			for _, pt := range curve {
-				if p, ok := pt.(map[string]any); ok {
-					delete(p, "elapsed_ns")
-				}
-			}
-		}
-	}
-	return json.Marshal(m)
+	return json.Marshal(m.WithoutTimings())
 }

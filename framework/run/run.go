@@ -23,12 +23,14 @@ import (
 	"github.com/trellis-nlp/trellis/framework/corpus"
 	"github.com/trellis-nlp/trellis/framework/eval"
 	"github.com/trellis-nlp/trellis/framework/feature"
+	"github.com/trellis-nlp/trellis/framework/fileio"
 	"github.com/trellis-nlp/trellis/framework/lattice"
 	"github.com/trellis-nlp/trellis/framework/learn"
 	"github.com/trellis-nlp/trellis/framework/linear"
 	"github.com/trellis-nlp/trellis/framework/model"
 	"github.com/trellis-nlp/trellis/framework/progress"
 	htmlreport "github.com/trellis-nlp/trellis/framework/report"
+	"github.com/trellis-nlp/trellis/framework/rundir"
 	"github.com/trellis-nlp/trellis/framework/scheme"
 	"github.com/trellis-nlp/trellis/framework/spec"
 	"github.com/trellis-nlp/trellis/framework/tagger"
@@ -69,37 +71,11 @@ type Options struct {
 	dataChecked bool
 }
 
-// LearnerMetrics are one learner's figures in metrics.json.
-type LearnerMetrics struct {
-	*eval.Result
-	TrainSeconds       float64        `json:"train_seconds"`
-	TagSeconds         float64        `json:"tag_seconds"`
-	TagTokensPerSecond float64        `json:"tag_tokens_per_second"`
-	ModelBytes         int64          `json:"model_bytes"`
-	UnknownTestLabels  map[string]int `json:"unknown_test_labels,omitempty"`
-	Learner            string         `json:"learner_type"`
-	Info               map[string]any `json:"info,omitempty"`
-	Curve              []learn.Point  `json:"curve,omitempty"`
-	// The main metric (span F1, word F1 or accuracy) with its 95%
-	// bootstrap confidence interval over test sentences.
-	MainMetric string  `json:"main_metric"`
-	MainValue  float64 `json:"main_value"`
-	CILow      float64 `json:"ci95_low"`
-	CIHigh     float64 `json:"ci95_high"`
-
-	test []eval.Sentence // the evaluated test sentences, for comparisons
-}
-
-// Comparison is one pair of learners tested on the same sentences.
-type Comparison struct {
-	A string `json:"a"`
-	B string `json:"b"`
-	*eval.Comparison
-	// McNemar's test on token correctness.
-	McNemarAWrongBRight int     `json:"mcnemar_a_wrong_b_right"`
-	McNemarARightBWrong int     `json:"mcnemar_a_right_b_wrong"`
-	McNemarP            float64 `json:"mcnemar_p"`
-}
+// LearnerMetrics and Comparison are the run directory's types.
+type (
+	LearnerMetrics = rundir.LearnerMetrics
+	Comparison     = rundir.Comparison
+)
 
 // BootstrapSamples is the number of resamples behind every confidence
 // interval and p-value a run reports.
@@ -108,9 +84,12 @@ const BootstrapSamples = 1000
 // Result is what a run produced.
 type Result struct {
 	Dir         string
-	Metrics     map[string]*LearnerMetrics
+	Metrics     rundir.Metrics
 	Order       []string
 	Comparisons []Comparison
+	// tests are the evaluated test sentences of each learner, for the
+	// comparisons.
+	tests map[string][]eval.Sentence
 }
 
 // Version is trellis's version as recorded in manifests and models.
@@ -182,7 +161,7 @@ func Run(ctx context.Context, o Options) (*Result, error) {
 		if c.Name != s.Evaluation.Train && c.Name != s.Evaluation.Test && c.Name != s.Evaluation.Dev {
 			continue
 		}
-		h, err := hashFile(c.Path)
+		h, err := fileio.SHA256File(c.Path)
 		if err != nil {
 			return nil, err
 		}
@@ -200,7 +179,7 @@ func Run(ctx context.Context, o Options) (*Result, error) {
 	if err := checkTest(o); err != nil {
 		return nil, err
 	}
-	for _, d := range []string{o.OutDir, filepath.Join(o.OutDir, "models"), filepath.Join(o.OutDir, "predictions")} {
+	for _, d := range []string{o.OutDir, filepath.Join(o.OutDir, rundir.ModelsDir), filepath.Join(o.OutDir, rundir.PredictionsDir)} {
 		if err := os.MkdirAll(d, 0o755); err != nil {
 			return nil, fmt.Errorf("output folder: %w", err)
 		}
@@ -224,73 +203,47 @@ func Run(ctx context.Context, o Options) (*Result, error) {
 		constraints = tagger.Constraints(enc.labels.Names(), sch)
 	}
 
-	res := &Result{Dir: o.OutDir, Metrics: map[string]*LearnerMetrics{}}
-	manifestLearners := map[string]any{}
+	res := &Result{Dir: o.OutDir, Metrics: rundir.Metrics{}, tests: map[string][]eval.Sentence{}}
+	manifestLearners := map[string]rundir.ManifestLearner{}
 	for _, li := range learners {
 		if err := ctx.Err(); err != nil {
 			return nil, err
 		}
-		lm, err := runLearner(ctx, o, enc, li, constraints, dataHashes)
+		lr, err := runLearner(ctx, o, enc, li, constraints, dataHashes)
 		if err != nil {
 			return nil, fmt.Errorf("learner %q: %w", li.Name, err)
 		}
-		res.Metrics[li.Name] = lm
+		res.Metrics[li.Name], res.tests[li.Name] = lr.metrics, lr.test
 		res.Order = append(res.Order, li.Name)
-		manifestLearners[li.Name] = map[string]any{"type": li.Type, "config": li.Config}
+		cfg, err := json.Marshal(li.Config)
+		if err != nil {
+			return nil, err
+		}
+		manifestLearners[li.Name] = rundir.ManifestLearner{Type: li.Type, Config: cfg}
 	}
 
 	if err := compareLearners(res, sch, s.Seed); err != nil {
 		return nil, err
 	}
-	metrics, err := json.MarshalIndent(res.Metrics, "", "  ")
+	if err := rundir.WriteMetrics(o.OutDir, res.Metrics); err != nil {
+		return nil, err
+	}
+	manifest, err := newManifest(o, enc, dataHashes, manifestLearners)
 	if err != nil {
 		return nil, err
 	}
-	if err := model.WriteFileAtomic(filepath.Join(o.OutDir, "metrics.json"), append(metrics, '\n')); err != nil {
-		return nil, err
-	}
-	manifest := map[string]any{
-		"experiment":        s.Name,
-		"spec_file":         s.File,
-		"spec_sha256":       s.Hash,
-		"spec":              s,
-		"spec_source":       string(s.Source),
-		"data_sha256":       dataHashes,
-		"trellis_version":   Version(),
-		"vcs_revision":      vcsRevision(),
-		"go_version":        runtime.Version(),
-		"os_arch":           runtime.GOOS + "/" + runtime.GOARCH,
-		"seed":              s.Seed,
-		"threads":           o.Threads,
-		"command":           o.Command,
-		"working_directory": workingDirectory(),
-		"test_corpus":       s.Evaluation.Test,
-		"scheme":            sch,
-		"learners":          manifestLearners,
-		"plugins":           manifestPlugins(enc.templates),
-		"attributes":        enc.attrs.Len(),
-		"labels":            enc.labels.Names(),
-	}
-	mb, err := json.MarshalIndent(manifest, "", "  ")
-	if err != nil {
-		return nil, err
-	}
-	if err := model.WriteFileAtomic(filepath.Join(o.OutDir, "manifest.json"), append(mb, '\n')); err != nil {
+	if err := rundir.WriteManifest(o.OutDir, manifest); err != nil {
 		return nil, err
 	}
 	if len(res.Comparisons) > 0 {
-		cb, err := json.MarshalIndent(res.Comparisons, "", "  ")
-		if err != nil {
-			return nil, err
-		}
-		if err := model.WriteFileAtomic(filepath.Join(o.OutDir, "comparisons.json"), append(cb, '\n')); err != nil {
+		if err := rundir.WriteComparisons(o.OutDir, res.Comparisons); err != nil {
 			return nil, err
 		}
 	}
 	var table bytes.Buffer
 	WriteTable(&table, res, sch)
 	report := fmt.Sprintf("# %s\n\n%s\n```\n%s```\n", s.Name, s.Description, table.String())
-	if err := model.WriteFileAtomic(filepath.Join(o.OutDir, "report.md"), []byte(report)); err != nil {
+	if err := fileio.WriteFile(filepath.Join(o.OutDir, rundir.ReportMarkdown), []byte(report)); err != nil {
 		return nil, err
 	}
 	if err := htmlreport.Write(o.OutDir); err != nil {
@@ -305,6 +258,26 @@ func Run(ctx context.Context, o Options) (*Result, error) {
 		io.Copy(o.Stdout, &table)
 	}
 	return res, nil
+}
+
+// newManifest records where the run came from.
+func newManifest(o Options, enc *encoded, dataHashes map[string]string, learners map[string]rundir.ManifestLearner) (*rundir.Manifest, error) {
+	s := o.Spec
+	specJSON, err := json.Marshal(s)
+	if err != nil {
+		return nil, err
+	}
+	return &rundir.Manifest{
+		Experiment: s.Name, Description: s.Description,
+		SpecFile: s.File, SpecSHA256: s.Hash, Spec: specJSON, SpecSource: string(s.Source),
+		DataSHA256: dataHashes, TrellisVersion: Version(), VCSRevision: vcsRevision(),
+		GoVersion: runtime.Version(), OSArch: runtime.GOOS + "/" + runtime.GOARCH,
+		Seed: s.Seed, Threads: o.Threads, Command: o.Command, WorkingDirectory: workingDirectory(),
+		TrainCorpus: s.Evaluation.Train, DevCorpus: s.Evaluation.Dev, TestCorpus: s.Evaluation.Test,
+		LabelColumn: s.Labels.Column, Scheme: s.Labels.Scheme,
+		Learners: learners, Plugins: manifestPlugins(enc.templates),
+		Attributes: enc.attrs.Len(), Labels: enc.labels.Names(),
+	}, nil
 }
 
 // UsageError is a mistake in how trellis was called (exit code 2).
@@ -480,7 +453,13 @@ func indexOf(list []string, s string) int {
 	return -1
 }
 
-func runLearner(ctx context.Context, o Options, enc *encoded, li *spec.LearnerInstance, constraints *lattice.Constraints, dataHashes map[string]string) (*LearnerMetrics, error) {
+// learnerResult is what training and testing one learner gave.
+type learnerResult struct {
+	metrics *LearnerMetrics
+	test    []eval.Sentence // the evaluated test sentences
+}
+
+func runLearner(ctx context.Context, o Options, enc *encoded, li *spec.LearnerInstance, constraints *lattice.Constraints, dataHashes map[string]string) (*learnerResult, error) {
 	s := o.Spec
 	log := o.Log.With().Str("learner", li.Name).Logger()
 	lm := &LearnerMetrics{Learner: li.Type}
@@ -495,7 +474,7 @@ func runLearner(ctx context.Context, o Options, enc *encoded, li *spec.LearnerIn
 		p.Dev = enc.dev
 		p.DevScore = devScorer(enc, s.Labels.Scheme, constraints, o.Threads)
 	}
-	modelPath := filepath.Join(o.OutDir, "models", li.Name+".model")
+	modelPath := rundir.ModelPath(o.OutDir, li.Name)
 	var ck *checkpointer
 	if o.CheckpointEvery > 0 || o.Resume {
 		var err error
@@ -575,7 +554,7 @@ func checkFinite(w []float64) error {
 
 // evaluateLearner tags the test corpus with the saved model and fills in
 // the learner's metrics.
-func evaluateLearner(ctx context.Context, o Options, enc *encoded, li *spec.LearnerInstance, lm *LearnerMetrics, modelPath string) (*LearnerMetrics, error) {
+func evaluateLearner(ctx context.Context, o Options, enc *encoded, li *spec.LearnerInstance, lm *LearnerMetrics, modelPath string) (*learnerResult, error) {
 	s := o.Spec
 	log := o.Log.With().Str("learner", li.Name).Logger()
 	if st, err := os.Stat(modelPath); err == nil {
@@ -593,36 +572,60 @@ func evaluateLearner(ctx context.Context, o Options, enc *encoded, li *spec.Lear
 		return nil, err
 	}
 	defer tg.Close()
-	testC := s.Corpus(s.Evaluation.Test)
-	testFormat := testC.Format
-	testFormat.Label = s.Labels.Column
-	f, err := corpus.New(testFormat)
+	t1 := time.Now()
+	sents, tokens, err := tagTest(ctx, o, enc, tg, li.Name)
 	if err != nil {
 		return nil, err
+	}
+	lm.TagSeconds = time.Since(t1).Seconds()
+	if lm.TagSeconds > 0 {
+		lm.TagTokensPerSecond = float64(tokens) / lm.TagSeconds
+	}
+	unknown := map[string]int{}
+	for _, es := range sents {
+		for _, g := range es.Gold {
+			if _, ok := enc.labels.LookupString(g); !ok {
+				unknown[g]++
+			}
+		}
+	}
+	if len(unknown) > 0 {
+		lm.UnknownTestLabels = unknown
+		log.Warn().Interface("labels", unknown).Msg("test corpus has labels unseen in training; those tokens cannot be tagged correctly")
+	}
+	lm.Result = eval.Evaluate(sents, eval.Options{Scheme: s.Labels.Scheme, Vocabulary: segmentationVocabulary(s.Labels.Scheme, enc)})
+	if err := rundir.WriteEvalTSV(rundir.EvalPath(o.OutDir, li.Name), sents); err != nil {
+		return nil, err
+	}
+	log.Info().Float64("accuracy", lm.Accuracy).Float64("tokens_per_second", lm.TagTokensPerSecond).Msg("evaluated")
+	return &learnerResult{metrics: lm, test: sents}, nil
+}
+
+// tagTest tags the test corpus with tg into the learner's predictions file
+// and returns the evaluated sentences and the number of tokens tagged.
+func tagTest(ctx context.Context, o Options, enc *encoded, tg *tagger.Tagger, learner string) ([]eval.Sentence, int, error) {
+	testC := labelledCorpus(o.Spec, o.Spec.Evaluation.Test)
+	f, err := corpus.New(testC.Format)
+	if err != nil {
+		return nil, 0, err
 	}
 	in, err := os.Open(testC.Path)
 	if err != nil {
-		return nil, err
+		return nil, 0, err
 	}
 	defer in.Close()
-	predPath := filepath.Join(o.OutDir, "predictions", li.Name+".txt")
-	out, err := os.CreateTemp(filepath.Dir(predPath), ".pred-*")
+	out, err := fileio.Create(rundir.PredictionsPath(o.OutDir, learner))
 	if err != nil {
-		return nil, err
+		return nil, 0, err
 	}
-	defer os.Remove(out.Name())
-	if err := out.Chmod(0o644); err != nil {
-		out.Close()
-		return nil, err
-	}
+	defer out.Close()
 	bw := bufio.NewWriterSize(out, 1<<16)
 	labelCol := f.LabelColumn()
 	var sents []eval.Sentence
-	t1 := time.Now()
 	var src io.Reader = in
 	var bar *progress.Task
 	if st, err := in.Stat(); err == nil {
-		bar = o.Progress.Start("tagging "+testC.Name+" with "+li.Name, st.Size(), "read").Bytes()
+		bar = o.Progress.Start("tagging "+testC.Name+" with "+learner, st.Size(), "read").Bytes()
 		src = progress.Reader{R: in, T: bar}
 	}
 	tokens, err := tg.Stream(ctx, f.NewReader(src, testC.Path, corpus.ReadOptions{}), f.NewWriter(bw), testC.Split.Keep,
@@ -641,43 +644,13 @@ func evaluateLearner(ctx context.Context, o Options, enc *encoded, li *spec.Lear
 			sents = append(sents, es)
 		})
 	bar.Done()
-	lm.TagSeconds = time.Since(t1).Seconds()
 	if err == nil {
 		err = bw.Flush()
 	}
 	if err == nil {
-		err = out.Close()
-	} else {
-		out.Close()
+		err = out.Commit()
 	}
-	if err != nil {
-		return nil, err
-	}
-	if err := os.Rename(out.Name(), predPath); err != nil {
-		return nil, err
-	}
-	if lm.TagSeconds > 0 {
-		lm.TagTokensPerSecond = float64(tokens) / lm.TagSeconds
-	}
-	unknown := map[string]int{}
-	for _, es := range sents {
-		for _, g := range es.Gold {
-			if _, ok := enc.labels.LookupString(g); !ok {
-				unknown[g]++
-			}
-		}
-	}
-	if len(unknown) > 0 {
-		lm.UnknownTestLabels = unknown
-		log.Warn().Interface("labels", unknown).Msg("test corpus has labels unseen in training; those tokens cannot be tagged correctly")
-	}
-	lm.Result = eval.Evaluate(sents, eval.Options{Scheme: s.Labels.Scheme, Vocabulary: segmentationVocabulary(s.Labels.Scheme, enc)})
-	lm.test = sents
-	if err := writeEvalTSV(evalFile(o.OutDir, li.Name), sents); err != nil {
-		return nil, err
-	}
-	log.Info().Float64("accuracy", lm.Accuracy).Float64("tokens_per_second", lm.TagTokensPerSecond).Msg("evaluated")
-	return lm, nil
+	return sents, tokens, err
 }
 
 // compareLearners adds each learner's confidence interval and every pair's
@@ -688,7 +661,7 @@ func compareLearners(res *Result, sch scheme.Scheme, seed uint64) error {
 		lm := res.Metrics[name]
 		lm.MainMetric = eval.MetricName(sch)
 		lm.MainValue = MainMetric(lm.Result, sch)
-		lo, hi, err := eval.Interval(lm.test, o, BootstrapSamples, seed)
+		lo, hi, err := eval.Interval(res.tests[name], o, BootstrapSamples, seed)
 		if err != nil {
 			return err
 		}
@@ -696,7 +669,7 @@ func compareLearners(res *Result, sch scheme.Scheme, seed uint64) error {
 	}
 	for i, a := range res.Order {
 		for _, b := range res.Order[i+1:] {
-			ta, tb := res.Metrics[a].test, res.Metrics[b].test
+			ta, tb := res.tests[a], res.tests[b]
 			c, err := compareTests(ta, tb, sch, seed)
 			if err != nil {
 				return fmt.Errorf("comparing %s and %s: %w", a, b, err)
