@@ -3,6 +3,7 @@ package builtin
 import (
 	"fmt"
 	"reflect"
+	"slices"
 	"strings"
 	"testing"
 
@@ -202,6 +203,47 @@ func TestCompileRejectsUnknownAndLabelColumns(t *testing.T) {
 			t.Errorf("%s: error %v does not mention %q", c.body, err, c.want)
 		}
 	}
+}
+
+func TestRegistries(t *testing.T) {
+	templates, learners := Registries()
+	tests := []struct {
+		name string
+		got  []string
+		want []string
+	}{
+		{"templates", templates.Names(), []string{"attributes", "bias", "boundary", "case", "digit", "emission",
+			"hyphen", "prefix", "shape", "suffix", "transition"}},
+		{"learners", learners.Names(), []string{"crf", "hmm", "perceptron"}},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			if !slices.Equal(tc.got, tc.want) {
+				t.Errorf("Names() = %q, want %q", tc.got, tc.want)
+			}
+		})
+	}
+	t.Run("every name makes a value", func(t *testing.T) {
+		for _, n := range templates.Names() {
+			if tmpl, ok := templates.NewTemplate(n); !ok || tmpl == nil || tmpl.Config() == nil {
+				t.Errorf("template type %q: %v, %v", n, tmpl, ok)
+			}
+		}
+		for _, n := range learners.Names() {
+			if l, ok := learners.New(n); !ok || l == nil || l.Config() == nil {
+				t.Errorf("learner type %q: %v, %v", n, l, ok)
+			}
+		}
+	})
+	t.Run("fresh on every call", func(t *testing.T) {
+		// A plugin host registers into the registries it is given; another
+		// caller's registries must not see that.
+		templates.RegisterTemplate("plugin", func() feature.Template { return nil })
+		again, _ := Registries()
+		if _, ok := again.Lookup("plugin"); ok {
+			t.Errorf("a second Registries() sees a template registered into the first")
+		}
+	})
 }
 
 // TestExtractionAllocatesNothing guards the hot path: extracting a
