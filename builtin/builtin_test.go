@@ -1,6 +1,7 @@
 package builtin
 
 import (
+	"errors"
 	"fmt"
 	"reflect"
 	"slices"
@@ -202,6 +203,41 @@ func TestCompileRejectsUnknownAndLabelColumns(t *testing.T) {
 		if _, err := tmpl.Compile("x", cols); err == nil || !strings.Contains(err.Error(), c.want) {
 			t.Errorf("%s: error %v does not mention %q", c.body, err, c.want)
 		}
+	}
+}
+
+// TestCompileColumnErrorsAreTyped checks that a column a template cannot
+// read comes back as a *feature.ColumnError, however the template wraps
+// it: the spec places its diagnostic by that type, not by the message.
+func TestCompileColumnErrorsAreTyped(t *testing.T) {
+	reg, _ := Registries()
+	cols := feature.Columns{Names: []string{"word", "pos", "label"}, Label: 2}
+	tests := []struct {
+		name, typ, body string
+		column          string
+		label           bool
+	}{
+		{"emission column", "emission", `column = "wrod"`, "wrod", false},
+		{"emission join", "emission", `join = ["word[0]", "lemma[1]"]`, "lemma", false},
+		{"label column", "suffix", `column = "label"`, "label", true},
+		{"wrapped by attributes", "attributes", ``, "attributes", false},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			tmpl, _ := reg.NewTemplate(tc.typ)
+			f, _ := hclsyntax.ParseConfig([]byte(tc.body), "t.hcl", hcl.Pos{Line: 1, Column: 1})
+			if d := gohcl.DecodeBody(f.Body, nil, tmpl.Config()); d.HasErrors() {
+				t.Fatal(d)
+			}
+			_, err := tmpl.Compile("x", cols)
+			var ce *feature.ColumnError
+			if !errors.As(err, &ce) {
+				t.Fatalf("Compile error %v is not a *feature.ColumnError", err)
+			}
+			if ce.Column != tc.column || ce.Label != tc.label {
+				t.Errorf("ColumnError = %+v, want column %q, label %v", ce, tc.column, tc.label)
+			}
+		})
 	}
 }
 

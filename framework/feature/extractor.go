@@ -102,16 +102,37 @@ type Columns struct {
 
 // Index returns the index of the named column. Reading the label column is
 // refused: a feature that sees the gold label would make training a lie.
+// Errors are *ColumnError.
 func (c Columns) Index(name string) (int, error) {
 	for i, n := range c.Names {
 		if n == name {
 			if i == c.Label {
-				return 0, fmt.Errorf("column %q is the label column; templates cannot read it", name)
+				return 0, &ColumnError{Column: name, Label: true}
 			}
 			return i, nil
 		}
 	}
-	return 0, fmt.Errorf("unknown column %q (the corpus has %s)", name, quoteList(c.Names))
+	return 0, &ColumnError{Column: name, Have: c.Names}
+}
+
+// ColumnError is a template naming a column it cannot read: one the corpus
+// does not have, or the label column. It is a type, not only a message, so
+// that a spec can point at the attribute naming the column (errors.As)
+// whatever the template wraps it in.
+type ColumnError struct {
+	Column string
+	// Label is true when Column is the label column (which exists but is
+	// off limits); otherwise the corpus has no such column.
+	Label bool
+	// Have are the corpus's columns, listed in the message.
+	Have []string
+}
+
+func (e *ColumnError) Error() string {
+	if e.Label {
+		return fmt.Sprintf("column %q is the label column; templates cannot read it", e.Column)
+	}
+	return fmt.Sprintf("unknown column %q (the corpus has %s)", e.Column, quoteList(e.Have))
 }
 
 func quoteList(names []string) string {

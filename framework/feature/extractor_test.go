@@ -1,12 +1,53 @@
 package feature
 
 import (
+	"errors"
+	"fmt"
 	"slices"
 	"strings"
 	"testing"
 
 	"github.com/hashicorp/hcl/v2"
 )
+
+func TestColumnsIndex(t *testing.T) {
+	cols := Columns{Names: []string{"word", "pos", "chunk"}, Label: 2}
+	tests := []struct {
+		name      string
+		column    string
+		want      int
+		wantErr   string
+		wantLabel bool
+	}{
+		{"first", "word", 0, "", false},
+		{"second", "pos", 1, "", false},
+		{"unknown", "wrod", 0, `unknown column "wrod" (the corpus has "word", "pos", "chunk")`, false},
+		{"label", "chunk", 0, `column "chunk" is the label column; templates cannot read it`, true},
+		{"case matters", "Word", 0, `unknown column "Word"`, false},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			got, err := cols.Index(tc.column)
+			if tc.wantErr == "" {
+				if err != nil || got != tc.want {
+					t.Fatalf("Index(%q) = %d, %v; want %d", tc.column, got, err, tc.want)
+				}
+				return
+			}
+			if err == nil || !strings.Contains(err.Error(), tc.wantErr) {
+				t.Fatalf("Index(%q) error = %v, want one containing %q", tc.column, err, tc.wantErr)
+			}
+			// Templates wrap the error; what a spec needs survives.
+			var ce *ColumnError
+			if !errors.As(fmt.Errorf("template: %w", err), &ce) {
+				t.Fatalf("wrapped error %v is not a *ColumnError", err)
+			}
+			if ce.Column != tc.column || ce.Label != tc.wantLabel {
+				t.Errorf("ColumnError = %+v, want column %q, label %v", ce, tc.column, tc.wantLabel)
+			}
+		})
+	}
+}
 
 // fakeTemplate has a config with one field, to check Instantiate.
 type fakeTemplate struct {

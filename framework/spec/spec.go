@@ -4,6 +4,7 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"math/rand/v2"
 	"os"
@@ -591,14 +592,7 @@ func (s *Spec) decodeFeatures(content *hcl.BodyContent, ctx *hcl.EvalContext, re
 						continue
 					}
 				}
-				rng := tb.DefRange.Ptr()
-				if strings.Contains(err.Error(), "column") {
-					rng = attrRange(tb, "column")
-					if *rng == tb.DefRange || strings.Contains(err.Error(), "join") {
-						rng = attrRange(tb, "join")
-					}
-				}
-				diags = append(diags, errorAt(rng, "Invalid template", fmt.Sprintf("%s %q: %s", tb.Type, name, err)))
+				diags = append(diags, errorAt(compileErrorRange(tb, err), "Invalid template", fmt.Sprintf("%s %q: %s", tb.Type, name, err)))
 				continue
 			}
 		}
@@ -608,6 +602,22 @@ func (s *Spec) decodeFeatures(content *hcl.BodyContent, ctx *hcl.EvalContext, re
 		diags = append(diags, errorAt(b.DefRange.Ptr(), "More than one transition template", "A first-order model has one set of transition weights; keep one transition block."))
 	}
 	return diags
+}
+
+// compileErrorRange places an error of a template's Compile. A column the
+// template cannot read (*feature.ColumnError, however the template wraps
+// it) is placed at the attribute that names it, column or else join; any
+// other error, and a column named nowhere in the block (the attributes
+// template's fixed column), at the block header.
+func compileErrorRange(tb *hcl.Block, err error) *hcl.Range {
+	var ce *feature.ColumnError
+	if !errors.As(err, &ce) {
+		return tb.DefRange.Ptr()
+	}
+	if rng := attrRange(tb, "column"); *rng != tb.DefRange {
+		return rng
+	}
+	return attrRange(tb, "join")
 }
 
 // evalTrainName peeks at the evaluation block's train corpus so templates
