@@ -1,6 +1,7 @@
 // Package builtin registers everything trellis can run by name: the builtin
 // feature templates and the learners. This file is the one place where a
-// new template or learner type is wired in.
+// new template or learner type is wired in (corpus formats, which the
+// corpus package itself must resolve, are registered in corpus.Formats).
 package builtin
 
 import (
@@ -20,26 +21,28 @@ import (
 	"github.com/trellis-nlp/trellis/framework/learn/perceptron"
 )
 
-// RegisterTemplates adds the builtin feature templates.
+// RegisterTemplates adds the builtin feature templates. It panics if r
+// already holds one of their names (registry.Registry.MustRegister).
 func RegisterTemplates(r *feature.Registry) {
-	r.RegisterTemplate("emission", emission.New)
-	r.RegisterTemplate("transition", transition.New)
-	r.RegisterTemplate("prefix", affix.NewPrefix)
-	r.RegisterTemplate("suffix", affix.NewSuffix)
-	r.RegisterTemplate("shape", shape.New)
-	r.RegisterTemplate("case", shape.NewCase)
-	r.RegisterTemplate("digit", digit.New)
-	r.RegisterTemplate("hyphen", hyphen.New)
-	r.RegisterTemplate("boundary", boundary.New)
-	r.RegisterTemplate("bias", bias.New)
-	r.RegisterTemplate("attributes", attributes.New)
+	r.MustRegister("emission", emission.New)
+	r.MustRegister("transition", transition.New)
+	r.MustRegister("prefix", affix.NewPrefix)
+	r.MustRegister("suffix", affix.NewSuffix)
+	r.MustRegister("shape", shape.New)
+	r.MustRegister("case", shape.NewCase)
+	r.MustRegister("digit", digit.New)
+	r.MustRegister("hyphen", hyphen.New)
+	r.MustRegister("boundary", boundary.New)
+	r.MustRegister("bias", bias.New)
+	r.MustRegister("attributes", attributes.New)
 }
 
-// RegisterLearners adds the learners.
+// RegisterLearners adds the learners. It panics if r already holds one of
+// their names.
 func RegisterLearners(r *learn.Registry) {
-	r.Register("hmm", hmm.New)
-	r.Register("perceptron", perceptron.New)
-	r.Register("crf", crf.New)
+	r.MustRegister("hmm", hmm.New)
+	r.MustRegister("perceptron", perceptron.New)
+	r.MustRegister("crf", crf.New)
 }
 
 // Registries returns registries filled with everything builtin.

@@ -1,8 +1,10 @@
 package builtin
 
 import (
+	"errors"
 	"fmt"
 	"reflect"
+	"slices"
 	"strings"
 	"testing"
 
@@ -202,6 +204,82 @@ func TestCompileRejectsUnknownAndLabelColumns(t *testing.T) {
 			t.Errorf("%s: error %v does not mention %q", c.body, err, c.want)
 		}
 	}
+}
+
+// TestCompileColumnErrorsAreTyped checks that a column a template cannot
+// read comes back as a *feature.ColumnError, however the template wraps
+// it: the spec places its diagnostic by that type, not by the message.
+func TestCompileColumnErrorsAreTyped(t *testing.T) {
+	reg, _ := Registries()
+	cols := feature.Columns{Names: []string{"word", "pos", "label"}, Label: 2}
+	tests := []struct {
+		name, typ, body string
+		column          string
+		label           bool
+	}{
+		{"emission column", "emission", `column = "wrod"`, "wrod", false},
+		{"emission join", "emission", `join = ["word[0]", "lemma[1]"]`, "lemma", false},
+		{"label column", "suffix", `column = "label"`, "label", true},
+		{"wrapped by attributes", "attributes", ``, "attributes", false},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			tmpl, _ := reg.NewTemplate(tc.typ)
+			f, _ := hclsyntax.ParseConfig([]byte(tc.body), "t.hcl", hcl.Pos{Line: 1, Column: 1})
+			if d := gohcl.DecodeBody(f.Body, nil, tmpl.Config()); d.HasErrors() {
+				t.Fatal(d)
+			}
+			_, err := tmpl.Compile("x", cols)
+			var ce *feature.ColumnError
+			if !errors.As(err, &ce) {
+				t.Fatalf("Compile error %v is not a *feature.ColumnError", err)
+			}
+			if ce.Column != tc.column || ce.Label != tc.label {
+				t.Errorf("ColumnError = %+v, want column %q, label %v", ce, tc.column, tc.label)
+			}
+		})
+	}
+}
+
+func TestRegistries(t *testing.T) {
+	templates, learners := Registries()
+	tests := []struct {
+		name string
+		got  []string
+		want []string
+	}{
+		{"templates", templates.Names(), []string{"attributes", "bias", "boundary", "case", "digit", "emission",
+			"hyphen", "prefix", "shape", "suffix", "transition"}},
+		{"learners", learners.Names(), []string{"crf", "hmm", "perceptron"}},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			if !slices.Equal(tc.got, tc.want) {
+				t.Errorf("Names() = %q, want %q", tc.got, tc.want)
+			}
+		})
+	}
+	t.Run("every name makes a value", func(t *testing.T) {
+		for _, n := range templates.Names() {
+			if tmpl, ok := templates.NewTemplate(n); !ok || tmpl == nil || tmpl.Config() == nil {
+				t.Errorf("template type %q: %v, %v", n, tmpl, ok)
+			}
+		}
+		for _, n := range learners.Names() {
+			if l, ok := learners.New(n); !ok || l == nil || l.Config() == nil {
+				t.Errorf("learner type %q: %v, %v", n, l, ok)
+			}
+		}
+	})
+	t.Run("fresh on every call", func(t *testing.T) {
+		// A plugin host registers into the registries it is given; another
+		// caller's registries must not see that.
+		templates.RegisterTemplate("plugin", func() feature.Template { return nil })
+		again, _ := Registries()
+		if _, ok := again.Lookup("plugin"); ok {
+			t.Errorf("a second Registries() sees a template registered into the first")
+		}
+	})
 }
 
 // TestExtractionAllocatesNothing guards the hot path: extracting a

@@ -10,7 +10,8 @@ import (
 // Config selects and configures a format. It is stored in model files, so
 // a model knows how to read the text it is asked to tag.
 type Config struct {
-	// Name is one of "conll", "conllu", "slash", "chars", "crfsuite".
+	// Name is a format registered in Formats: "conll", "conllu",
+	// "slash", "chars" or "crfsuite".
 	Name string `json:"name"`
 
 	// Columns names the columns in file order. Required (at least one) for
@@ -121,31 +122,48 @@ const (
 )
 
 // New returns the format cfg describes, or an error saying what is wrong
-// with cfg.
+// with cfg. cfg.Name is looked up in Formats.
 func New(cfg Config) (Format, error) {
-	switch cfg.Name {
-	case NameCoNLL:
-		return newCoNLL(cfg)
-	case NameCoNLLU:
-		label, err := labelIndex(cfg.Label, conlluColumns, true)
-		if err != nil {
-			return nil, err
-		}
-		return &conlluFormat{label: label}, nil
-	case NameSlash:
-		label, err := labelIndex(cfg.Label, slashColumns, false)
-		if err != nil {
-			return nil, err
-		}
-		return &slashFormat{label: label}, nil
-	case NameChars:
-		return newChars(cfg)
-	case NameCRFsuite:
-		return newCRFsuite(cfg)
-	case "":
-		return nil, fmt.Errorf("no corpus format given (want conll, conllu, slash, chars or crfsuite)")
+	formats := Formats()
+	want := orList(formats.RegistrationOrder())
+	if cfg.Name == "" {
+		return nil, fmt.Errorf("no corpus format given (want %s)", want)
 	}
-	return nil, fmt.Errorf("unknown corpus format %q (want conll, conllu, slash, chars or crfsuite)", cfg.Name)
+	newFormat, ok := formats.Lookup(cfg.Name)
+	if !ok {
+		if s := formats.Suggest(cfg.Name); s != "" {
+			return nil, fmt.Errorf("unknown corpus format %q; did you mean %q? (want %s)", cfg.Name, s, want)
+		}
+		return nil, fmt.Errorf("unknown corpus format %q (want %s)", cfg.Name, want)
+	}
+	return newFormat(cfg)
+}
+
+// orList renders names as "a, b or c".
+func orList(names []string) string {
+	if len(names) < 2 {
+		return strings.Join(names, "")
+	}
+	return strings.Join(names[:len(names)-1], ", ") + " or " + names[len(names)-1]
+}
+
+// newCoNLLU makes the conllu format, whose columns are fixed; its label
+// is matched case-insensitively ("UPOS" works).
+func newCoNLLU(cfg Config) (*conlluFormat, error) {
+	label, err := labelIndex(cfg.Label, conlluColumns, true)
+	if err != nil {
+		return nil, err
+	}
+	return &conlluFormat{label: label}, nil
+}
+
+// newSlash makes the slash format, whose columns are fixed.
+func newSlash(cfg Config) (*slashFormat, error) {
+	label, err := labelIndex(cfg.Label, slashColumns, false)
+	if err != nil {
+		return nil, err
+	}
+	return &slashFormat{label: label}, nil
 }
 
 // labelIndex finds the label column's index in columns, -1 for "".

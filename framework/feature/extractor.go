@@ -3,11 +3,11 @@ package feature
 import (
 	"encoding/json"
 	"fmt"
-	"sort"
 
 	"github.com/hashicorp/hcl/v2"
 
 	"github.com/trellis-nlp/trellis/framework/corpus"
+	"github.com/trellis-nlp/trellis/framework/registry"
 )
 
 // Sink receives the attributes an Extractor emits for one sentence.
@@ -102,16 +102,37 @@ type Columns struct {
 
 // Index returns the index of the named column. Reading the label column is
 // refused: a feature that sees the gold label would make training a lie.
+// Errors are *ColumnError.
 func (c Columns) Index(name string) (int, error) {
 	for i, n := range c.Names {
 		if n == name {
 			if i == c.Label {
-				return 0, fmt.Errorf("column %q is the label column; templates cannot read it", name)
+				return 0, &ColumnError{Column: name, Label: true}
 			}
 			return i, nil
 		}
 	}
-	return 0, fmt.Errorf("unknown column %q (the corpus has %s)", name, quoteList(c.Names))
+	return 0, &ColumnError{Column: name, Have: c.Names}
+}
+
+// ColumnError is a template naming a column it cannot read: one the corpus
+// does not have, or the label column. It is a type, not only a message, so
+// that a spec can point at the attribute naming the column (errors.As)
+// whatever the template wraps it in.
+type ColumnError struct {
+	Column string
+	// Label is true when Column is the label column (which exists but is
+	// off limits); otherwise the corpus has no such column.
+	Label bool
+	// Have are the corpus's columns, listed in the message.
+	Have []string
+}
+
+func (e *ColumnError) Error() string {
+	if e.Label {
+		return fmt.Sprintf("column %q is the label column; templates cannot read it", e.Column)
+	}
+	return fmt.Sprintf("unknown column %q (the corpus has %s)", e.Column, quoteList(e.Have))
 }
 
 func quoteList(names []string) string {
@@ -128,44 +149,35 @@ func quoteList(names []string) string {
 // TemplateFactory makes a zero Template of one registered type.
 type TemplateFactory func() Template
 
-// Registry maps template type names to factories. It is filled explicitly
-// in one place (builtin.Register) rather than through init side effects, so
-// what a binary can run is visible in one file.
+// Registry maps template type names to factories: the generic
+// registry.Registry (Register, Lookup, Names, Suggest) plus what only
+// templates need, making one and re-creating one from a model file. It is
+// filled explicitly in one place (builtin.Registries) rather than through
+// init side effects, so what a binary can run is visible in one file.
 type Registry struct {
-	templates map[string]TemplateFactory
+	*registry.Registry[TemplateFactory]
 }
 
 // NewRegistry returns an empty registry.
 func NewRegistry() *Registry {
-	return &Registry{templates: map[string]TemplateFactory{}}
+	return &Registry{registry.New[TemplateFactory]("template type")}
 }
 
-// RegisterTemplate adds a template type; registering a name twice panics,
-// as it is a programming error in the one place that registers.
+// RegisterTemplate adds a template type. It panics on an empty or
+// duplicate name (registry.MustRegister): names are fixed in code, by
+// builtin.Registries and by plugin.Host.Register, so a clash is a
+// programming error.
 func (r *Registry) RegisterTemplate(name string, f TemplateFactory) {
-	if _, dup := r.templates[name]; dup {
-		panic("feature: template type registered twice: " + name)
-	}
-	r.templates[name] = f
+	r.MustRegister(name, f)
 }
 
 // NewTemplate returns a fresh template of the named type.
 func (r *Registry) NewTemplate(name string) (Template, bool) {
-	f, ok := r.templates[name]
+	f, ok := r.Lookup(name)
 	if !ok {
 		return nil, false
 	}
 	return f(), true
-}
-
-// TemplateTypes lists the registered type names, sorted.
-func (r *Registry) TemplateTypes() []string {
-	names := make([]string, 0, len(r.templates))
-	for n := range r.templates {
-		names = append(names, n)
-	}
-	sort.Strings(names)
-	return names
 }
 
 // TemplateSpec is how a model file records one template: enough to

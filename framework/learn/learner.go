@@ -2,7 +2,6 @@ package learn
 
 import (
 	"context"
-	"sort"
 	"time"
 
 	"github.com/hashicorp/hcl/v2"
@@ -12,6 +11,7 @@ import (
 	"github.com/trellis-nlp/trellis/framework/lattice"
 	"github.com/trellis-nlp/trellis/framework/linear"
 	"github.com/trellis-nlp/trellis/framework/progress"
+	"github.com/trellis-nlp/trellis/framework/registry"
 )
 
 // Problem is everything a learner may use. Strings have stopped at the
@@ -98,38 +98,21 @@ type Learner interface {
 // Factory makes a zero Learner of one registered type.
 type Factory func() Learner
 
-// Registry maps learner type names ("hmm", "perceptron", "crf") to factories.
+// Registry maps learner type names ("hmm", "perceptron", "crf") to
+// factories: the generic registry.Registry (Register, MustRegister,
+// Lookup, Names, Suggest) plus New, which makes a learner.
 type Registry struct {
-	learners map[string]Factory
+	*registry.Registry[Factory]
 }
 
 // NewRegistry returns an empty registry.
-func NewRegistry() *Registry { return &Registry{learners: map[string]Factory{}} }
-
-// Register adds a learner type; registering a name twice panics, as it is a
-// programming error in the one place that registers.
-func (r *Registry) Register(name string, f Factory) {
-	if _, dup := r.learners[name]; dup {
-		panic("learn: learner type registered twice: " + name)
-	}
-	r.learners[name] = f
-}
+func NewRegistry() *Registry { return &Registry{registry.New[Factory]("learner type")} }
 
 // New returns a fresh learner of the named type.
 func (r *Registry) New(name string) (Learner, bool) {
-	f, ok := r.learners[name]
+	f, ok := r.Lookup(name)
 	if !ok {
 		return nil, false
 	}
 	return f(), true
-}
-
-// Types lists the registered learner types, sorted.
-func (r *Registry) Types() []string {
-	names := make([]string, 0, len(r.learners))
-	for n := range r.learners {
-		names = append(names, n)
-	}
-	sort.Strings(names)
-	return names
 }

@@ -5,4 +5,6 @@
 // as hcl.Body and decoded against the configuration struct that the
 // registered template or learner declares, so the spec language grows with
 // the registries and every mistake is an hcl.Diagnostic with file:line:col.
+// Corpus formats are checked, listed and suggested from corpus.Formats, the
+// same registry corpus.New reads, so the two cannot disagree.
 package spec

@@ -4,6 +4,7 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"math/rand/v2"
 	"os"
@@ -20,6 +21,7 @@ import (
 	"github.com/trellis-nlp/trellis/framework/corpus"
 	"github.com/trellis-nlp/trellis/framework/feature"
 	"github.com/trellis-nlp/trellis/framework/learn"
+	"github.com/trellis-nlp/trellis/framework/registry"
 	"github.com/trellis-nlp/trellis/framework/scheme"
 )
 
@@ -331,7 +333,7 @@ func decodeVariables(blocks hcl.Blocks, overrides map[string]string, s *Spec) (*
 	for _, name := range unknown {
 		detail := fmt.Sprintf("--var %s does not match a variable of this spec", name)
 		var subject *hcl.Range
-		if sug := suggest(name, names); sug != "" {
+		if sug := registry.Suggest(name, names); sug != "" {
 			detail += fmt.Sprintf("; did you mean %q?", sug)
 			subject = seen[sug].LabelRanges[0].Ptr()
 		} else if len(names) > 0 {
@@ -428,10 +430,11 @@ func attrRange(b *hcl.Block, name string) *hcl.Range {
 	return b.DefRange.Ptr()
 }
 
-var formats = []string{"conll", "conllu", "slash", "chars", "crfsuite"}
-
 func (s *Spec) decodeCorpora(blocks hcl.Blocks, ctx *hcl.EvalContext) hcl.Diagnostics {
 	var diags hcl.Diagnostics
+	// The formats a spec may name are those corpus.New accepts; listed in
+	// their registration order, most common first.
+	formats := corpus.Formats()
 	for _, b := range blocks {
 		var cfg struct {
 			Path       string   `hcl:"path"`
@@ -452,8 +455,9 @@ func (s *Spec) decodeCorpora(blocks hcl.Blocks, ctx *hcl.EvalContext) hcl.Diagno
 			diags = append(diags, errorAt(b.LabelRanges[0].Ptr(), "Duplicate corpus", fmt.Sprintf("Corpus %q is declared twice.", name)))
 			continue
 		}
-		if !contains(formats, cfg.Format) {
-			diags = append(diags, errorAt(attrRange(b, "format"), "Unknown corpus format", didYouMean(cfg.Format, formats, "format")))
+		if _, ok := formats.Lookup(cfg.Format); !ok {
+			diags = append(diags, errorAt(attrRange(b, "format"), "Unknown corpus format",
+				registry.DidYouMean(cfg.Format, formats.RegistrationOrder(), "format")))
 			continue
 		}
 		path := cfg.Path
@@ -467,7 +471,7 @@ func (s *Spec) decodeCorpora(blocks hcl.Blocks, ctx *hcl.EvalContext) hcl.Diagno
 			diags = append(diags, errorAt(attrRange(b, "path"), "Corpus path is a folder", path+" is a folder, not a file."))
 		}
 		fc := corpus.Config{Name: cfg.Format, Columns: cfg.Columns, Separator: cfg.Separator, CharScheme: cfg.CharScheme}
-		if cfg.Format == "conll" && len(cfg.Columns) == 0 {
+		if cfg.Format == corpus.NameCoNLL && len(cfg.Columns) == 0 {
 			diags = append(diags, errorAt(b.DefRange.Ptr(), "Missing columns", `A "conll" corpus needs columns = [...] naming its columns in file order, e.g. ["word", "pos", "chunk"].`))
 			continue
 		}
@@ -508,7 +512,7 @@ func (s *Spec) decodeLabels(content *hcl.BodyContent, ctx *hcl.EvalContext) hcl.
 		sc, err := scheme.Parse(cfg.Scheme)
 		if err != nil {
 			return append(diags, errorAt(attrRange(b, "scheme"), "Unknown label scheme",
-				didYouMean(cfg.Scheme, []string{"none", "iob1", "iob2", "bio", "bioes", "bmes", "bi"}, "scheme")))
+				registry.DidYouMean(cfg.Scheme, []string{"none", "iob1", "iob2", "bio", "bioes", "bmes", "bi"}, "scheme")))
 		}
 		s.Labels.Scheme = sc
 	}
@@ -521,7 +525,7 @@ func (s *Spec) decodeLabels(content *hcl.BodyContent, ctx *hcl.EvalContext) hcl.
 	for _, c := range s.Corpora {
 		if !contains(c.Columns, cfg.Column) {
 			diags = append(diags, errorAt(attrRange(b, "column"), "Unknown label column",
-				fmt.Sprintf("Corpus %q has no column %q.%s", c.Name, cfg.Column, hint(cfg.Column, c.Columns))))
+				fmt.Sprintf("Corpus %q has no column %q.%s", c.Name, cfg.Column, registry.Hint(cfg.Column, c.Columns))))
 		}
 	}
 	return diags
@@ -533,7 +537,7 @@ func (s *Spec) decodeFeatures(content *hcl.BodyContent, ctx *hcl.EvalContext, re
 		return diags
 	}
 	schema := &hcl.BodySchema{Attributes: []hcl.AttributeSchema{{Name: "min_count"}}}
-	for _, t := range reg.TemplateTypes() {
+	for _, t := range reg.Names() {
 		schema.Blocks = append(schema.Blocks, hcl.BlockHeaderSchema{Type: t, LabelNames: []string{"name"}})
 	}
 	fc, d := b.Body.Content(schema)
@@ -588,14 +592,7 @@ func (s *Spec) decodeFeatures(content *hcl.BodyContent, ctx *hcl.EvalContext, re
 						continue
 					}
 				}
-				rng := tb.DefRange.Ptr()
-				if strings.Contains(err.Error(), "column") {
-					rng = attrRange(tb, "column")
-					if *rng == tb.DefRange || strings.Contains(err.Error(), "join") {
-						rng = attrRange(tb, "join")
-					}
-				}
-				diags = append(diags, errorAt(rng, "Invalid template", fmt.Sprintf("%s %q: %s", tb.Type, name, err)))
+				diags = append(diags, errorAt(compileErrorRange(tb, err), "Invalid template", fmt.Sprintf("%s %q: %s", tb.Type, name, err)))
 				continue
 			}
 		}
@@ -605,6 +602,22 @@ func (s *Spec) decodeFeatures(content *hcl.BodyContent, ctx *hcl.EvalContext, re
 		diags = append(diags, errorAt(b.DefRange.Ptr(), "More than one transition template", "A first-order model has one set of transition weights; keep one transition block."))
 	}
 	return diags
+}
+
+// compileErrorRange places an error of a template's Compile. A column the
+// template cannot read (*feature.ColumnError, however the template wraps
+// it) is placed at the attribute that names it, column or else join; any
+// other error, and a column named nowhere in the block (the attributes
+// template's fixed column), at the block header.
+func compileErrorRange(tb *hcl.Block, err error) *hcl.Range {
+	var ce *feature.ColumnError
+	if !errors.As(err, &ce) {
+		return tb.DefRange.Ptr()
+	}
+	if rng := attrRange(tb, "column"); *rng != tb.DefRange {
+		return rng
+	}
+	return attrRange(tb, "join")
 }
 
 // evalTrainName peeks at the evaluation block's train corpus so templates
@@ -628,7 +641,7 @@ func (s *Spec) decodeLearners(blocks hcl.Blocks, ctx *hcl.EvalContext, reg *lear
 	var diags hcl.Diagnostics
 	if len(blocks) == 0 {
 		diags = append(diags, &hcl.Diagnostic{Severity: hcl.DiagError, Summary: "No learner",
-			Detail: fmt.Sprintf(`A spec needs at least one learner block, e.g. learner "hmm" { type = "hmm" } (types: %s).`, strings.Join(reg.Types(), ", "))})
+			Detail: fmt.Sprintf(`A spec needs at least one learner block, e.g. learner "hmm" { type = "hmm" } (types: %s).`, strings.Join(reg.Names(), ", "))})
 	}
 	for _, b := range blocks {
 		name := b.Labels[0]
@@ -647,7 +660,7 @@ func (s *Spec) decodeLearners(blocks hcl.Blocks, ctx *hcl.EvalContext, reg *lear
 		}
 		l, ok := reg.New(typ)
 		if !ok {
-			diags = append(diags, errorAt(head.Attributes["type"].Expr.Range().Ptr(), "Unknown learner type", didYouMean(typ, reg.Types(), "learner type")))
+			diags = append(diags, errorAt(head.Attributes["type"].Expr.Range().Ptr(), "Unknown learner type", registry.DidYouMean(typ, reg.Names(), "learner type")))
 			continue
 		}
 		d = gohcl.DecodeBody(rest, ctx, l.Config())
@@ -704,7 +717,7 @@ func (s *Spec) decodeEvaluation(content *hcl.BodyContent, ctx *hcl.EvalContext) 
 			continue
 		}
 		if s.Corpus(role.name) == nil && !contains(s.declared, role.name) {
-			diags = append(diags, errorAt(attrRange(b, role.attr), "Unknown corpus", didYouMean(role.name, names, "corpus")))
+			diags = append(diags, errorAt(attrRange(b, role.attr), "Unknown corpus", registry.DidYouMean(role.name, names, "corpus")))
 		}
 	}
 	s.Evaluation = cfg
