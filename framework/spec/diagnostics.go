@@ -7,7 +7,9 @@ import (
 	"unicode"
 	"unicode/utf8"
 
+	"github.com/apparentlymart/go-textseg/v15/textseg"
 	"github.com/hashicorp/hcl/v2"
+	"golang.org/x/text/width"
 )
 
 // WriteDiagnostics prints diagnostics compiler-style, "file:line:col:
@@ -101,41 +103,12 @@ func lineOffset(text string, lineStart int, pos hcl.Pos) int {
 }
 
 // clusterLen returns the byte length of the character at the start of s as
-// HCL counts columns: a rune with the marks, joiners and modifiers that
-// extend it, and regional indicators in pairs (flags). This approximates
-// Unicode grapheme clusters closely enough for spec files without pulling
-// in a segmentation library.
+// HCL counts columns: one grapheme cluster, found by the segmentation HCL
+// itself uses (go-textseg, Unicode 15 under Go 1.26).
 func clusterLen(s string) int {
-	r, n := utf8.DecodeRuneInString(s)
-	if isRegionalIndicator(r) {
-		if r2, m := utf8.DecodeRuneInString(s[n:]); isRegionalIndicator(r2) {
-			n += m
-		}
-	}
-	for n < len(s) {
-		r, m := utf8.DecodeRuneInString(s[n:])
-		if !extends(r) {
-			break
-		}
-		n += m
-		if r == zeroWidthJoiner && n < len(s) {
-			_, m = utf8.DecodeRuneInString(s[n:]) // the joined character
-			n += m
-		}
-	}
-	return n
+	n, _, _ := textseg.ScanGraphemeClusters([]byte(s), true)
+	return max(n, 1)
 }
-
-const zeroWidthJoiner = '\u200d'
-
-// extends reports whether r attaches to the character before it.
-func extends(r rune) bool {
-	return unicode.In(r, unicode.Mn, unicode.Me, unicode.Mc) ||
-		r == zeroWidthJoiner || r == '\u200c' ||
-		r >= 0x1f3fb && r <= 0x1f3ff // emoji skin-tone modifiers
-}
-
-func isRegionalIndicator(r rune) bool { return r >= 0x1f1e6 && r <= 0x1f1ff }
 
 // padding returns blanks as wide on a terminal as prefix, keeping its tabs
 // (whose width only the terminal knows).
@@ -160,43 +133,18 @@ func cells(s string) int {
 	return n
 }
 
-// cellWidth returns how many terminal cells r takes: none for what extends
-// the previous character, two for East Asian wide and fullwidth characters
-// and emoji, one otherwise.
+// cellWidth returns how many terminal cells r takes: none for marks and
+// format characters that attach to the character before, two for East
+// Asian wide and fullwidth characters (CJK, kana, Hangul, fullwidth forms
+// and the emoji Unicode gives that width), one otherwise.
 func cellWidth(r rune) int {
 	switch {
-	case extends(r) || unicode.Is(unicode.Cf, r):
+	case unicode.In(r, unicode.Mn, unicode.Me, unicode.Cf):
 		return 0
-	case isWide(r):
+	}
+	switch width.LookupRune(r).Kind() {
+	case width.EastAsianWide, width.EastAsianFullwidth:
 		return 2
 	}
 	return 1
-}
-
-// isWide reports whether East Asian Width makes r wide or fullwidth (CJK,
-// kana, Hangul syllables, fullwidth forms), or r is in an emoji block that
-// terminals draw two cells wide.
-func isWide(r rune) bool {
-	switch {
-	case r < 0x1100:
-		return false // the common case: Latin, Greek, Cyrillic, ...
-	case r <= 0x115f, // Hangul Jamo initial consonants
-		0x2e80 <= r && r <= 0x303e,   // CJK radicals, Kangxi, CJK symbols and punctuation
-		0x3041 <= r && r <= 0x33ff,   // kana, Bopomofo, compatibility jamo, enclosed CJK, CJK compatibility
-		0x3400 <= r && r <= 0x4dbf,   // CJK extension A
-		0x4e00 <= r && r <= 0x9fff,   // CJK unified ideographs
-		0xa000 <= r && r <= 0xa4cf,   // Yi
-		0xa960 <= r && r <= 0xa97f,   // Hangul Jamo extended A
-		0xac00 <= r && r <= 0xd7a3,   // Hangul syllables
-		0xf900 <= r && r <= 0xfaff,   // CJK compatibility ideographs
-		0xfe10 <= r && r <= 0xfe19,   // vertical forms
-		0xfe30 <= r && r <= 0xfe6f,   // CJK compatibility forms, small form variants
-		0xff00 <= r && r <= 0xff60,   // fullwidth forms
-		0xffe0 <= r && r <= 0xffe6,   // fullwidth signs
-		0x1f300 <= r && r <= 0x1f64f, // pictographs, emoticons
-		0x1f900 <= r && r <= 0x1f9ff, // supplemental pictographs
-		0x20000 <= r && r <= 0x3fffd: // CJK extensions B and later
-		return true
-	}
-	return false
 }
