@@ -53,14 +53,6 @@ func readCorpus(c *spec.Corpus) ([]*corpus.Sentence, error) {
 	return out, err
 }
 
-// labelledCorpus returns corpus name of s with the spec's label column
-// set, as runs read it.
-func labelledCorpus(s *spec.Spec, name string) *spec.Corpus {
-	c := *s.Corpus(name)
-	c.Format.Label = s.Labels.Column
-	return &c
-}
-
 // labelColumn is the index of the spec's label column in corpus c.
 func labelColumn(c *spec.Corpus) (int, error) {
 	f, err := corpus.New(c.Format)
@@ -94,7 +86,7 @@ func CheckData(s *spec.Spec, names []string) ([]CorpusStats, hcl.Diagnostics, er
 	var diags hcl.Diagnostics
 	var errs []error
 	for _, name := range names {
-		c := labelledCorpus(s, name)
+		c := s.Corpus(name)
 		labelCol, err := labelColumn(c)
 		if err == nil && labelCol < 0 {
 			err = fmt.Errorf("%s: corpus %q has no label column %q", c.Path, name, s.Labels.Column)

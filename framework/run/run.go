@@ -289,7 +289,7 @@ func (e *UsageError) Error() string { return e.Msg }
 // error fails the run before any model is written; its gold labels are
 // checked against the declared scheme (a warning).
 func checkTest(o Options) error {
-	testC := labelledCorpus(o.Spec, o.Spec.Evaluation.Test)
+	testC := o.Spec.Corpus(o.Spec.Evaluation.Test)
 	labelCol, err := labelColumn(testC)
 	if err != nil {
 		return err
@@ -357,7 +357,6 @@ func encodeTraining(ctx context.Context, o Options) (*encoded, error) {
 			enc.extractors = append(enc.extractors, x)
 		}
 	}
-	trainC = labelledCorpus(s, s.Evaluation.Train)
 	sents, err := readCorpus(trainC)
 	if err != nil {
 		return nil, err
@@ -405,13 +404,12 @@ func encodeTraining(ctx context.Context, o Options) (*encoded, error) {
 	enc.train = e.Dataset()
 
 	if s.Evaluation.Dev != "" {
-		devC := *s.Corpus(s.Evaluation.Dev)
-		devC.Format.Label = s.Labels.Column
-		enc.devSents, err = readCorpus(&devC)
+		devC := s.Corpus(s.Evaluation.Dev)
+		enc.devSents, err = readCorpus(devC)
 		if err != nil {
 			return nil, err
 		}
-		if err := checkTraining(o, &devC, labelCol, enc.devSents, false); err != nil {
+		if err := checkTraining(o, devC, labelCol, enc.devSents, false); err != nil {
 			return nil, err
 		}
 		de := feature.NewEncoder(enc.attrs, enc.labels, false, enc.extractors, labelCol)
@@ -519,7 +517,6 @@ func runLearner(ctx context.Context, o Options, enc *encoded, li *spec.LearnerIn
 		return nil, err
 	}
 	trainFormat := s.Corpus(s.Evaluation.Train).Format
-	trainFormat.Label = s.Labels.Column
 	m := &model.Model{
 		Header: model.Header{
 			Labels: enc.labels.Names(), Scheme: s.Labels.Scheme.String(), Constrained: s.Labels.Constrained,
@@ -604,7 +601,7 @@ func evaluateLearner(ctx context.Context, o Options, enc *encoded, li *spec.Lear
 // tagTest tags the test corpus with tg into the learner's predictions file
 // and returns the evaluated sentences and the number of tokens tagged.
 func tagTest(ctx context.Context, o Options, enc *encoded, tg *tagger.Tagger, learner string) ([]eval.Sentence, int, error) {
-	testC := labelledCorpus(o.Spec, o.Spec.Evaluation.Test)
+	testC := o.Spec.Corpus(o.Spec.Evaluation.Test)
 	f, err := corpus.New(testC.Format)
 	if err != nil {
 		return nil, 0, err

@@ -526,7 +526,11 @@ func (s *Spec) decodeLabels(content *hcl.BodyContent, ctx *hcl.EvalContext) hcl.
 		if !contains(c.Columns, cfg.Column) {
 			diags = append(diags, errorAt(attrRange(b, "column"), "Unknown label column",
 				fmt.Sprintf("Corpus %q has no column %q.%s", c.Name, cfg.Column, registry.Hint(cfg.Column, c.Columns))))
+			continue
 		}
+		// Resolved here, once: every reader of the spec's corpora reads
+		// them with their labels.
+		c.Format.Label = cfg.Column
 	}
 	return diags
 }
