@@ -87,11 +87,16 @@ func TestPluginsOfSpec(t *testing.T) {
 	}
 }
 
-// pluginsWired reports whether run/tag know the plugin template type (the
-// plugin host is wired into loadSpec and loadTagger).
-func pluginsWired(t *testing.T, pluginDir string) bool {
+// requirePluginsWired fails the test unless validate knows the plugin
+// template type, i.e. the plugin host is wired into loadSpec and
+// loadTagger. It fails rather than skips: the host is wired, and a
+// skipped end-to-end test would hide its coming unwired.
+func requirePluginsWired(t *testing.T, pluginDir string) {
+	t.Helper()
 	code, _, stderr := trellis(t, "", "validate", "../../specs/plugin-demo.hcl", "--var", "plugin_dir="+pluginDir)
-	return code == exitOK || !strings.Contains(stderr, "Unsupported block type")
+	if code != exitOK || strings.Contains(stderr, "Unsupported block type") {
+		t.Fatalf("the plugin host is not wired into cmd/trellis (loadSpec, loadTagger): validate exited %d, stderr:\n%s", code, stderr)
+	}
 }
 
 // TestRunWithPlugins runs and tags with plugins end to end, and checks
@@ -103,9 +108,7 @@ func TestRunWithPlugins(t *testing.T) {
 	if out, err := exec.Command(goTool, "build", "-o", dir+string(filepath.Separator), "../../framework/plugin/testdata/misbehave").CombinedOutput(); err != nil {
 		t.Fatalf("%v\n%s", err, out)
 	}
-	if !pluginsWired(t, dir) {
-		t.Skip("the plugin host is not wired into cmd/trellis (loadSpec, loadTagger) yet")
-	}
+	requirePluginsWired(t, dir)
 	out := t.TempDir()
 	mustRun(t, "", "run", "../../specs/plugin-demo.hcl", "--var", "plugin_dir="+dir, "--learner", "hmm", "--out", out)
 	var manifest struct {

@@ -94,9 +94,9 @@ func (t *Template) DecodeHCL(block *hcl.Block, ctx *hcl.EvalContext, dir string)
 		return append(diags, d)
 	}
 	t.cfg.Binary, t.cfg.Path = binary, path
-	t.cfg.Plugin, t.cfg.Version, t.cfg.SHA256 = p.desc.GetName(), p.desc.GetVersion(), p.sha
+	t.cfg.Plugin, t.cfg.Version, t.cfg.SHA256 = p.desc.Name, p.desc.Version, p.sha
 
-	fields := protocol.FieldsFromWire(p.desc.GetFields())
+	fields := p.desc.Fields
 	schema := &hcl.BodySchema{}
 	for _, f := range fields {
 		schema.Attributes = append(schema.Attributes, hcl.AttributeSchema{Name: f.Name, Required: f.Required})
@@ -248,13 +248,13 @@ func (t *Template) CompileDiagnostics(err error) (hcl.Diagnostics, bool) {
 	if errors.As(err, &ce) {
 		var diags hcl.Diagnostics
 		for _, e := range ce.Errors {
-			rng, ok := t.ranges[e.GetField()]
+			rng, ok := t.ranges[e.Field]
 			if !ok {
 				rng = t.block
 			}
-			detail := e.GetMessage()
-			if e.GetField() != "" && !ok {
-				detail = e.GetField() + ": " + detail
+			detail := e.Message
+			if e.Field != "" && !ok {
+				detail = e.Field + ": " + detail
 			}
 			diags = append(diags, diagAt(rng, "Invalid plugin config", fmt.Sprintf("plugin %q: %s", ce.Name, detail)))
 		}

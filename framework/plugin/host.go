@@ -219,7 +219,7 @@ func checkExecutable(path string) error {
 type process struct {
 	path, sha string
 	client    *goplugin.Client
-	rpc       protocol.ExtractorClient
+	rpc       *protocol.Client
 	desc      *protocol.DescribeResponse
 	stderr    *tail
 	callTO    time.Duration
@@ -239,7 +239,7 @@ type instance struct {
 	seq  uint64
 }
 
-func (in *instance) id() uint32 { return in.resp.GetInstance() }
+func (in *instance) id() uint32 { return in.resp.Instance }
 
 // nextSeq numbers the instance's requests, which the plugin answers in order.
 func (in *instance) nextSeq() uint64 {
@@ -262,7 +262,7 @@ func (p *process) configure(settings []byte, corpusCols []string) (*instance, er
 	var resp *protocol.ConfigureResponse
 	err := p.call("configure", func(ctx context.Context) error {
 		var err error
-		resp, err = p.rpc.Configure(ctx, &protocol.ConfigureRequest{ConfigJson: settings, CorpusColumns: corpusCols})
+		resp, err = p.rpc.Configure(ctx, &protocol.ConfigureRequest{Config: settings, CorpusColumns: corpusCols})
 		return err
 	})
 	if err != nil {
@@ -351,18 +351,22 @@ func (h *Host) launch(path, sha string) (*process, error) {
 	if v := client.NegotiatedVersion(); v != protocol.Version {
 		return fail(fmt.Errorf("protocol version mismatch: the plugin speaks %d, trellis speaks %d", v, protocol.Version))
 	}
-	p := &process{path: path, sha: sha, client: client, rpc: raw.(protocol.ExtractorClient), stderr: st, callTO: h.opts.CallTimeout}
+	rpc, ok := raw.(*protocol.Client)
+	if !ok {
+		return fail(fmt.Errorf("handshake: dispensed %T, not a protocol client", raw))
+	}
+	p := &process{path: path, sha: sha, client: client, rpc: rpc, stderr: st, callTO: h.opts.CallTimeout}
 	ctx, cancel := context.WithTimeout(context.Background(), h.opts.CallTimeout)
 	defer cancel()
 	desc, err := p.rpc.Describe(ctx, &protocol.DescribeRequest{})
 	if err != nil {
 		return fail(p.callError("describe", err))
 	}
-	if desc.GetName() == "" || desc.GetVersion() == "" {
+	if desc.Name == "" || desc.Version == "" {
 		return fail(errors.New("the plugin declares no name or version"))
 	}
 	p.desc = desc
-	log.Debug().Str("name", desc.GetName()).Str("version", desc.GetVersion()).Str("sha256", sha).Msg("plugin started")
+	log.Debug().Str("name", desc.Name).Str("version", desc.Version).Str("sha256", sha).Msg("plugin started")
 	return p, nil
 }
 

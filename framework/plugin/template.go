@@ -81,8 +81,8 @@ func (h *Host) Describe(name, path, pin string) (*Info, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &Info{Name: p.desc.GetName(), Version: p.desc.GetVersion(), SHA256: p.sha, Path: path,
-		Description: p.desc.GetDescription(), Fields: protocol.FieldsFromWire(p.desc.GetFields())}, nil
+	return &Info{Name: p.desc.Name, Version: p.desc.Version, SHA256: p.sha, Path: path,
+		Description: p.desc.Description, Fields: p.desc.Fields}, nil
 }
 
 // Compile implements feature.Template: it starts the plugin (once per
@@ -112,16 +112,16 @@ func (t *Template) Compile(name string, cols feature.Columns) (feature.Extractor
 	if err != nil {
 		return nil, err
 	}
-	if t.cfg.Plugin != "" && p.desc.GetName() != t.cfg.Plugin {
-		return nil, &Error{Name: name, Path: path, Err: fmt.Errorf("is plugin %q, not %q", p.desc.GetName(), t.cfg.Plugin)}
+	if t.cfg.Plugin != "" && p.desc.Name != t.cfg.Plugin {
+		return nil, &Error{Name: name, Path: path, Err: fmt.Errorf("is plugin %q, not %q", p.desc.Name, t.cfg.Plugin)}
 	}
-	if t.cfg.Version != "" && p.desc.GetVersion() != t.cfg.Version {
+	if t.cfg.Version != "" && p.desc.Version != t.cfg.Version {
 		if !t.host.opts.AllowVersionChange {
 			return nil, &Error{Name: name, Path: path, Err: fmt.Errorf(
 				"version %s, but the model was trained with version %s (sha256 %s); its features may differ. Use the plugin the model was trained with, or override with TRELLIS_ALLOW_PLUGIN_VERSION_CHANGE=1",
-				p.desc.GetVersion(), t.cfg.Version, t.cfg.SHA256)}
+				p.desc.Version, t.cfg.Version, t.cfg.SHA256)}
 		}
-		t.host.opts.Log.Warn().Str("plugin", name).Str("version", p.desc.GetVersion()).Str("model_version", t.cfg.Version).Msg("plugin version differs from the model's; allowed by override")
+		t.host.opts.Log.Warn().Str("plugin", name).Str("version", p.desc.Version).Str("model_version", t.cfg.Version).Msg("plugin version differs from the model's; allowed by override")
 	} else if t.cfg.SHA256 != "" && p.sha != t.cfg.SHA256 {
 		t.host.opts.Log.Warn().Str("plugin", name).Str("sha256", p.sha).Str("model_sha256", t.cfg.SHA256).Msg("plugin binary differs from the model's (same version)")
 	}
@@ -136,14 +136,14 @@ func (t *Template) Compile(name string, cols feature.Columns) (feature.Extractor
 		return nil, &Error{Name: name, Path: path, Err: err}
 	}
 	resp := in.resp
-	if len(resp.GetErrors()) > 0 {
-		return nil, &ConfigError{Name: name, Errors: resp.GetErrors()}
+	if len(resp.Errors) > 0 {
+		return nil, &ConfigError{Name: name, Errors: resp.Errors}
 	}
 	x := &extractor{name: name, path: path, proc: p, inst: in, keys: protocol.HostKeys{Prefix: []byte(name + "=")}}
-	for _, c := range resp.GetColumns() {
+	for _, c := range resp.Columns {
 		i, err := cols.Index(c)
 		if err != nil {
-			return nil, &ConfigError{Name: name, Errors: []*protocol.ConfigError{{Message: "reads " + err.Error()}}}
+			return nil, &ConfigError{Name: name, Errors: []protocol.ConfigError{{Message: "reads " + err.Error()}}}
 		}
 		x.cols = append(x.cols, i)
 	}
@@ -153,16 +153,16 @@ func (t *Template) Compile(name string, cols feature.Columns) (feature.Extractor
 // ConfigError is a plugin's refusal of its config.
 type ConfigError struct {
 	Name   string
-	Errors []*protocol.ConfigError
+	Errors []protocol.ConfigError
 }
 
 func (e *ConfigError) Error() string {
 	var parts []string
 	for _, ce := range e.Errors {
-		if ce.GetField() != "" {
-			parts = append(parts, ce.GetField()+": "+ce.GetMessage())
+		if ce.Field != "" {
+			parts = append(parts, ce.Field+": "+ce.Message)
 		} else {
-			parts = append(parts, ce.GetMessage())
+			parts = append(parts, ce.Message)
 		}
 	}
 	return fmt.Sprintf("plugin %q: config: %s", e.Name, strings.Join(parts, "; "))

@@ -200,13 +200,16 @@ type instance struct {
 // maxWorkers bounds the copies of a plugin that extract in parallel.
 const maxWorkers = 4
 
+// server serves the plugin's instances; the protocol package carries its
+// plain messages over gRPC.
 type server struct {
-	protocol.UnimplementedExtractorServer
 	newPlugin func() Plugin
 	mu        sync.Mutex
 	instances map[uint32]*instance
 	next      uint32
 }
+
+var _ protocol.Server = (*server)(nil)
 
 func (s *server) Describe(context.Context, *protocol.DescribeRequest) (*protocol.DescribeResponse, error) {
 	p := s.newPlugin()
@@ -215,26 +218,26 @@ func (s *server) Describe(context.Context, *protocol.DescribeRequest) (*protocol
 	if err != nil {
 		return nil, err
 	}
-	return &protocol.DescribeResponse{Name: info.Name, Version: info.Version, Description: info.Description, Fields: protocol.FieldsToWire(fields)}, nil
+	return &protocol.DescribeResponse{Name: info.Name, Version: info.Version, Description: info.Description, Fields: fields}, nil
 }
 
 func (s *server) Configure(_ context.Context, req *protocol.ConfigureRequest) (*protocol.ConfigureResponse, error) {
 	resp := &protocol.ConfigureResponse{}
 	setup := func() (Plugin, []string, error) {
 		p := s.newPlugin()
-		if err := json.Unmarshal(req.GetConfigJson(), p.Config()); err != nil {
+		if err := json.Unmarshal(req.Config, p.Config()); err != nil {
 			return nil, nil, fmt.Errorf("config: %w", err)
 		}
-		cols, err := p.Setup(req.GetCorpusColumns())
+		cols, err := p.Setup(req.CorpusColumns)
 		return p, cols, err
 	}
 	p, cols, err := setup()
 	if err != nil {
 		var fe *FieldError
 		if errors.As(err, &fe) {
-			resp.Errors = append(resp.Errors, &protocol.ConfigError{Field: fe.Field, Message: fe.Err.Error()})
+			resp.Errors = append(resp.Errors, protocol.ConfigError{Field: fe.Field, Message: fe.Err.Error()})
 		} else {
-			resp.Errors = append(resp.Errors, &protocol.ConfigError{Message: err.Error()})
+			resp.Errors = append(resp.Errors, protocol.ConfigError{Message: err.Error()})
 		}
 		return resp, nil
 	}
@@ -258,16 +261,16 @@ func (s *server) Configure(_ context.Context, req *protocol.ConfigureRequest) (*
 
 func (s *server) Extract(_ context.Context, req *protocol.ExtractRequest) (*protocol.ExtractResponse, error) {
 	s.mu.Lock()
-	in := s.instances[req.GetInstance()]
+	in := s.instances[req.Instance]
 	s.mu.Unlock()
 	if in == nil {
-		return nil, fmt.Errorf("unknown instance %d", req.GetInstance())
+		return nil, fmt.Errorf("unknown instance %d", req.Instance)
 	}
 	in.mu.Lock()
-	for req.GetSeq() != in.next {
-		if req.GetSeq() < in.next {
+	for req.Seq != in.next {
+		if req.Seq < in.next {
 			in.mu.Unlock()
-			return nil, fmt.Errorf("request %d arrived after request %d", req.GetSeq(), in.next)
+			return nil, fmt.Errorf("request %d arrived after request %d", req.Seq, in.next)
 		}
 		in.turn.Wait()
 	}
@@ -276,7 +279,7 @@ func (s *server) Extract(_ context.Context, req *protocol.ExtractRequest) (*prot
 		in.turn.Broadcast()
 		in.mu.Unlock()
 	}()
-	b, err := protocol.BatchFromWire(req, in.width)
+	b, err := protocol.NewBatch(req, in.width)
 	if err != nil {
 		return nil, err
 	}

@@ -12,8 +12,10 @@ func main() {
 	hs := protocol.Handshake
 	hs.ProtocolVersion = 99
 	goplugin.Serve(&goplugin.ServeConfig{
-		HandshakeConfig:  hs,
-		VersionedPlugins: map[int]goplugin.PluginSet{99: {protocol.PluginName: &protocol.GRPCPlugin{Impl: &protocol.UnimplementedExtractorServer{}}}},
+		HandshakeConfig: hs,
+		// No Impl: the host refuses the version before calling anything,
+		// and a call would be a bug worth a crash.
+		VersionedPlugins: map[int]goplugin.PluginSet{99: {protocol.PluginName: &protocol.GRPCPlugin{}}},
 		GRPCServer:       goplugin.DefaultGRPCServer,
 	})
 }
