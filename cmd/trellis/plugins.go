@@ -11,6 +11,7 @@ import (
 	"text/tabwriter"
 
 	"github.com/trellis-nlp/trellis/builtin"
+	"github.com/trellis-nlp/trellis/framework/fileio"
 	"github.com/trellis-nlp/trellis/framework/plugin"
 	"github.com/trellis-nlp/trellis/framework/spec"
 )
@@ -125,7 +126,7 @@ func (a *app) cmdPlugins(ctx context.Context, args []string) error {
 				}
 				info, err := host.Describe(e.Name(), p, "")
 				if err != nil {
-					sum, _ := plugin.FileSHA256(p)
+					sum, _ := fileio.SHA256File(p)
 					rows = append(rows, row{Info: &plugin.Info{Path: p, SHA256: sum}, Error: err.Error()})
 					continue
 				}

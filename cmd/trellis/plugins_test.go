@@ -5,20 +5,19 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"runtime"
 	"strings"
 	"testing"
 
-	"github.com/trellis-nlp/trellis/framework/plugin"
+	"github.com/trellis-nlp/trellis/framework/fileio"
 )
 
 // buildPlugins builds the example plugins into a temporary folder.
 func buildPlugins(t *testing.T) string {
 	t.Helper()
 	dir := t.TempDir()
-	goTool, err := exec.LookPath("go")
+	goTool, err := exec.LookPath("go") // go test puts its own go first on PATH
 	if err != nil {
-		goTool = filepath.Join(runtime.GOROOT(), "bin", "go")
+		t.Fatal(err)
 	}
 	cmd := exec.Command(goTool, "build", "-o", dir+string(filepath.Separator), "../../plugins/gazetteer", "../../plugins/regex")
 	if out, err := cmd.CombinedOutput(); err != nil {
@@ -43,7 +42,7 @@ func TestPluginsOnPath(t *testing.T) {
 			t.Errorf("row %d: %q, want plugin %s", i+1, lines[i+1], want)
 		}
 	}
-	sum, err := plugin.FileSHA256(filepath.Join(dir, "gazetteer"))
+	sum, err := fileio.SHA256File(filepath.Join(dir, "gazetteer"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -117,7 +116,7 @@ func TestRunWithPlugins(t *testing.T) {
 	if err := json.Unmarshal(readFile(t, filepath.Join(out, "manifest.json")), &manifest); err != nil {
 		t.Fatal(err)
 	}
-	if sum, _ := plugin.FileSHA256(filepath.Join(dir, "gazetteer")); manifest.Plugins["gaz"].Plugin != "gazetteer" || manifest.Plugins["gaz"].SHA256 != sum || manifest.Plugins["re"].Version != "1.0.0" {
+	if sum, _ := fileio.SHA256File(filepath.Join(dir, "gazetteer")); manifest.Plugins["gaz"].Plugin != "gazetteer" || manifest.Plugins["gaz"].SHA256 != sum || manifest.Plugins["re"].Version != "1.0.0" {
 		t.Errorf("manifest records plugins %+v", manifest.Plugins)
 	}
 	tagged, _ := mustRun(t, "", "tag", "--model", filepath.Join(out, "models", "hmm.model"), "../../specs/data/ud-ewt-sample/test.conllu")

@@ -11,8 +11,6 @@ package plugin
 
 import (
 	"context"
-	"crypto/sha256"
-	"encoding/hex"
 	"errors"
 	"fmt"
 	"io"
@@ -27,6 +25,7 @@ import (
 	"github.com/rs/zerolog"
 
 	"github.com/trellis-nlp/trellis/framework/feature"
+	"github.com/trellis-nlp/trellis/framework/fileio"
 	"github.com/trellis-nlp/trellis/plugins/protocol"
 )
 
@@ -77,7 +76,7 @@ func (h *Host) checksum(path string) (string, error) {
 	if ok {
 		return sum, nil
 	}
-	if sum, err = FileSHA256(path); err != nil {
+	if sum, err = fileio.SHA256File(path); err != nil {
 		return "", err
 	}
 	h.mu.Lock()
@@ -144,20 +143,6 @@ func (e *Error) Unwrap() error { return e.Err }
 // ErrChecksum is wrapped by checksum mismatch errors.
 var ErrChecksum = errors.New("checksum mismatch")
 
-// FileSHA256 returns the hex SHA-256 of a file.
-func FileSHA256(path string) (string, error) {
-	f, err := os.Open(path)
-	if err != nil {
-		return "", err
-	}
-	defer f.Close()
-	h := sha256.New()
-	if _, err := io.Copy(h, f); err != nil {
-		return "", err
-	}
-	return hex.EncodeToString(h.Sum(nil)), nil
-}
-
 // Resolve finds a plugin binary: a name with a folder is relative to dir
 // (the spec's folder); a bare name is looked up in dir, then on the plugin
 // path. It checks that the file is an executable regular file.
@@ -193,7 +178,7 @@ func (h *Host) Resolve(binary, dir string) (string, error) {
 		return "", fmt.Errorf("binary %q not found: no plugin path is set (TRELLIS_PLUGIN_PATH) and it names no folder", binary)
 	}
 	if errors.Is(firstErr, os.ErrNotExist) {
-		return "", fmt.Errorf("binary %q not found (looked for %s); build it, e.g. go build -o bin/plugins/ ./plugins/...", binary, strings.Join(candidates, ", "))
+		return "", fmt.Errorf("binary %q not found (looked for %s); build it (go build -o bin/plugins/ ./plugins/... builds the example plugins)", binary, strings.Join(candidates, ", "))
 	}
 	return "", firstErr
 }

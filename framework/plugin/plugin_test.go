@@ -9,7 +9,6 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"runtime"
 	"strconv"
 	"strings"
 	"testing"
@@ -21,6 +20,7 @@ import (
 	"github.com/trellis-nlp/trellis/builtin"
 	"github.com/trellis-nlp/trellis/framework/corpus"
 	"github.com/trellis-nlp/trellis/framework/feature"
+	"github.com/trellis-nlp/trellis/framework/fileio"
 	"github.com/trellis-nlp/trellis/framework/model"
 	"github.com/trellis-nlp/trellis/framework/plugin"
 	"github.com/trellis-nlp/trellis/framework/run"
@@ -48,11 +48,12 @@ func TestMain(m *testing.M) {
 	os.Exit(code)
 }
 
+// goTool is the go command; go test puts its own first on PATH.
 func goTool() string {
 	if p, err := exec.LookPath("go"); err == nil {
 		return p
 	}
-	return filepath.Join(runtime.GOROOT(), "bin", "go")
+	return "go"
 }
 
 func buildPlugins(dir string) error {
@@ -247,7 +248,7 @@ func TestRunWithPluginAndTagAgain(t *testing.T) {
 }
 
 func sha(t *testing.T, p string) string {
-	s, err := plugin.FileSHA256(p)
+	s, err := fileio.SHA256File(p)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -39,7 +39,7 @@ func Try(p Plugin, config string, columns []string, sentence [][]string) ([]Feat
 				}
 			}
 			if c < 0 || c >= len(tok) {
-				return nil, fmt.Errorf("Setup asks for column %q, which the sentence lacks", name)
+				return nil, fmt.Errorf("the sentence lacks column %q, which Setup asks for", name)
 			}
 			values = append(values, tok[c])
 		}
