@@ -19,4 +19,10 @@
 // keeps its partial folder; Open with Resume continues in it. A fresh run
 // into DIR discards it, being the only one that may: its marker proves
 // trellis wrote it.
+//
+// The package also owns what a run directory holds: the typed Manifest,
+// Metrics and Comparison (manifest.json, metrics.json, comparisons.json),
+// the per-token evaluation files and the paths of models and predictions.
+// `run` writes them and `report`, `compare` and `reproduce` read them back
+// with the same types.
 package rundir
