@@ -281,7 +281,7 @@ func (h *Host) start(name, path, wantSHA string) (*process, error) {
 		return nil, &Error{Name: name, Path: path, Err: errors.New("plugins were stopped (interrupted?)")}
 	}
 	if p, ok := h.procs[key]; ok {
-		if err := p.usable(); err != nil {
+		if err := p.usable(""); err != nil {
 			return nil, &Error{Name: name, Path: path, Err: err}
 		}
 		return p, nil
@@ -369,14 +369,23 @@ func hclogLevel(l zerolog.Level) string {
 	return "error"
 }
 
-func (p *process) usable() error {
+// usable reports why the process cannot take a call. what names the
+// call about to be made ("" when none is): a process that exited on its
+// own between two calls crashed during that phase as much as one that
+// died inside a call, and says so the same way, whichever the scheduler
+// let us notice first.
+func (p *process) usable(what string) error {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	if p.dead != nil {
 		return p.dead
 	}
 	if p.client.Exited() {
-		p.dead = p.exitError("exited")
+		if what == "" {
+			p.dead = p.exitError("exited")
+		} else {
+			p.dead = p.exitError(fmt.Sprintf("crashed during %s (the process exited)", what))
+		}
 	}
 	return p.dead
 }
@@ -412,7 +421,7 @@ func (p *process) kill() {
 // call runs one RPC with the per-call timeout and turns failures into
 // what happened to the plugin.
 func (p *process) call(what string, f func(ctx context.Context) error) error {
-	if err := p.usable(); err != nil {
+	if err := p.usable(what); err != nil {
 		return err
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), p.callTO)
@@ -431,7 +440,7 @@ func (p *process) callError(what string, err error) error {
 		p.dead = fmt.Errorf("hung: no answer to %s within %s; killed it", what, p.callTO)
 		p.mu.Unlock()
 		p.client.Kill()
-		return p.usable()
+		return p.usable(what)
 	}
 	// A crashed plugin shows as a broken connection; give the process a
 	// moment to be reaped so the error says it died.
