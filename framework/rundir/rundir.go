@@ -70,7 +70,7 @@ func (e *ForeignError) Error() string {
 		what = fmt.Sprintf("%s holds files trellis did not write (%s)", e.Dir, strings.Join(e.Entries, ", "))
 	}
 	if e.Finished {
-		return fmt.Sprintf("the run finished, but %s meanwhile, so it did not replace it; its results are in %s", what, e.Partial)
+		return fmt.Sprintf("the run finished, but meanwhile %s, so the run did not replace it; its results are in %s", what, e.Partial)
 	}
 	return fmt.Sprintf("--out %s: %s; a run replaces its folder as a whole, so it refuses: choose another --out, or add --force to set the folder aside (renamed beside it, nothing deleted)", e.Dir, what)
 }
@@ -254,20 +254,19 @@ func (r *Run) writeMarker() error {
 
 // Commit makes the partial folder the run directory's content: the
 // previous run there is replaced as a whole (or, with Force, whatever was
-// there is set aside; setAside names where). It refuses with a
-// ForeignError, keeping the results in Work, when the directory gained
-// foreign files while the run worked.
+// there is set aside; setAside names where). When the directory gained
+// foreign files while the run worked, Commit refuses with a ForeignError
+// and moves the finished run to a visible folder beside it, named in the
+// error, where nothing will discard it.
 func (r *Run) Commit() (setAside string, err error) {
 	if r.lock == nil {
 		return "", errors.New("rundir: commit of a closed run")
 	}
-	if r.marker.Files, err = inventory(r.Work); err != nil {
-		return "", err
-	}
-	if err := r.writeMarker(); err != nil {
-		return "", err
-	}
 	defer r.Close()
+	files, err := inventory(r.Work)
+	if err != nil {
+		return "", err
+	}
 	foreign := checkOwned(r.Path)
 	var fe *ForeignError
 	switch {
@@ -277,12 +276,45 @@ func (r *Run) Commit() (setAside string, err error) {
 			return "", err
 		}
 	case errors.As(foreign, &fe):
-		fe.Finished, fe.Partial = true, r.Work
+		fe.Finished = true
+		if fe.Partial, err = r.moveBeside(files); err != nil {
+			return "", fmt.Errorf("%v; moving the finished run out of %s failed too: %w", fe, r.Work, err)
+		}
 		return "", fe
 	default:
 		return "", foreign
 	}
-	return setAside, replace(r.Work, r.Path, exchange)
+	// Marked committed only now: a partial folder whose marker lists its
+	// files is, to a later Open, a replaced run left over to delete.
+	r.marker.Files = files
+	if err := r.writeMarker(); err != nil {
+		return setAside, err
+	}
+	if err := replace(r.Work, r.Path, exchange); err != nil {
+		r.marker.Files = nil
+		r.writeMarker()
+		return setAside, err
+	}
+	return setAside, nil
+}
+
+// moveBeside gives a finished run that may not replace the run directory
+// a folder of its own beside it, marked as a complete run.
+func (r *Run) moveBeside(files []string) (string, error) {
+	name, err := freeName(r.Path + ".unplaced-" + time.Now().Format("20060102-150405"))
+	if err != nil {
+		return "", err
+	}
+	r.marker.Files = files
+	if err := r.writeMarker(); err != nil {
+		return "", err
+	}
+	if err := os.Rename(r.Work, name); err != nil {
+		r.marker.Files = nil
+		r.writeMarker()
+		return "", err
+	}
+	return name, nil
 }
 
 // setAside renames the run directory to a free name beside it.

@@ -325,15 +325,21 @@ func TestCommitRefusesFilesAddedMeanwhile(t *testing.T) {
 	write(t, dir, map[string]string{"notes.txt": "added while the run worked"})
 	_, err = r.Commit()
 	var fe *ForeignError
-	if !errors.As(err, &fe) || !fe.Finished || !strings.Contains(err.Error(), r.Work) {
-		t.Fatalf("Commit: %v, want a ForeignError naming where the results are", err)
+	if !errors.As(err, &fe) || !fe.Finished || !strings.Contains(err.Error(), fe.Partial) ||
+		!strings.HasPrefix(filepath.Base(fe.Partial), "x.unplaced-") {
+		t.Fatalf("Commit: %v, want a ForeignError naming where the results went", err)
 	}
 	if got := contents(t, dir); got["notes.txt"] == "" || got["metrics.json"] != "previous" {
 		t.Errorf("the folder changed: %v", got)
 	}
-	if got := contents(t, r.Work)["metrics.json"]; got != "new" {
+	if got := contents(t, fe.Partial)["metrics.json"]; got != "new" {
 		t.Errorf("the finished run's results are gone: %q", got)
 	}
+	if _, err := os.Stat(r.Work); err == nil {
+		t.Errorf("the results stayed in the partial folder, which a later run would discard")
+	}
+	// The moved run is a complete run: a later run may replace it.
+	commitRun(t, fe.Partial, Options{}, map[string]string{"metrics.json": "later"})
 }
 
 func TestAbortRemovesFoldersItMade(t *testing.T) {
