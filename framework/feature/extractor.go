@@ -1,8 +1,11 @@
 package feature
 
 import (
+	"bytes"
 	"encoding/json"
+	"errors"
 	"fmt"
+	"io"
 
 	"github.com/hashicorp/hcl/v2"
 
@@ -188,14 +191,18 @@ type TemplateSpec struct {
 	Config json.RawMessage `json:"config"`
 }
 
-// Instantiate re-creates the template that spec describes.
+// Instantiate re-creates the template that spec describes (from a model
+// file). The config is decoded strictly: a key the template does not know
+// is an error naming the key and the template, because silently dropping
+// it would tag with a template other than the one the model was trained
+// with (a model from a newer trellis, or an edited file).
 func (r *Registry) Instantiate(spec TemplateSpec) (Template, error) {
 	t, ok := r.NewTemplate(spec.Type)
 	if !ok {
 		return nil, fmt.Errorf("template %q: unknown type %q", spec.Name, spec.Type)
 	}
 	if len(spec.Config) > 0 {
-		if err := json.Unmarshal(spec.Config, t.Config()); err != nil {
+		if err := strictUnmarshalJSON(spec.Config, t.Config()); err != nil {
 			return nil, fmt.Errorf("template %q: config: %w", spec.Name, err)
 		}
 	}
@@ -203,4 +210,19 @@ func (r *Registry) Instantiate(spec TemplateSpec) (Template, error) {
 		return nil, fmt.Errorf("template %q: %s", spec.Name, diags.Error())
 	}
 	return t, nil
+}
+
+// strictUnmarshalJSON is json.Unmarshal that refuses keys v has no field
+// for (as Caddy decodes its config) and, like json.Unmarshal, anything
+// after the value.
+func strictUnmarshalJSON(data []byte, v any) error {
+	dec := json.NewDecoder(bytes.NewReader(data))
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(v); err != nil {
+		return err
+	}
+	if _, err := dec.Token(); !errors.Is(err, io.EOF) {
+		return errors.New("invalid JSON: data after the config's value")
+	}
+	return nil
 }

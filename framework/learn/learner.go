@@ -26,15 +26,11 @@ type Problem struct {
 
 	NumAttrs  int
 	NumLabels int
-	// AttrGroup[a] is the index of the template that emitted attribute a;
-	// NumGroups the number of templates (the HMM normalizes per template).
-	AttrGroup []int32
-	NumGroups int
-	// UnknownAttr[g] is the attribute that stands for values of template g
-	// unseen in training: the encoder maps such values to it at test time.
-	// It never occurs in training data, so only a learner that estimates
-	// it explicitly (the HMM, from values seen once) gives it weights.
-	UnknownAttr []int32
+	// Mapper is the feature mapper that encoded Train (a *feature.Mapper
+	// in a run): which template emitted each attribute, and the attribute
+	// that stands for each template's values unseen in training. Only a
+	// learner that models templates separately (the HMM) reads it.
+	Mapper Mapper
 	// Transitions is false when the spec has no transition template: the
 	// model is then a per-token classifier and the learner must leave the
 	// transition, start and stop weights at zero.
@@ -56,6 +52,24 @@ type Problem struct {
 	// learning curve in the report).
 	Observe func(Point)
 }
+
+// Mapper is what a learner may know of the feature mapper behind a
+// Problem's attribute IDs.
+type Mapper interface {
+	// NumGroups is the number of templates that emit attributes.
+	NumGroups() int
+	// AttrGroups()[a] is the template (group) that emitted attribute a
+	// (the HMM normalizes its emissions per template).
+	AttrGroups() []int32
+	// UnknownAttrs()[g] is the attribute that stands for values of
+	// template g unseen in training (-1: none): the mapper maps such
+	// values to it at test time. It never occurs in training data, so
+	// only a learner that estimates it explicitly (the HMM, from values
+	// seen once) gives it weights.
+	UnknownAttrs() []int32
+}
+
+var _ Mapper = (*feature.Mapper)(nil)
 
 // Point is one step of a learning curve.
 type Point struct {

@@ -41,7 +41,7 @@ type Header struct {
 	Templates   []feature.TemplateSpec `json:"templates"`
 	Transitions bool                   `json:"transitions"`
 	// UnknownAttrs[g] is the attribute standing for template g's values
-	// unseen in training (see feature.Encoder.UnknownAttr).
+	// unseen in training (see feature.Mapper.UnknownAttrs).
 	UnknownAttrs []int32    `json:"unknown_attrs"`
 	Learner      Learner    `json:"learner"`
 	Provenance   Provenance `json:"provenance"`

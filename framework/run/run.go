@@ -5,6 +5,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"math"
@@ -112,26 +113,25 @@ func vcsRevision() string {
 }
 
 // encoded is the training side of an experiment, built once and shared by
-// every learner.
+// every learner: the fitted feature mapper with the train and dev sets it
+// encoded, and what only a run needs beside them.
 type encoded struct {
-	extractors []feature.Extractor
-	templates  []feature.TemplateSpec
-	attrs      *feature.Dictionary
-	labels     *feature.Dictionary
-	attrGroup  []int32
-	unknown    []int32
-	train      *feature.Dataset
-	dev        *feature.Dataset
-	devSents   []*corpus.Sentence
-	trans      bool
+	mapper *feature.Mapper
+	train  *feature.Dataset
+	dev    *feature.Dataset
+	// devSents are the dev sentences, whose gold labels devScorer reads.
+	devSents []*corpus.Sentence
+	// vocabulary are the training words, for OOV accuracy.
 	vocabulary map[string]bool
 	// words are the training words rebuilt from gold character labels
 	// (segmentation only).
-	words      map[string]bool
+	words map[string]bool
+	// wordColumn indexes the column whose values are the word.
 	wordColumn int
-	// labelColumn indexes the spec's label column in format's columns.
+	// labels and labelColumn are the mapper's label dictionary and label
+	// column, under the names devScorer and the constraints read.
+	labels      *feature.Dictionary
 	labelColumn int
-	format      corpus.Format
 }
 
 // Run carries out the experiment.
@@ -194,7 +194,7 @@ func Run(ctx context.Context, o Options) (*Result, error) {
 	// peak RSS) near the live size instead of twice it.
 	debug.FreeOSMemory()
 	log.Info().Int("sentences", enc.train.NumSentences()).Int("tokens", enc.train.NumTokens()).
-		Int("attributes", enc.attrs.Len()).Int("labels", enc.labels.Len()).
+		Int("attributes", enc.mapper.Attrs().Len()).Int("labels", enc.labels.Len()).
 		Dur("elapsed", time.Since(start)).Msg("training corpus encoded")
 
 	sch := s.Labels.Scheme
@@ -275,8 +275,8 @@ func newManifest(o Options, enc *encoded, dataHashes map[string]string, learners
 		Seed: s.Seed, Threads: o.Threads, Command: o.Command, WorkingDirectory: workingDirectory(),
 		TrainCorpus: s.Evaluation.Train, DevCorpus: s.Evaluation.Dev, TestCorpus: s.Evaluation.Test,
 		LabelColumn: s.Labels.Column, Scheme: s.Labels.Scheme,
-		Learners: learners, Plugins: manifestPlugins(enc.templates),
-		Attributes: enc.attrs.Len(), Labels: enc.labels.Names(),
+		Learners: learners, Plugins: manifestPlugins(enc.mapper.Templates()),
+		Attributes: enc.mapper.Attrs().Len(), Labels: enc.labels.Names(),
 	}, nil
 }
 
@@ -338,25 +338,11 @@ func encodeTraining(ctx context.Context, o Options) (*encoded, error) {
 		return nil, err
 	}
 	labelCol := indexOf(f.Columns(), s.Labels.Column)
-	cols := feature.Columns{Names: f.Columns(), Label: labelCol}
-	enc := &encoded{format: f, wordColumn: wordColumn(f.Columns(), labelCol), labelColumn: labelCol}
-	for _, ti := range s.Features.Templates {
-		x, err := ti.Template.Compile(ti.Name, cols)
-		if err != nil {
-			return nil, fmt.Errorf("%s: template %q: %w", ti.Range, ti.Name, err)
-		}
-		if st, ok := ti.Template.(feature.StructureTemplate); ok && st.Transitions() {
-			enc.trans = true
-		}
-		ts, err := ti.Spec()
-		if err != nil {
-			return nil, err
-		}
-		enc.templates = append(enc.templates, ts)
-		if x != nil {
-			enc.extractors = append(enc.extractors, x)
-		}
+	mp, err := newMapper(s, feature.Columns{Names: f.Columns(), Label: labelCol})
+	if err != nil {
+		return nil, err
 	}
+	enc := &encoded{mapper: mp, wordColumn: wordColumn(f.Columns(), labelCol), labelColumn: labelCol}
 	sents, err := readCorpus(trainC)
 	if err != nil {
 		return nil, err
@@ -364,44 +350,18 @@ func encodeTraining(ctx context.Context, o Options) (*encoded, error) {
 	if err := checkTraining(o, trainC, labelCol, sents, true); err != nil {
 		return nil, err
 	}
-	enc.vocabulary = map[string]bool{}
-	for _, st := range sents {
-		for i := 0; i < st.Len(); i++ {
-			enc.vocabulary[st.Tokens[i][enc.wordColumn]] = true
-			if st.Tokens[i][labelCol] == "" {
-				return nil, fmt.Errorf("%s:%d: training token without a label", st.File, st.TokenLineNo[i])
-			}
-		}
+	if err := enc.readVocabulary(s.Labels.Scheme, sents); err != nil {
+		return nil, err
 	}
-	if sch := s.Labels.Scheme; sch == scheme.BMES || sch == scheme.BI {
-		enc.words = map[string]bool{}
-		for _, st := range sents {
-			chars, gold := make([]string, st.Len()), make([]string, st.Len())
-			for i := range chars {
-				chars[i], gold[i] = st.Tokens[i][enc.wordColumn], st.Tokens[i][labelCol]
-			}
-			for _, w := range corpus.WordsFromLabels(chars, gold) {
-				enc.words[w] = true
-			}
-		}
-	}
-	enc.attrs, enc.labels = feature.NewDictionary(), feature.NewDictionary()
-	e := feature.NewEncoder(enc.attrs, enc.labels, true, enc.extractors, labelCol)
 	bar := meter.Start("extracting features", int64(len(sents)), "sentences")
-	err = e.EncodeAll(ctx, sents, tagger.BatchSize, func(n int) { bar.Add(int64(n)) })
+	enc.train, err = mp.Fit(ctx, sents, feature.FitOptions{
+		MinCount: s.Features.MinCount, BatchSize: tagger.BatchSize, Done: func(n int) { bar.Add(int64(n)) },
+	})
 	bar.Done()
 	if err != nil {
 		return nil, err
 	}
-	e.Prune(s.Features.MinCount)
-	// One reserved attribute per template stands for its unseen values.
-	enc.attrGroup = e.AttrGroup
-	for g := range enc.extractors {
-		id := enc.attrs.InternString(fmt.Sprintf("<unknown>/%d", g))
-		enc.unknown = append(enc.unknown, id)
-		enc.attrGroup = append(enc.attrGroup, int32(g))
-	}
-	enc.train = e.Dataset()
+	enc.labels = mp.Labels()
 
 	if s.Evaluation.Dev != "" {
 		devC := s.Corpus(s.Evaluation.Dev)
@@ -412,17 +372,63 @@ func encodeTraining(ctx context.Context, o Options) (*encoded, error) {
 		if err := checkTraining(o, devC, labelCol, enc.devSents, false); err != nil {
 			return nil, err
 		}
-		de := feature.NewEncoder(enc.attrs, enc.labels, false, enc.extractors, labelCol)
-		de.UnknownAttr = enc.unknown
-		if err := de.Encode(enc.devSents); err != nil {
+		var unknownLabels map[string]int
+		if enc.dev, unknownLabels, err = mp.Encode(enc.devSents); err != nil {
 			return nil, err
 		}
-		enc.dev = de.Dataset()
-		if len(de.UnknownLabels) > 0 {
-			log.Warn().Interface("labels", de.UnknownLabels).Msg("dev corpus has labels unseen in training")
+		if len(unknownLabels) > 0 {
+			log.Warn().Interface("labels", unknownLabels).Msg("dev corpus has labels unseen in training")
 		}
 	}
 	return enc, nil
+}
+
+// newMapper compiles the spec's templates against the training corpus's
+// columns; a template that does not compile is reported at its block.
+func newMapper(s *spec.Spec, cols feature.Columns) (*feature.Mapper, error) {
+	var templates []feature.MapperTemplate
+	for _, ti := range s.Features.Templates {
+		ts, err := ti.Spec()
+		if err != nil {
+			return nil, err
+		}
+		templates = append(templates, feature.MapperTemplate{Spec: ts, Template: ti.Template})
+	}
+	mp, err := feature.NewMapper(templates, cols)
+	if te := (*feature.TemplateError)(nil); errors.As(err, &te) {
+		return nil, fmt.Errorf("%s: %w", s.Features.Templates[te.Index].Range, err)
+	}
+	return mp, err
+}
+
+// readVocabulary notes the training words (and, for segmentation, the
+// words the gold labels make of the characters), checking that every
+// training token has a label.
+func (enc *encoded) readVocabulary(sch scheme.Scheme, sents []*corpus.Sentence) error {
+	labelCol := enc.labelColumn
+	enc.vocabulary = map[string]bool{}
+	for _, st := range sents {
+		for i := 0; i < st.Len(); i++ {
+			enc.vocabulary[st.Tokens[i][enc.wordColumn]] = true
+			if st.Tokens[i][labelCol] == "" {
+				return fmt.Errorf("%s:%d: training token without a label", st.File, st.TokenLineNo[i])
+			}
+		}
+	}
+	if sch != scheme.BMES && sch != scheme.BI {
+		return nil
+	}
+	enc.words = map[string]bool{}
+	for _, st := range sents {
+		chars, gold := make([]string, st.Len()), make([]string, st.Len())
+		for i := range chars {
+			chars[i], gold[i] = st.Tokens[i][enc.wordColumn], st.Tokens[i][labelCol]
+		}
+		for _, w := range corpus.WordsFromLabels(chars, gold) {
+			enc.words[w] = true
+		}
+	}
+	return nil
 }
 
 // wordColumn picks the column whose values count as "the word" for
@@ -462,9 +468,8 @@ func runLearner(ctx context.Context, o Options, enc *encoded, li *spec.LearnerIn
 	log := o.Log.With().Str("learner", li.Name).Logger()
 	lm := &LearnerMetrics{Learner: li.Type}
 	p := &learn.Problem{
-		Train: enc.train, NumAttrs: enc.attrs.Len(), NumLabels: enc.labels.Len(),
-		AttrGroup: enc.attrGroup, NumGroups: len(enc.extractors), UnknownAttr: enc.unknown,
-		Transitions: enc.trans, Constraints: constraints,
+		Train: enc.train, NumAttrs: enc.mapper.Attrs().Len(), NumLabels: enc.labels.Len(),
+		Mapper: enc.mapper, Transitions: enc.mapper.Transitions(), Constraints: constraints,
 		Seed: s.Seed, Threads: o.Threads, Log: log, Progress: o.Progress,
 		Observe: func(pt learn.Point) { lm.Curve = append(lm.Curve, pt) },
 	}
@@ -519,15 +524,14 @@ func runLearner(ctx context.Context, o Options, enc *encoded, li *spec.LearnerIn
 	trainFormat := s.Corpus(s.Evaluation.Train).Format
 	m := &model.Model{
 		Header: model.Header{
-			Labels: enc.labels.Names(), Scheme: s.Labels.Scheme.String(), Constrained: s.Labels.Constrained,
-			Format: trainFormat, LabelColumn: s.Labels.Column, WordColumn: enc.format.Columns()[enc.wordColumn],
-			Templates: enc.templates, UnknownAttrs: enc.unknown,
+			Scheme: s.Labels.Scheme.String(), Constrained: s.Labels.Constrained,
+			Format: trainFormat, LabelColumn: s.Labels.Column, WordColumn: enc.mapper.Columns().Names[enc.wordColumn],
 			Learner:    model.Learner{Name: li.Name, Type: li.Type, Config: cfg},
 			Provenance: model.Provenance{Experiment: s.Name, SpecHash: s.Hash, DataHashes: dataHashes, Seed: s.Seed, Trellis: Version()},
 		},
-		Attrs:  enc.attrs.Names(),
 		Linear: res.Model,
 	}
+	m.SetMapper(enc.mapper)
 	if err := model.Save(modelPath, m); err != nil {
 		return nil, err
 	}

@@ -49,32 +49,14 @@ func New(m *model.Model, reg *feature.Registry, opt Options) (*Tagger, error) {
 		return nil, fmt.Errorf("model format: %w", err)
 	}
 	cols := feature.Columns{Names: f.Columns(), Label: f.LabelColumn()}
-	t := &Tagger{Model: m, Format: f}
-	for _, ts := range m.Templates {
-		tmpl, err := reg.Instantiate(ts)
-		if err != nil {
-			t.Close()
-			return nil, err
-		}
-		x, err := tmpl.Compile(ts.Name, cols)
-		if err != nil {
-			t.Close()
-			return nil, fmt.Errorf("template %q: %w", ts.Name, err)
-		}
-		if x != nil {
-			t.extractors = append(t.extractors, x)
-		}
+	// Sentences become IDs exactly as in training: through the feature
+	// mapper that the model file records. The tagger keeps its extractors
+	// (Close releases them) and an encoder over its dictionaries.
+	mp, err := m.Mapper(reg, cols)
+	if err != nil {
+		return nil, err
 	}
-	if len(m.UnknownAttrs) != 0 && len(m.UnknownAttrs) != len(t.extractors) {
-		t.Close()
-		return nil, fmt.Errorf("model records %d unknown-value attributes for %d templates", len(m.UnknownAttrs), len(t.extractors))
-	}
-	attrs := feature.DictionaryOf(m.Attrs)
-	labels := feature.DictionaryOf(m.Labels)
-	t.enc = feature.NewEncoder(attrs, labels, false, t.extractors, f.LabelColumn())
-	if len(m.UnknownAttrs) > 0 {
-		t.enc.UnknownAttr = m.UnknownAttrs
-	}
+	t := &Tagger{Model: m, Format: f, extractors: mp.Extractors(), enc: mp.NewEncoder()}
 	l := len(m.Labels)
 	t.ws = lattice.NewWorkspace(l)
 	lm := m.Linear

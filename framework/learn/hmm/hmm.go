@@ -94,8 +94,15 @@ func (l *Learner) Validate() hcl.Diagnostics {
 // Train implements learn.Learner.
 func (l *Learner) Train(ctx context.Context, p *learn.Problem) (*learn.Result, error) {
 	alphaE, alphaT := l.alphas()
+	if p.Mapper == nil {
+		return nil, fmt.Errorf("hmm: the problem has no feature mapper (the HMM normalizes per template)")
+	}
 	d := p.Train
-	nl, na, ng := p.NumLabels, p.NumAttrs, p.NumGroups
+	nl, na, ng := p.NumLabels, p.NumAttrs, p.Mapper.NumGroups()
+	attrGroup, unknownAttrs := p.Mapper.AttrGroups(), p.Mapper.UnknownAttrs()
+	if len(attrGroup) != na {
+		return nil, fmt.Errorf("hmm: the feature mapper has template groups for %d attributes, the problem %d", len(attrGroup), na)
+	}
 	withUnknown := l.cfg.Unknown != "drop"
 
 	attrLabel := make([]float64, na*nl)
@@ -120,7 +127,7 @@ func (l *Learner) Train(ctx context.Context, p *learn.Problem) (*learn.Result, e
 				a, v := d.Attrs[k], d.Value(k)
 				attrLabel[int(a)*nl+int(y)] += v
 				attrTotal[a] += v
-				groupLabel[int(p.AttrGroup[a])*nl+int(y)] += v
+				groupLabel[int(attrGroup[a])*nl+int(y)] += v
 			}
 			switch {
 			case t == lo:
@@ -137,7 +144,7 @@ func (l *Learner) Train(ctx context.Context, p *learn.Problem) (*learn.Result, e
 
 	isUnknown := make([]bool, na)
 	if withUnknown {
-		for _, a := range p.UnknownAttr {
+		for _, a := range unknownAttrs {
 			if a >= 0 {
 				isUnknown[a] = true
 			}
@@ -150,7 +157,7 @@ func (l *Learner) Train(ctx context.Context, p *learn.Problem) (*learn.Result, e
 		if isUnknown[a] {
 			continue
 		}
-		g := int(p.AttrGroup[a])
+		g := int(attrGroup[a])
 		vocab[g]++
 		if attrTotal[a] == 1 {
 			for y := 0; y < nl; y++ {
@@ -171,12 +178,12 @@ func (l *Learner) Train(ctx context.Context, p *learn.Problem) (*learn.Result, e
 		}
 	}
 	for a := 0; a < na; a++ {
-		g := int(p.AttrGroup[a])
+		g := int(attrGroup[a])
 		for y := 0; y < nl; y++ {
 			m.W[a*nl+y] = math.Log(attrLabel[a*nl+y]+alphaE) - logDenom[g*nl+y]
 		}
 	}
-	for g, a := range p.UnknownAttr {
+	for g, a := range unknownAttrs {
 		if a < 0 {
 			continue
 		}

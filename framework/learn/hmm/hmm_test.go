@@ -11,6 +11,18 @@ import (
 	"github.com/trellis-nlp/trellis/framework/learn"
 )
 
+// groups is a feature mapper reduced to what the HMM reads of it.
+type groups struct {
+	attr, unknown []int32
+	n             int
+}
+
+func (g groups) NumGroups() int        { return g.n }
+func (g groups) AttrGroups() []int32   { return g.attr }
+func (g groups) UnknownAttrs() []int32 { return g.unknown }
+
+var _ learn.Mapper = groups{}
+
 // TestCountAndDivide checks the weights against probabilities computed by
 // hand on a two-sentence corpus with one template.
 func TestCountAndDivide(t *testing.T) {
@@ -27,8 +39,8 @@ func TestCountAndDivide(t *testing.T) {
 		t.Fatal(diags)
 	}
 	p := &learn.Problem{
-		Train: d, NumAttrs: 4, NumLabels: 3, AttrGroup: []int32{0, 0, 0, 0}, NumGroups: 1,
-		UnknownAttr: []int32{3}, Transitions: true, Log: zerolog.Nop(),
+		Train: d, NumAttrs: 4, NumLabels: 3, Mapper: groups{attr: []int32{0, 0, 0, 0}, n: 1, unknown: []int32{3}},
+		Transitions: true, Log: zerolog.Nop(),
 	}
 	res, err := l.Train(context.Background(), p)
 	if err != nil {
@@ -69,7 +81,7 @@ func TestCountAndDivide(t *testing.T) {
 func TestNoTransitionsKeepsZeros(t *testing.T) {
 	d := &feature.Dataset{Attrs: []int32{0, 1}, TokenOff: []int{0, 1, 2}, SentOff: []int{0, 2}, Labels: []int32{0, 1}}
 	res, err := New().Train(context.Background(), &learn.Problem{
-		Train: d, NumAttrs: 2, NumLabels: 2, AttrGroup: []int32{0, 0}, NumGroups: 1, Log: zerolog.Nop(),
+		Train: d, NumAttrs: 2, NumLabels: 2, Mapper: groups{attr: []int32{0, 0}, n: 1}, Log: zerolog.Nop(),
 	})
 	if err != nil {
 		t.Fatal(err)

@@ -1,0 +1,199 @@
+package feature
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/trellis-nlp/trellis/framework/corpus"
+)
+
+// Mapper is the fitted feature mapper: everything that turns sentences
+// into the IDs a model was trained on, in one place, built once from a
+// spec's templates (NewMapper, then Fit) or rebuilt from a model file
+// (LoadMapper). It holds
+//
+//   - the templates, as the model file records them, and their compiled
+//     extractors;
+//   - the column layout the extractors were compiled against;
+//   - the attribute and label dictionaries;
+//   - the unknown-value handling: one reserved attribute per template,
+//     "<unknown>/g", that stands for its values unseen in training, and
+//     the template (group) of every attribute;
+//   - whether the model has transitions (a transition template).
+//
+// A Mapper is not safe for concurrent use while it fits; once fitted, its
+// dictionaries are only read, and encoders from NewEncoder may run side by
+// side.
+type Mapper struct {
+	specs       []TemplateSpec
+	extractors  []Extractor
+	cols        Columns
+	transitions bool
+
+	attrs, labels *Dictionary
+	// attrGroup[a] is the index in extractors of the template that first
+	// emitted attribute a (nil for a mapper loaded from a model file,
+	// which does not record it: tagging never needs it).
+	attrGroup []int32
+	// unknown[g] is the attribute standing for template g's unseen values,
+	// -1 to drop them; nil drops every unseen value (models that predate
+	// the unknown attributes).
+	unknown []int32
+	fitted  bool
+}
+
+// MapperTemplate is one template handed to NewMapper: the decoded,
+// validated template and the spec a model file keeps of it (whose Name is
+// the template's block name).
+type MapperTemplate struct {
+	Spec     TemplateSpec
+	Template Template
+}
+
+// TemplateError is a template that did not compile. Index is its place in
+// the list given to NewMapper or LoadMapper, so that a caller can point at
+// the block it came from.
+type TemplateError struct {
+	Index int
+	Name  string
+	Err   error
+}
+
+func (e *TemplateError) Error() string { return fmt.Sprintf("template %q: %v", e.Name, e.Err) }
+
+func (e *TemplateError) Unwrap() error { return e.Err }
+
+// UnknownAttrName is the name of the attribute that stands for template
+// g's values unseen in training. The names live in the model's attribute
+// list, so they are part of the model file format.
+func UnknownAttrName(g int) string { return fmt.Sprintf("<unknown>/%d", g) }
+
+// NewMapper compiles templates against cols into an unfitted Mapper. On
+// error, the extractors compiled so far are closed (plugin processes).
+func NewMapper(templates []MapperTemplate, cols Columns) (*Mapper, error) {
+	m := &Mapper{cols: cols}
+	for i, t := range templates {
+		x, err := t.Template.Compile(t.Spec.Name, cols)
+		if err != nil {
+			m.Close()
+			return nil, &TemplateError{Index: i, Name: t.Spec.Name, Err: err}
+		}
+		if st, ok := t.Template.(StructureTemplate); ok && st.Transitions() {
+			m.transitions = true
+		}
+		m.specs = append(m.specs, t.Spec)
+		if x != nil {
+			m.extractors = append(m.extractors, x)
+		}
+	}
+	return m, nil
+}
+
+// FitOptions adjust Fit.
+type FitOptions struct {
+	// MinCount drops attributes seen fewer times in training (1 or less:
+	// keep all).
+	MinCount int
+	// BatchSize is the number of sentences per extraction batch (plugins
+	// see one batch per call, the next one prefetched); 0 or less: all
+	// sentences in one batch.
+	BatchSize int
+	// Done, if not nil, hears the size of each batch encoded.
+	Done func(n int)
+}
+
+// Fit builds the dictionaries from the training sentences and returns
+// them encoded. Attributes are interned template by template within a
+// batch, those seen fewer than MinCount times are dropped, and then each
+// template gets its reserved unknown-value attribute, after every seen
+// one: the IDs, and so the model file, depend only on the data and spec.
+func (m *Mapper) Fit(ctx context.Context, sents []*corpus.Sentence, o FitOptions) (*Dataset, error) {
+	if m.fitted {
+		return nil, fmt.Errorf("feature mapper fitted twice")
+	}
+	m.attrs, m.labels = NewDictionary(), NewDictionary()
+	e := NewEncoder(m.attrs, m.labels, true, m.extractors, m.cols.Label)
+	batch := o.BatchSize
+	if batch <= 0 {
+		batch = max(len(sents), 1)
+	}
+	if err := e.EncodeAll(ctx, sents, batch, o.Done); err != nil {
+		return nil, err
+	}
+	e.Prune(o.MinCount)
+	m.attrGroup = e.AttrGroup
+	for g := range m.extractors {
+		m.unknown = append(m.unknown, m.attrs.InternString(UnknownAttrName(g)))
+		m.attrGroup = append(m.attrGroup, int32(g))
+	}
+	m.fitted = true
+	return e.Dataset(), nil
+}
+
+// Encode encodes sentences of any other corpus (dev, test) with the
+// fitted dictionaries: a value unseen in training becomes its template's
+// unknown-value attribute, and a gold label unseen in training becomes -1
+// and is counted in unknownLabels, for the caller to report.
+func (m *Mapper) Encode(sents []*corpus.Sentence) (d *Dataset, unknownLabels map[string]int, err error) {
+	e := m.NewEncoder()
+	if err := e.Encode(sents); err != nil {
+		return nil, nil, err
+	}
+	return e.Dataset(), e.UnknownLabels, nil
+}
+
+// NewEncoder returns an encoder over the fitted dictionaries that never
+// grows them (unknown values and labels handled as in Encode), for callers
+// that encode batch after batch (the tagger: Reset, Prefetch, Forget).
+func (m *Mapper) NewEncoder() *Encoder {
+	e := NewEncoder(m.attrs, m.labels, false, m.extractors, m.cols.Label)
+	e.UnknownAttr = m.unknown
+	return e
+}
+
+// Close releases the extractors' resources (plugin processes).
+func (m *Mapper) Close() error {
+	var first error
+	for _, x := range m.extractors {
+		if c, ok := x.(Closer); ok {
+			if err := c.Close(); err != nil && first == nil {
+				first = err
+			}
+		}
+	}
+	return first
+}
+
+// Templates returns the templates as a model file records them, in spec
+// order (transition templates included). The slice is shared.
+func (m *Mapper) Templates() []TemplateSpec { return m.specs }
+
+// Extractors returns the compiled extractors of the templates that emit
+// attributes; a template group is an index into it. The slice is shared.
+func (m *Mapper) Extractors() []Extractor { return m.extractors }
+
+// Columns returns the column layout the extractors were compiled against.
+func (m *Mapper) Columns() Columns { return m.cols }
+
+// Transitions reports whether the model has label transitions.
+func (m *Mapper) Transitions() bool { return m.transitions }
+
+// Attrs returns the attribute dictionary (nil before Fit).
+func (m *Mapper) Attrs() *Dictionary { return m.attrs }
+
+// Labels returns the label dictionary (nil before Fit).
+func (m *Mapper) Labels() *Dictionary { return m.labels }
+
+// NumGroups returns the number of templates that emit attributes.
+func (m *Mapper) NumGroups() int { return len(m.extractors) }
+
+// AttrGroups returns, for every attribute, the template group that emitted
+// it; the HMM normalizes its emissions per group. It is nil for a mapper
+// loaded from a model file. The slice is shared.
+func (m *Mapper) AttrGroups() []int32 { return m.attrGroup }
+
+// UnknownAttrs returns, per template group, the attribute that stands for
+// the group's values unseen in training (-1: dropped). It never occurs in
+// training data, so only a learner that estimates it explicitly (the HMM)
+// gives it weights. The slice is shared.
+func (m *Mapper) UnknownAttrs() []int32 { return m.unknown }
