@@ -95,6 +95,11 @@ func TestRegistry(t *testing.T) {
 		{"unknown type", TemplateSpec{Type: "fak", Name: "f"}, 0, `template "f": unknown type "fak"`},
 		{"bad config", TemplateSpec{Type: "fake", Name: "f", Config: []byte(`{"n": "x"}`)}, 0, `template "f": config:`},
 		{"invalid config", TemplateSpec{Type: "fake", Name: "f", Config: []byte(`{"n": -1}`)}, 0, "n must not be negative"},
+		// Model files decode strictly: a key the template does not know is
+		// named, with the template.
+		{"unknown key", TemplateSpec{Type: "fake", Name: "f", Config: []byte(`{"n": 3, "colour": "red"}`)}, 0, `template "f": config: json: unknown field "colour"`},
+		{"data after config", TemplateSpec{Type: "fake", Name: "f", Config: []byte(`{"n": 3} {}`)}, 0, `template "f": config: invalid JSON: data after`},
+		{"whitespace after config", TemplateSpec{Type: "fake", Name: "f", Config: []byte("{\"n\": 3}\n")}, 3, ""},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {

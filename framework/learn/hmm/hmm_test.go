@@ -3,10 +3,14 @@ package hmm
 import (
 	"context"
 	"math"
+	"slices"
+	"strings"
 	"testing"
 
+	"github.com/hashicorp/hcl/v2"
 	"github.com/rs/zerolog"
 
+	"github.com/trellis-nlp/trellis/framework/corpus"
 	"github.com/trellis-nlp/trellis/framework/feature"
 	"github.com/trellis-nlp/trellis/framework/learn"
 )
@@ -106,5 +110,76 @@ func near(t *testing.T, what string, got, want float64) {
 	t.Helper()
 	if math.Abs(got-want) > 1e-12 {
 		t.Errorf("%s = %v, want %v", what, got, want)
+	}
+}
+
+// wordTemplate emits "w=<word>" from column 0.
+type wordTemplate struct{}
+
+func (wordTemplate) Config() any               { return &struct{}{} }
+func (wordTemplate) Validate() hcl.Diagnostics { return nil }
+func (wordTemplate) Compile(string, feature.Columns) (feature.Extractor, error) {
+	return wordExtractor{}, nil
+}
+
+type wordExtractor struct{}
+
+func (wordExtractor) Extract(s *corpus.Sentence, sink feature.Sink) error {
+	for i, tok := range s.Tokens {
+		sink.Add(i, []byte("w="+tok[0]), 1)
+	}
+	return nil
+}
+
+// TestFeatureMapper trains on a problem whose groups and unknown-value
+// attributes come from a fitted *feature.Mapper, as in a run: the weights
+// are those of the same problem described by hand.
+func TestFeatureMapper(t *testing.T) {
+	mp, err := feature.NewMapper([]feature.MapperTemplate{{Spec: feature.TemplateSpec{Type: "word", Name: "w"}, Template: wordTemplate{}}},
+		feature.Columns{Names: []string{"word", "tag"}, Label: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	d, err := mp.Fit(context.Background(), []*corpus.Sentence{
+		{Tokens: [][]string{{"the", "D"}, {"dog", "N"}, {"runs", "V"}}},
+		{Tokens: [][]string{{"the", "D"}, {"dog", "N"}}},
+	}, feature.FitOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	train := func(m learn.Mapper) []float64 {
+		res, err := New().Train(context.Background(), &learn.Problem{
+			Train: d, NumAttrs: mp.Attrs().Len(), NumLabels: mp.Labels().Len(), Mapper: m, Transitions: true, Log: zerolog.Nop(),
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return res.Model.W
+	}
+	got, want := train(mp), train(groups{attr: []int32{0, 0, 0, 0}, n: 1, unknown: []int32{3}})
+	if !slices.Equal(got, want) {
+		t.Errorf("weights with the feature mapper\n%v\nwant\n%v", got, want)
+	}
+}
+
+// TestMapperRequired: the HMM normalizes per template, so it needs to know
+// every attribute's template.
+func TestMapperRequired(t *testing.T) {
+	d := &feature.Dataset{Attrs: []int32{0, 1}, TokenOff: []int{0, 1, 2}, SentOff: []int{0, 2}, Labels: []int32{0, 1}}
+	tests := []struct {
+		name   string
+		mapper learn.Mapper
+		want   string
+	}{
+		{"none", nil, "hmm: the problem has no feature mapper"},
+		{"too few groups", groups{attr: []int32{0}, n: 1}, "hmm: the feature mapper has template groups for 1 attributes, the problem 2"},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			_, err := New().Train(context.Background(), &learn.Problem{Train: d, NumAttrs: 2, NumLabels: 2, Mapper: tc.mapper, Log: zerolog.Nop()})
+			if err == nil || !strings.Contains(err.Error(), tc.want) {
+				t.Fatalf("error %v, want one containing %q", err, tc.want)
+			}
+		})
 	}
 }
