@@ -39,7 +39,7 @@ func encodeConll2000(tb testing.TB) *encoded {
 // unit of work of every L-BFGS iteration. Run with -cpu 1,2.
 func BenchmarkCRFGradientConll2000(b *testing.B) {
 	enc := encodeConll2000(b)
-	p := &learn.Problem{Train: enc.train, NumAttrs: enc.mapper.Attrs().Len(), NumLabels: enc.labels.Len(),
+	p := &learn.Problem{Train: enc.train, NumAttrs: enc.mapper.Attrs().Len(), NumLabels: enc.mapper.Labels().Len(),
 		Transitions: enc.mapper.Transitions(), Threads: 0, Log: zerolog.Nop()}
 	g := crf.NewGradient(p, "observed", 1)
 	x := make([]float64, len(g.Model.W))

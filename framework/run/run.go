@@ -129,7 +129,8 @@ type encoded struct {
 	// wordColumn indexes the column whose values are the word.
 	wordColumn int
 	// labels and labelColumn are the mapper's label dictionary and label
-	// column, under the names devScorer and the constraints read.
+	// column (Labels, Columns().Label), kept under these names for
+	// devScorer and the constraints until they read the mapper.
 	labels      *feature.Dictionary
 	labelColumn int
 }
@@ -194,7 +195,7 @@ func Run(ctx context.Context, o Options) (*Result, error) {
 	// peak RSS) near the live size instead of twice it.
 	debug.FreeOSMemory()
 	log.Info().Int("sentences", enc.train.NumSentences()).Int("tokens", enc.train.NumTokens()).
-		Int("attributes", enc.mapper.Attrs().Len()).Int("labels", enc.labels.Len()).
+		Int("attributes", enc.mapper.Attrs().Len()).Int("labels", enc.mapper.Labels().Len()).
 		Dur("elapsed", time.Since(start)).Msg("training corpus encoded")
 
 	sch := s.Labels.Scheme
@@ -276,7 +277,7 @@ func newManifest(o Options, enc *encoded, dataHashes map[string]string, learners
 		TrainCorpus: s.Evaluation.Train, DevCorpus: s.Evaluation.Dev, TestCorpus: s.Evaluation.Test,
 		LabelColumn: s.Labels.Column, Scheme: s.Labels.Scheme,
 		Learners: learners, Plugins: manifestPlugins(enc.mapper.Templates()),
-		Attributes: enc.mapper.Attrs().Len(), Labels: enc.labels.Names(),
+		Attributes: enc.mapper.Attrs().Len(), Labels: enc.mapper.Labels().Names(),
 	}, nil
 }
 
@@ -405,7 +406,7 @@ func newMapper(s *spec.Spec, cols feature.Columns) (*feature.Mapper, error) {
 // words the gold labels make of the characters), checking that every
 // training token has a label.
 func (enc *encoded) readVocabulary(sch scheme.Scheme, sents []*corpus.Sentence) error {
-	labelCol := enc.labelColumn
+	labelCol := enc.mapper.Columns().Label
 	enc.vocabulary = map[string]bool{}
 	for _, st := range sents {
 		for i := 0; i < st.Len(); i++ {
@@ -468,7 +469,7 @@ func runLearner(ctx context.Context, o Options, enc *encoded, li *spec.LearnerIn
 	log := o.Log.With().Str("learner", li.Name).Logger()
 	lm := &LearnerMetrics{Learner: li.Type}
 	p := &learn.Problem{
-		Train: enc.train, NumAttrs: enc.mapper.Attrs().Len(), NumLabels: enc.labels.Len(),
+		Train: enc.train, NumAttrs: enc.mapper.Attrs().Len(), NumLabels: enc.mapper.Labels().Len(),
 		Mapper: enc.mapper, Transitions: enc.mapper.Transitions(), Constraints: constraints,
 		Seed: s.Seed, Threads: o.Threads, Log: log, Progress: o.Progress,
 		Observe: func(pt learn.Point) { lm.Curve = append(lm.Curve, pt) },
@@ -585,7 +586,7 @@ func evaluateLearner(ctx context.Context, o Options, enc *encoded, li *spec.Lear
 	unknown := map[string]int{}
 	for _, es := range sents {
 		for _, g := range es.Gold {
-			if _, ok := enc.labels.LookupString(g); !ok {
+			if _, ok := enc.mapper.Labels().LookupString(g); !ok {
 				unknown[g]++
 			}
 		}
