@@ -21,9 +21,7 @@ import (
 //     the template (group) of every attribute;
 //   - whether the model has transitions (a transition template).
 //
-// A Mapper is not safe for concurrent use while it fits; once fitted, its
-// dictionaries are only read, and encoders from NewEncoder may run side by
-// side.
+// A Mapper is not safe for concurrent use: extractors may keep buffers.
 type Mapper struct {
 	specs       []TemplateSpec
 	extractors  []Extractor
@@ -135,6 +133,9 @@ func (m *Mapper) Fit(ctx context.Context, sents []*corpus.Sentence, o FitOptions
 // unknown-value attribute, and a gold label unseen in training becomes -1
 // and is counted in unknownLabels, for the caller to report.
 func (m *Mapper) Encode(sents []*corpus.Sentence) (d *Dataset, unknownLabels map[string]int, err error) {
+	if !m.fitted {
+		return nil, nil, fmt.Errorf("feature mapper used before Fit")
+	}
 	e := m.NewEncoder()
 	if err := e.Encode(sents); err != nil {
 		return nil, nil, err
@@ -142,9 +143,10 @@ func (m *Mapper) Encode(sents []*corpus.Sentence) (d *Dataset, unknownLabels map
 	return e.Dataset(), e.UnknownLabels, nil
 }
 
-// NewEncoder returns an encoder over the fitted dictionaries that never
-// grows them (unknown values and labels handled as in Encode), for callers
-// that encode batch after batch (the tagger: Reset, Prefetch, Forget).
+// NewEncoder returns an encoder over the fitted dictionaries (after Fit or
+// LoadMapper) that never grows them (unknown values and labels handled as
+// in Encode), for callers that encode batch after batch (the tagger:
+// Reset, Prefetch, Forget).
 func (m *Mapper) NewEncoder() *Encoder {
 	e := NewEncoder(m.attrs, m.labels, false, m.extractors, m.cols.Label)
 	e.UnknownAttr = m.unknown

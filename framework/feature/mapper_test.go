@@ -129,11 +129,22 @@ func TestMapperFit(t *testing.T) {
 			if wantBatches := map[int]int{0: 1, 1: 2}[tc.batch]; batches != wantBatches {
 				t.Errorf("%d batches, want %d", batches, wantBatches)
 			}
+			if _, _, err := unfitted(t).Encode(train); err == nil {
+				t.Error("an unfitted mapper encoded")
+			}
 			if _, err := m.Fit(context.Background(), train, FitOptions{}); err == nil {
 				t.Error("a second Fit was accepted")
 			}
 		})
 	}
+}
+
+func unfitted(t *testing.T) *Mapper {
+	m, err := NewMapper(testTemplates(nil, "w"), mapperCols)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return m
 }
 
 // TestMapperEncode: values unseen in training become their template's
