@@ -1,6 +1,9 @@
 package lattice
 
-import "math"
+import (
+	"math"
+	"slices"
+)
 
 // Chain is the sentence-independent half of a lattice — the transition,
 // start and stop scores, constraints applied — prepared once for the
@@ -41,7 +44,7 @@ type edge struct {
 
 // NewChain returns a chain over copies of trans (L*L, [prev*L+cur]),
 // start and stop (L each) with the entries c forbids (nil: none) set to
-// -Inf. It allocates; build it once per model or weight vector, not per
+// -Inf; they stay -Inf whatever the Set methods are given. It allocates; build it once per model or weight vector, not per
 // sentence.
 func NewChain(trans, start, stop []float64, c *Constraints) *Chain {
 	l := len(start)
@@ -54,7 +57,8 @@ func NewChain(trans, start, stop []float64, c *Constraints) *Chain {
 	ch.stop = append([]float64(nil), stop...)
 	if c != nil {
 		c.Apply(&Scores{L: l, Trans: ch.trans, Start: ch.start, Stop: ch.stop})
-		ch.allow = c
+		// Kept, copied, for the Set methods to refuse forbidden entries.
+		ch.allow = &Constraints{Trans: slices.Clone(c.Trans), Start: slices.Clone(c.Start), Stop: slices.Clone(c.Stop)}
 	}
 	ch.prepare()
 	return ch

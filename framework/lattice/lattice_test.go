@@ -364,7 +364,21 @@ func FuzzForwardBackward(f *testing.F) {
 			return
 		}
 		l, n := 1+int(nl%4), int(nn%6)
-		s := randomScores(rand.New(rand.NewPCG(seed, 1)), n, l, scale, seed%2 == 0)
-		checkLattice(t, NewWorkspace(l), s)
+		r := rand.New(rand.NewPCG(seed, 1))
+		s := randomScores(r, n, l, scale, seed%2 == 0)
+		w := NewWorkspace(l)
+		checkLattice(t, w, s)
+		// The same lattice through a prepared Chain decodes to the same
+		// bits; one seed in four also gets per-position transitions.
+		cs := *s
+		NewChain(s.Trans, s.Start, s.Stop, nil).Attach(&cs)
+		p1, p2 := make([]int32, n), make([]int32, n)
+		if v1, v2 := w.Viterbi(p1, s), w.Viterbi(p2, &cs); math.Float64bits(v1) != math.Float64bits(v2) || !equalPath(p1, p2) {
+			t.Fatalf("with a Chain %v (%v), without %v (%v)", p2, v2, p1, v1)
+		}
+		if seed%4 == 1 {
+			addTransAt(r, s, scale)
+			checkLattice(t, w, s)
+		}
 	})
 }

@@ -1,6 +1,7 @@
 package lattice
 
 import (
+	"fmt"
 	"math"
 	"math/rand/v2"
 	"slices"
@@ -278,15 +279,16 @@ func TestChainMisuse(t *testing.T) {
 // TestViterbiZeroAllocs: with a chain, and with per-position transitions,
 // decoding allocates nothing after warm-up.
 func TestViterbiZeroAllocs(t *testing.T) {
-	r := rand.New(rand.NewPCG(3, 3))
 	for _, perPos := range []bool{false, true} {
-		s := tieScores(r, 40, 22, true, perPos)
-		NewChain(s.Trans, s.Start, s.Stop, nil).Attach(s)
-		w := NewWorkspace(22)
-		path := make([]int32, 40)
-		if allocs := testing.AllocsPerRun(50, func() { w.Viterbi(path, s) }); allocs != 0 {
-			t.Fatalf("per-position=%v: Viterbi allocates %v times per run", perPos, allocs)
-		}
+		t.Run(fmt.Sprintf("per-position=%v", perPos), func(t *testing.T) {
+			s := tieScores(rand.New(rand.NewPCG(3, 3)), 40, 22, true, perPos)
+			NewChain(s.Trans, s.Start, s.Stop, nil).Attach(s)
+			w := NewWorkspace(22)
+			path := make([]int32, 40)
+			if allocs := testing.AllocsPerRun(50, func() { w.Viterbi(path, s) }); allocs != 0 {
+				t.Fatalf("Viterbi allocates %v times per run", allocs)
+			}
+		})
 	}
 }
 
