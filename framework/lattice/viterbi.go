@@ -31,12 +31,50 @@ func (w *Workspace) Viterbi(dst []int32, s *Scores) float64 {
 	for y := 0; y < l; y++ {
 		delta[y] = start[y] + state[y]
 	}
+	// The steps stay inline: as a function of six slices, called once per
+	// position, the step measured 6% slower in perceptron training.
 	transT, preds := c.transT, c.preds
 	for i := 1; i < n; i++ {
 		if s.TransAt != nil {
 			transT, preds = w.positionTrans(c, s.TransAt, i)
 		}
-		viterbiStep(delta[i*l:(i+1)*l], back[i*l:(i+1)*l], delta[(i-1)*l:i*l], state[i*l:(i+1)*l], transT, preds)
+		prev := delta[(i-1)*l : i*l]
+		cur := delta[i*l : (i+1)*l]
+		bp := back[i*l : (i+1)*l]
+		st := state[i*l : (i+1)*l]
+		// Resliced to len(cur), so that the compiler drops the bounds
+		// checks on bp[y], st[y] and ps[y].
+		bp, st, ps := bp[:len(cur)], st[:len(cur)], preds[:len(cur)]
+		for y := range cur {
+			if es := ps[y]; es != nil {
+				// prev[p] + -Inf is -Inf (or NaN), which is never > best:
+				// skipping those p changes nothing.
+				best, arg := math.Inf(-1), int32(0)
+				for _, e := range es {
+					if v := prev[e.p] + e.w; v > best {
+						best, arg = v, e.p
+					}
+				}
+				cur[y] = best + st[y]
+				bp[y] = arg
+				continue
+			}
+			// One scan, strictly greater: ties stay with the lowest p.
+			// Four interleaved running maxima (the tagger's former
+			// decoder) win on random scores but measured slower on real
+			// ones: tagging CoNLL-2000 with a trained model took 11%
+			// longer end to end, perceptron training 40%.
+			tr := transT[y*l : (y+1)*l]
+			tr = tr[:len(prev)]
+			best, arg := math.Inf(-1), int32(0)
+			for p, v := range prev {
+				if v += tr[p]; v > best {
+					best, arg = v, int32(p)
+				}
+			}
+			cur[y] = best + st[y]
+			bp[y] = arg
+		}
 	}
 	last := delta[(n-1)*l : n*l]
 	best, arg := math.Inf(-1), int32(0)
@@ -50,74 +88,6 @@ func (w *Workspace) Viterbi(dst []int32, s *Scores) float64 {
 		dst[i-1] = back[i*l+int(dst[i])]
 	}
 	return best
-}
-
-// viterbiStep computes one position of the Viterbi table: cur[y] is the
-// best score of a path ending in y (prev being the previous position's
-// row, st this position's state scores) and bp[y] its predecessor.
-// transT is [cur*L+prev]; preds[y], unless nil, lists y's predecessors
-// whose transition is not -Inf, with the same scores.
-func viterbiStep(cur []float64, bp []int32, prev, st, transT []float64, preds [][]edge) {
-	l := len(prev)
-	bp, st, preds = bp[:len(cur)], st[:len(cur)], preds[:len(cur)]
-	for y := range cur {
-		if es := preds[y]; es != nil {
-			// prev[p] + -Inf is -Inf (or NaN), which is never > best:
-			// skipping those p changes nothing.
-			best, arg := math.Inf(-1), int32(0)
-			for _, e := range es {
-				if v := prev[e.p] + e.w; v > best {
-					best, arg = v, e.p
-				}
-			}
-			cur[y] = best + st[y]
-			bp[y] = arg
-			continue
-		}
-		tr := transT[y*l : (y+1)*l]
-		tr = tr[:len(prev)]
-		// Four independent running maxima, over p mod 4, then merged:
-		// the same maximum, ties to the lowest p (so the same result as
-		// one scan), with a quarter of the dependency chain.
-		ninf := math.Inf(-1)
-		b0, b1, b2, b3 := ninf, ninf, ninf, ninf
-		a0, a1, a2, a3 := 0, 0, 0, 0
-		p := 0
-		for ; p+3 < len(prev); p += 4 {
-			if v := prev[p] + tr[p]; v > b0 {
-				b0, a0 = v, p
-			}
-			if v := prev[p+1] + tr[p+1]; v > b1 {
-				b1, a1 = v, p+1
-			}
-			if v := prev[p+2] + tr[p+2]; v > b2 {
-				b2, a2 = v, p+2
-			}
-			if v := prev[p+3] + tr[p+3]; v > b3 {
-				b3, a3 = v, p+3
-			}
-		}
-		for ; p < len(prev); p++ {
-			if v := prev[p] + tr[p]; v > b0 {
-				b0, a0 = v, p
-			}
-		}
-		b0, a0 = better(b0, a0, b1, a1)
-		b2, a2 = better(b2, a2, b3, a3)
-		b0, a0 = better(b0, a0, b2, a2)
-		cur[y] = b0 + st[y]
-		bp[y] = int32(a0)
-	}
-}
-
-// better merges two running maxima of the Viterbi scan: the larger, or on
-// a tie the one with the lower index. A maximum still at -Inf was never
-// set (its index means nothing), and loses to any set one.
-func better(b0 float64, a0 int, b1 float64, a1 int) (float64, int) {
-	if b1 > b0 || (b1 == b0 && b1 > math.Inf(-1) && a1 < a0) {
-		return b1, a1
-	}
-	return b0, a0
 }
 
 // chainOf returns the prepared transitions of s: its own Chain, or the

@@ -15,7 +15,7 @@ func coarse(r *rand.Rand) float64 { return float64(r.IntN(5)-2) / 2 }
 
 // tieScores draws a lattice of coarse scores. With sparse, about a third
 // of the transitions are -Inf (the kernel's predecessor lists); without,
-// none are (its four-way scan). With per-position terms, TransAt is set.
+// none are (its full scan). With per-position terms, TransAt is set.
 func tieScores(r *rand.Rand, n, l int, sparse, perPosition bool) *Scores {
 	s := &Scores{N: n, L: l, State: make([]float64, n*l), Trans: make([]float64, l*l), Start: make([]float64, l), Stop: make([]float64, l)}
 	for _, x := range [][]float64{s.State, s.Trans, s.Start, s.Stop} {
@@ -77,7 +77,7 @@ func lowerFromEnd(a, b []int32) bool {
 }
 
 // TestViterbiBruteForce checks the kernel against every path of small
-// lattices: dense transitions (the four-way scan) and sparse ones (the
+// lattices: dense transitions (the full scan) and sparse ones (the
 // predecessor lists), with and without constraints, with and without
 // per-position transitions, through a Chain and through the Workspace's
 // own preparation. Scores are coarse, so ties are common and must go to
@@ -97,8 +97,8 @@ func TestViterbiBruteForce(t *testing.T) {
 		t.Run(c.name, func(t *testing.T) {
 			r := rand.New(rand.NewPCG(11, uint64(len(c.name))))
 			for trial := 0; trial < 400; trial++ {
-				// Up to 9 labels, so that the scan's four lanes and its
-				// tail all run; short sentences keep enumeration small.
+				// Up to 9 labels; short sentences keep enumeration
+				// small.
 				l := 1 + r.IntN(9)
 				n := r.IntN(5)
 				if l > 6 {

@@ -148,16 +148,10 @@ func (m *Model) Validate() error {
 // StateScores writes the state scores of tokens [start, end) of data into
 // dst ((end-start)*L, row-major), W being the weights. It takes the weights
 // as an argument so learners can score with a vector other than m.W (an
-// optimizer's trial point); it reads them in place (see Scorer), where a
-// Scorer from NewScorer would first copy them.
+// optimizer's trial point); it reads them in place (see Scorer).
 func (m *Model) StateScores(dst []float64, w []float64, data *feature.Dataset, start, end int) {
 	s := m.inPlace(w)
 	s.StateScores(dst, data, start, end)
-}
-
-// inPlace is the Scorer that reads FeatLabel and w where they are.
-func (m *Model) inPlace(w []float64) Scorer {
-	return Scorer{l: m.NumLabels, off: m.FeatOff, labels: m.FeatLabel, w: w}
 }
 
 // Lattice fills s with the scores of sentence sent of data under weights w,

@@ -12,19 +12,19 @@ import (
 //
 // The layouts live here, not in lattice, because they are layouts of a
 // Model's weights over a feature.Dataset's attributes, and lattice knows
-// neither: it scores lattices, whoever filled them. Three layouts, chosen
-// once per weight vector:
+// neither: it scores lattices, whoever filled them. Three layouts:
 //
 //   - dense: a model in which every attribute scores every label in order
 //     (the HMM, features = "all") reads the weights in place, attribute
 //     a's row being w[a*L:(a+1)*L];
-//   - packed: other models get each feature's label and weight side by
-//     side (one cache miss per feature instead of two), at the cost of a
-//     copy of the state weights, kept in step through Set;
-//   - in place: Model.StateScores reads FeatLabel and the weights where
-//     they are, for vectors that change wholesale between calls (an
-//     optimizer's trial points), where a copy would cost more than it
-//     saves.
+//   - packed (NewScorer, for weights read many times between changes: a
+//     model being applied, dev scoring): each feature's label and weight
+//     side by side, one cache miss per feature instead of two, at the cost
+//     of a copy of the state weights, kept in step through Set;
+//   - in place (InPlaceScorer, Model.StateScores, for weights that change
+//     between most calls: the perceptron's, an optimizer's trial points):
+//     FeatLabel and the weights read where they are, as a copy would cost
+//     a second write per update or a copy per call for no gain.
 //
 // Every layout adds the same products in the same order (attribute by
 // attribute, features in label order), so all three give the same bits.
@@ -52,8 +52,24 @@ func (m *Model) NewScorer(w []float64) *Scorer {
 	return s
 }
 
-// Reset makes s score with m's state weights in w, reusing s's packed
-// buffer when it is large enough.
+// InPlaceScorer returns a Scorer that reads m's state weights from w
+// itself, whatever the model's shape: writes to w need no Set.
+func (m *Model) InPlaceScorer(w []float64) *Scorer {
+	s := m.inPlace(w)
+	if m.dense() {
+		s.dense, s.labels, s.w = w[:m.NumFeatures()], nil, nil
+	}
+	return &s
+}
+
+// inPlace is the in-place Scorer without the dense check, which reads
+// every label: Model.StateScores builds one per call.
+func (m *Model) inPlace(w []float64) Scorer {
+	return Scorer{l: m.NumLabels, off: m.FeatOff, labels: m.FeatLabel, w: w}
+}
+
+// Reset makes s a packed (or dense) Scorer of m's state weights in w, as
+// NewScorer does, reusing s's packed buffer when it is large enough.
 func (s *Scorer) Reset(m *Model, w []float64) {
 	nf := m.NumFeatures()
 	s.l, s.off, s.labels, s.w = m.NumLabels, m.FeatOff, nil, nil
@@ -71,14 +87,13 @@ func (s *Scorer) Reset(m *Model, w []float64) {
 	}
 }
 
-// Set records that state weight f is now v. Dense scorers read the
-// weight vector in place, so there the caller's own write already did it.
+// Set records that state weight f is now v. Only a packed Scorer holds a
+// copy to update; the other layouts read the weight vector itself, where
+// the caller's own write already did it.
 func (s *Scorer) Set(f int, v float64) {
 	if s.packed != nil {
 		s.packed[f].w = v
-		return
 	}
-	s.dense[f] = v
 }
 
 // dense reports whether every attribute scores every label, in order.

@@ -73,7 +73,8 @@ func randomConstraints(r *rand.Rand, l int) *lattice.Constraints {
 }
 
 // TestScorerLayouts: the dense, packed and in-place layouts give the same
-// bits, before and after weights change through Set, with unit and real
+// bits, before and after weights change (through Set for the packed
+// copy, by writing the vector for the others), with unit and real
 // attribute values.
 func TestScorerLayouts(t *testing.T) {
 	for _, c := range []struct {
@@ -100,13 +101,20 @@ func TestScorerLayouts(t *testing.T) {
 				if (sc.dense != nil) != m.dense() || (c.dense && sc.dense == nil) {
 					t.Fatalf("trial %d: dense model %v, dense layout %v", trial, m.dense(), sc.dense != nil)
 				}
+				in := m.InPlaceScorer(m.W)
+				if (in.dense != nil) != m.dense() {
+					t.Fatalf("trial %d: dense model %v, in-place dense layout %v", trial, m.dense(), in.dense != nil)
+				}
 				check := func(when string) {
-					got, want := make([]float64, d.NumTokens()*l), make([]float64, d.NumTokens()*l)
-					sc.StateScores(got, d, 0, d.NumTokens())
+					want := make([]float64, d.NumTokens()*l)
 					m.StateScores(want, m.W, d, 0, d.NumTokens())
-					for k := range got {
-						if math.Float64bits(got[k]) != math.Float64bits(want[k]) {
-							t.Fatalf("trial %d %s: score %d = %v, in place %v", trial, when, k, got[k], want[k])
+					for _, s := range []*Scorer{sc, in} {
+						got := make([]float64, d.NumTokens()*l)
+						s.StateScores(got, d, 0, d.NumTokens())
+						for k := range got {
+							if math.Float64bits(got[k]) != math.Float64bits(want[k]) {
+								t.Fatalf("trial %d %s: score %d = %v, Model.StateScores %v", trial, when, k, got[k], want[k])
+							}
 						}
 					}
 				}

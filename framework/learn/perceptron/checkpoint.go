@@ -44,12 +44,12 @@ func decodeState(b []byte, weights, sentences int) (*state, error) {
 }
 
 // restore loads a checkpoint's weights and counters into t, and the
-// decoding copies from the weights.
+// decoding copy of the transitions from the weights (the state weights
+// are read from t.w itself).
 func (t *trainer) restore(st *state) {
 	copy(t.w, st.W)
 	copy(t.u, st.U)
 	t.c, t.updates = st.C, st.Updates
-	t.scorer.Reset(t.m, t.w)
 	if !t.transitions {
 		return
 	}

@@ -7,6 +7,6 @@
 // trick rather than by summing the vector after every sentence.
 //
 // Training decodes through the same kernel as tagging: state scores from
-// a linear.Scorer and transitions from a lattice.Chain (constraints
-// applied), both updated in place with the weights they copy.
+// a linear.Scorer reading the current weights in place, transitions from
+// a lattice.Chain (constraints applied) updated with them.
 package perceptron

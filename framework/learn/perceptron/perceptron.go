@@ -234,10 +234,11 @@ type trainer struct {
 	// c counts the sentences seen (the timestamp).
 	c       float64
 	updates int
-	// The decoding copies of w, kept in step with it: the state weights
-	// laid out for scoring, and the transition, start and stop weights
+	// Decoding reads the state weights in w itself (scorer: w changes
+	// after most sentences, so a packed copy would cost more than it
+	// saves) and the transition, start and stop weights from a copy
 	// prepared for the Viterbi kernel with the scheme's constraints
-	// applied (chain, attached to sc).
+	// applied (chain, attached to sc), kept in step with w.
 	scorer *linear.Scorer
 	chain  *lattice.Chain
 	ws     *lattice.Workspace
@@ -252,7 +253,7 @@ func newTrainer(m *linear.Model, p *learn.Problem) *trainer {
 		w: make([]float64, len(m.W)), u: make([]float64, len(m.W)), c: 1,
 		ws: lattice.NewWorkspace(nl),
 	}
-	t.scorer = m.NewScorer(t.w)
+	t.scorer = m.InPlaceScorer(t.w)
 	// The decoding transitions start at zero, as w does, whether or not
 	// the model has a transition template.
 	zero := make([]float64, nl*nl)
@@ -322,7 +323,6 @@ func (t *trainer) updateState(tok int, y int32, delta float64) {
 			v := delta * d.Value(k)
 			t.w[f] += v
 			t.u[f] += t.c * v
-			t.scorer.Set(f, t.w[f])
 		}
 	}
 }
