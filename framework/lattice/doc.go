@@ -5,10 +5,55 @@
 // A lattice scores a label sequence y of a sentence of N tokens over L
 // labels as
 //
-//	Start[y0] + Σi State[i*L+yi] + Σi>0 Trans[y(i-1)*L+yi] + Stop[y(N-1)]
+//	Start[y0] + Σi State[i*L+yi] + Σi>0 trans_i[y(i-1)][yi] + Stop[y(N-1)]
 //
-// Scores are log-potentials; -Inf forbids a label or a bigram. All work
-// happens in a Workspace that grows to the longest sentence it has seen and
-// then never allocates again, so a Workspace per goroutine keeps decoding
-// and gradient passes allocation-free.
+// where trans_i[p][c] is Trans[p*L+c], plus TransAt[(i-1)*L*L+p*L+c] when
+// Scores.TransAt is set. Scores are log-potentials; -Inf forbids a label
+// or a bigram. All work happens in a Workspace that grows to the longest
+// sentence it has seen and then never allocates again, so a Workspace per
+// goroutine keeps decoding and gradient passes allocation-free. Kernels
+// take their destination first (Viterbi(dst, s), StateMarginals(dst)).
+//
+// # One Viterbi kernel
+//
+// Workspace.Viterbi is the only Viterbi: the tagger, the perceptron's
+// training decode and dev scoring all call it (linear.Scorer fills the
+// State half of their Scores). What does not depend on the sentence —
+// Trans, Start, Stop, with constraints applied — is prepared once in a
+// Chain: transitions transposed, and each label's predecessors whose
+// transition is not -Inf listed, so constrained labels (I-X after B-X or
+// I-X only) cost two comparisons instead of L. Chain.Attach puts a chain
+// into a Scores; a Scores without one is prepared by the Workspace and
+// the result kept while its Trans is unchanged. Every path through the
+// kernel adds and compares the same numbers in the same order, ties to
+// the lowest label, so it gives the bits of the textbook algorithm
+// (viterbi_test.go holds that algorithm and checks it).
+//
+// # Per-position transitions
+//
+// Scores.TransAt is where input-conditioned transitions plug in:
+// trans_i = shared matrix + terms of position i (features of tokens i-1
+// and i conjoined with the label bigram). The lattice side is done — the
+// kernel's step reads transposed transitions and predecessor lists, and
+// with TransAt it is handed position i's (the chain's plus the block of
+// i) instead of the chain's, so the inner loop is unchanged; n-best,
+// SequenceScore and the log-space forward-backward read trans_i too, and
+// the brute-force tests cover them with TransAt set. What is left for
+// the issue that adds such features: linear.Scorer.Lattice fills TransAt
+// from the model's transition-attribute weights (today it sets it to
+// nil), the CRF gradient adds the per-position pair marginals
+// (PairMarginal) to those weights, and, for speed, forward-backward gets
+// a scaled pass over per-position blocks (with TransAt it takes the
+// log-space pass now).
+//
+// # Second order
+//
+// A second-order model over L labels is a first-order lattice over the
+// L*L pairs (y(i-1), yi): Trans over pairs is -Inf except between (a, b)
+// and (b, c), which carries the trigram score, and State[i][(a, b)] is
+// the state score of b. Built as a Chain over pairs, the predecessor
+// lists keep just the L consistent pairs of each, so the same kernel
+// runs in L³ per position, not L⁴. The caller adds a start symbol for
+// the first position's pairs and maps the pairs of the path back to
+// labels.
 package lattice

@@ -16,12 +16,35 @@ type Scores struct {
 	Trans []float64
 	Start []float64
 	Stop  []float64
+	// TransAt, when set, holds per-position transition terms, (N-1)*L*L
+	// of them: the bigram prev → cur into position i (1 <= i < N) scores
+	// Trans[prev*L+cur] + TransAt[(i-1)*L*L+prev*L+cur]. Nil means every
+	// position uses Trans alone, as every model does today.
+	TransAt []float64
+	// Chain, when set, holds Trans, Start and Stop prepared for Viterbi;
+	// Chain.Attach sets it together with them.
+	Chain *Chain
 }
 
 func (s *Scores) check() {
 	if s.L <= 0 || len(s.State) < s.N*s.L || len(s.Trans) != s.L*s.L || len(s.Start) != s.L || len(s.Stop) != s.L {
 		panic("lattice: Scores shapes do not match N and L")
 	}
+	if s.TransAt != nil && len(s.TransAt) < max(s.N-1, 0)*s.L*s.L {
+		panic("lattice: Scores.TransAt shorter than (N-1)*L*L")
+	}
+}
+
+// trans returns the score of the bigram prev → cur into position i: Trans
+// alone unless TransAt is set, so that without it every algorithm adds
+// exactly the numbers it always did.
+func (s *Scores) trans(i, prev, cur int) float64 {
+	l := s.L
+	v := s.Trans[prev*l+cur]
+	if s.TransAt != nil {
+		v += s.TransAt[(i-1)*l*l+prev*l+cur]
+	}
+	return v
 }
 
 // SequenceScore returns the score of path under s.
@@ -37,7 +60,7 @@ func SequenceScore(s *Scores, path []int32) float64 {
 	for i, y := range path {
 		score += s.State[i*l+int(y)]
 		if i > 0 {
-			score += s.Trans[int(path[i-1])*l+int(y)]
+			score += s.trans(i, int(path[i-1]), int(y))
 		}
 	}
 	return score
@@ -71,10 +94,15 @@ type Constraints struct {
 
 // Apply sets the forbidden entries of s.Trans, s.Start and s.Stop to -Inf.
 // It writes into those slices, so callers apply it to copies of a model's
-// weights, once, rather than per sentence.
+// weights, once, rather than per sentence; NewChain does that for the
+// decoders. A Scores with a Chain is refused: writing under the chain
+// would leave its prepared transitions stale.
 func (c *Constraints) Apply(s *Scores) {
 	if c == nil {
 		return
+	}
+	if s.Chain != nil {
+		panic("lattice: Constraints.Apply on a Scores with a Chain; pass the constraints to NewChain")
 	}
 	if len(c.Trans) != len(s.Trans) || len(c.Start) != len(s.Start) || len(c.Stop) != len(s.Stop) {
 		panic("lattice: Constraints shapes do not match Scores")
@@ -101,9 +129,16 @@ func (c *Constraints) Apply(s *Scores) {
 // It is not safe for concurrent use; give each goroutine its own.
 type Workspace struct {
 	l int
-	// Viterbi.
-	delta []float64
-	back  []int32
+	// Viterbi: the table, the backpointers, the chain prepared from the
+	// last Scores without one (valid while its Trans is unchanged), and
+	// one position's transitions under TransAt.
+	delta      []float64
+	back       []int32
+	chain      *Chain
+	chainValid bool
+	posT       []float64
+	posPreds   [][]edge
+	posEdges   []edge
 	// Forward-backward, in scaled exponential space: alpha[i] and beta[i]
 	// are rescaled per position (sums[i]) so they stay in range, the way
 	// CRFsuite does it, which needs no exp/log per lattice edge. When the
@@ -129,9 +164,6 @@ type Workspace struct {
 	logZ                                 float64
 	tmp                                  []float64
 	pairAcc                              []float64
-	// Viterbi's transposed transitions and the Trans they were made from.
-	transT, transTOf []float64
-	transTValid      bool
 }
 
 // NewWorkspace returns a workspace for lattices over l labels.
@@ -171,57 +203,6 @@ func (w *Workspace) checkL(s *Scores) {
 	}
 }
 
-// Viterbi writes the best label sequence into dst (length s.N) and returns
-// its score. Ties go to the lowest label index, so decoding is
-// deterministic. When every sequence is forbidden the score is -Inf.
-func (w *Workspace) Viterbi(dst []int32, s *Scores) float64 {
-	w.checkL(s)
-	n, l := s.N, s.L
-	if len(dst) != n {
-		panic("lattice: Viterbi dst length differs from N")
-	}
-	if n == 0 {
-		return 0
-	}
-	w.grow(n)
-	delta, back := w.delta[:n*l], w.back[:n*l]
-	for y := 0; y < l; y++ {
-		delta[y] = s.Start[y] + s.State[y]
-	}
-	transT := w.transposed(s.Trans)
-	for i := 1; i < n; i++ {
-		prev := delta[(i-1)*l : i*l]
-		cur := delta[i*l : (i+1)*l]
-		bp := back[i*l : (i+1)*l]
-		state := s.State[i*l : (i+1)*l]
-		for y := range cur {
-			// The column of Trans into y, stored contiguously.
-			col := transT[y*l : (y+1)*l]
-			col = col[:len(prev)]
-			best, arg := math.Inf(-1), int32(0)
-			for p, v := range prev {
-				if v += col[p]; v > best {
-					best, arg = v, int32(p)
-				}
-			}
-			cur[y] = best + state[y]
-			bp[y] = arg
-		}
-	}
-	last := delta[(n-1)*l : n*l]
-	best, arg := math.Inf(-1), int32(0)
-	for y := 0; y < l; y++ {
-		if v := last[y] + s.Stop[y]; v > best {
-			best, arg = v, int32(y)
-		}
-	}
-	dst[n-1] = arg
-	for i := n - 1; i > 0; i-- {
-		dst[i-1] = back[i*l+int(dst[i])]
-	}
-	return best
-}
-
 // finiteRange returns the smallest and largest finite entries of x (lo >
 // hi when none is finite). Plain comparisons, not math.Min/Max: this runs
 // once per lattice row.
@@ -257,27 +238,6 @@ func spread(x []float64) float64 {
 // within exp(-2*maxSpread) ≈ 1e-217, far from underflow. Trained models sit
 // far inside the bound (spreads of tens); beyond it the log-space pass runs.
 const maxSpread = 250
-
-// transposed returns Trans transposed ([cur*L+prev]), cached while Trans
-// stays the same, as it does across the sentences of a tagging or training
-// pass.
-func (w *Workspace) transposed(trans []float64) []float64 {
-	if w.transTValid && equal(w.transTOf, trans) {
-		return w.transT
-	}
-	l := w.l
-	if w.transT == nil {
-		w.transT, w.transTOf = make([]float64, l*l), make([]float64, l*l)
-	}
-	copy(w.transTOf, trans)
-	for p := 0; p < l; p++ {
-		for c := 0; c < l; c++ {
-			w.transT[c*l+p] = trans[p*l+c]
-		}
-	}
-	w.transTValid = true
-	return w.transT
-}
 
 // maxFinite returns the largest finite entry of x, or 0 if none is finite.
 func maxFinite(x []float64) float64 {
@@ -334,6 +294,11 @@ func equal(a, b []float64) bool {
 // recomputes everything. When every sequence is forbidden log Z is -Inf and
 // all marginals are 0. The marginal accessors below read these tables until
 // the next call.
+//
+// With per-position transitions (s.TransAt) the log-space pass runs: the
+// scaled pass exponentiates Trans once for all sentences, which
+// per-position terms defeat; a scaled pass exponentiating each position's
+// block is the optimization to add when a model produces them.
 func (w *Workspace) ForwardBackward(s *Scores) float64 {
 	w.checkL(s)
 	n := s.N
@@ -344,9 +309,11 @@ func (w *Workspace) ForwardBackward(s *Scores) float64 {
 		return 0
 	}
 	w.grow(n)
-	w.prepareEdges(s)
-	if w.scaled(s) {
-		return w.logZ
+	if s.TransAt == nil {
+		w.prepareEdges(s)
+		if w.scaled(s) {
+			return w.logZ
+		}
 	}
 	w.logSpace = true
 	w.logForwardBackward(s)
@@ -460,7 +427,7 @@ func (w *Workspace) logForwardBackward(s *Scores) {
 	for i := 1; i < n; i++ {
 		for y := 0; y < l; y++ {
 			for p := 0; p < l; p++ {
-				tmp[p] = alpha[(i-1)*l+p] + s.Trans[p*l+y]
+				tmp[p] = alpha[(i-1)*l+p] + s.trans(i, p, y)
 			}
 			alpha[i*l+y] = LogSumExp(tmp) + s.State[i*l+y]
 		}
@@ -473,7 +440,7 @@ func (w *Workspace) logForwardBackward(s *Scores) {
 	for i := n - 2; i >= 0; i-- {
 		for p := 0; p < l; p++ {
 			for y := 0; y < l; y++ {
-				tmp[y] = s.Trans[p*l+y] + s.State[(i+1)*l+y] + beta[(i+1)*l+y]
+				tmp[y] = s.trans(i+1, p, y) + s.State[(i+1)*l+y] + beta[(i+1)*l+y]
 			}
 			beta[i*l+p] = LogSumExp(tmp)
 		}
@@ -523,7 +490,7 @@ func (w *Workspace) PairMarginal(s *Scores, i, prev, cur int) float64 {
 		if math.IsInf(w.logZ, -1) {
 			return 0
 		}
-		return math.Exp(w.alpha[(i-1)*l+prev] + s.Trans[prev*l+cur] + s.State[i*l+cur] + w.beta[i*l+cur] - w.logZ)
+		return math.Exp(w.alpha[(i-1)*l+prev] + s.trans(i, prev, cur) + s.State[i*l+cur] + w.beta[i*l+cur] - w.logZ)
 	}
 	return w.alpha[(i-1)*l+prev] * w.expTrans[prev*l+cur] * w.expState[i*l+cur] * w.beta[i*l+cur] / w.sums[i]
 }

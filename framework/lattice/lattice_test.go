@@ -59,16 +59,28 @@ func close(a, b, tol float64) bool {
 	return math.Abs(a-b) <= tol*math.Max(1, math.Max(math.Abs(a), math.Abs(b)))
 }
 
+// addTransAt gives s per-position transition terms of the given scale.
+func addTransAt(r *rand.Rand, s *Scores, scale float64) {
+	s.TransAt = make([]float64, max(s.N-1, 0)*s.L*s.L)
+	for k := range s.TransAt {
+		s.TransAt[k] = scale * r.NormFloat64()
+	}
+}
+
 var cases = []struct {
-	name   string
-	scale  float64
-	forbid bool
+	name        string
+	scale       float64
+	forbid      bool
+	perPosition bool // per-position transitions (Scores.TransAt)
 }{
-	{"unit", 1, false},
-	{"forbidden", 2, true},
-	{"huge", 400, false},
-	{"huge-forbidden", 1000, true},
-	{"tiny", 1e-6, false},
+	{"unit", 1, false, false},
+	{"forbidden", 2, true, false},
+	{"huge", 400, false, false},
+	{"huge-forbidden", 1000, true, false},
+	{"tiny", 1e-6, false, false},
+	{"per-position", 1, false, true},
+	{"per-position-forbidden", 2, true, true},
+	{"per-position-huge", 400, false, true},
 }
 
 func TestAgainstBruteForce(t *testing.T) {
@@ -80,6 +92,9 @@ func TestAgainstBruteForce(t *testing.T) {
 				l := 1 + r.IntN(4)
 				n := r.IntN(6)
 				s := randomScores(r, n, l, c.scale, c.forbid)
+				if c.perPosition {
+					addTransAt(r, s, c.scale)
+				}
 				w := ws[l]
 				if w == nil {
 					w = NewWorkspace(l)
@@ -349,7 +364,21 @@ func FuzzForwardBackward(f *testing.F) {
 			return
 		}
 		l, n := 1+int(nl%4), int(nn%6)
-		s := randomScores(rand.New(rand.NewPCG(seed, 1)), n, l, scale, seed%2 == 0)
-		checkLattice(t, NewWorkspace(l), s)
+		r := rand.New(rand.NewPCG(seed, 1))
+		s := randomScores(r, n, l, scale, seed%2 == 0)
+		w := NewWorkspace(l)
+		checkLattice(t, w, s)
+		// The same lattice through a prepared Chain decodes to the same
+		// bits; one seed in four also gets per-position transitions.
+		cs := *s
+		NewChain(s.Trans, s.Start, s.Stop, nil).Attach(&cs)
+		p1, p2 := make([]int32, n), make([]int32, n)
+		if v1, v2 := w.Viterbi(p1, s), w.Viterbi(p2, &cs); math.Float64bits(v1) != math.Float64bits(v2) || !equalPath(p1, p2) {
+			t.Fatalf("with a Chain %v (%v), without %v (%v)", p2, v2, p1, v1)
+		}
+		if seed%4 == 1 {
+			addTransAt(r, s, scale)
+			checkLattice(t, w, s)
+		}
 	})
 }

@@ -42,7 +42,7 @@ func (w *Workspace) NBest(dst [][]int32, scores []float64, s *Scores, k int) int
 			st := s.State[i*l+y]
 			for p := 0; p < l; p++ {
 				base := ((i-1)*l + p) * k
-				t := s.Trans[p*l+y]
+				t := s.trans(i, p, y)
 				for r := 0; r < int(count[(i-1)*l+p]); r++ {
 					v := entries[base+r].score + t + st
 					if math.IsInf(v, -1) || math.IsNaN(v) {

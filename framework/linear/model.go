@@ -147,65 +147,28 @@ func (m *Model) Validate() error {
 
 // StateScores writes the state scores of tokens [start, end) of data into
 // dst ((end-start)*L, row-major), W being the weights. It takes the weights
-// as an argument so learners can score with a vector other than m.W (the
-// perceptron's current weights, an optimizer's trial point).
+// as an argument so learners can score with a vector other than m.W (an
+// optimizer's trial point); it reads them in place (see Scorer).
 func (m *Model) StateScores(dst []float64, w []float64, data *feature.Dataset, start, end int) {
-	l := m.NumLabels
-	if len(dst) != (end-start)*l {
-		panic("linear: StateScores dst has wrong length")
-	}
-	for i := range dst {
-		dst[i] = 0
-	}
-	off, labels := m.FeatOff, m.FeatLabel
-	for t := start; t < end; t++ {
-		row := dst[(t-start)*l : (t-start+1)*l]
-		lo, hi := data.TokenOff[t], data.TokenOff[t+1]
-		attrs := data.Attrs[lo:hi]
-		if data.Values == nil {
-			// Binary attributes, the common case: no multiply.
-			for _, a := range attrs {
-				f0, f1 := off[a], off[a+1]
-				lab := labels[f0:f1]
-				ws := w[f0:f1]
-				ws = ws[:len(lab)] // lets the compiler drop the bounds check on ws[j]
-				for j, y := range lab {
-					row[y] += ws[j]
-				}
-			}
-			continue
-		}
-		vals := data.Values[lo:hi]
-		for k, a := range attrs {
-			v := vals[k]
-			f0, f1 := off[a], off[a+1]
-			ws := w[f0:f1]
-			for j, y := range labels[f0:f1] {
-				row[y] += v * ws[j]
-			}
-		}
-	}
+	s := m.inPlace(w)
+	s.StateScores(dst, data, start, end)
 }
 
-// Lattice fills s with the scores of sentence sent of data under weights w.
+// Lattice fills s with the scores of sentence sent of data under weights w,
+// w's transition, start and stop weights included (so s has no Chain).
 // s.State must have capacity for the sentence; it is resliced, not
 // reallocated, when large enough.
 func (m *Model) Lattice(s *lattice.Scores, w []float64, data *feature.Dataset, sent int) {
-	start, end := data.Sentence(sent)
-	n, l := end-start, m.NumLabels
-	if cap(s.State) < n*l {
-		s.State = make([]float64, n*l, 2*n*l)
-	}
-	s.N, s.L = n, l
-	s.State = s.State[:n*l]
-	m.StateScores(s.State, w, data, start, end)
+	in := m.inPlace(w)
+	in.Lattice(s, data, sent)
 	// Without the transition template the learners keep the transition,
 	// start and stop weights at zero, so the lattice degenerates into
 	// independent per-token decisions without a special case here.
-	f := len(m.FeatLabel)
+	f, l := len(m.FeatLabel), m.NumLabels
 	s.Trans = w[f : f+l*l]
 	s.Start = w[f+l*l : f+l*l+l]
 	s.Stop = w[f+l*l+l : f+l*l+2*l]
+	s.Chain = nil
 }
 
 // Feature returns the index in W of the state feature (attribute a, label

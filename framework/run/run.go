@@ -201,7 +201,7 @@ func Run(ctx context.Context, o Options) (*Result, error) {
 	sch := s.Labels.Scheme
 	var constraints *lattice.Constraints
 	if s.Labels.Constrained {
-		constraints = tagger.Constraints(enc.labels.Names(), sch)
+		constraints = scheme.Constraints(enc.labels.Names(), sch)
 	}
 
 	res := &Result{Dir: o.OutDir, Metrics: rundir.Metrics{}, tests: map[string][]eval.Sentence{}}
@@ -712,13 +712,12 @@ func devScorer(enc *encoded, sch scheme.Scheme, constraints *lattice.Constraints
 		}
 	}
 	threads = max(1, min(threads, n))
+	// Calls never overlap (they share sents), so one packed copy of the
+	// state weights serves them all.
+	var scorer linear.Scorer
 	return func(m *linear.Model) float64 {
-		trans := append([]float64(nil), m.Trans()...)
-		start := append([]float64(nil), m.Start()...)
-		stop := append([]float64(nil), m.Stop()...)
-		if constraints != nil {
-			constraints.Apply(&lattice.Scores{L: m.NumLabels, Trans: trans, Start: start, Stop: stop})
-		}
+		scorer.Reset(m, m.W)
+		chain := lattice.NewChain(m.Trans(), m.Start(), m.Stop(), constraints)
 		var wg sync.WaitGroup
 		for w := 0; w < threads; w++ {
 			wg.Add(1)
@@ -726,10 +725,10 @@ func devScorer(enc *encoded, sch scheme.Scheme, constraints *lattice.Constraints
 				defer wg.Done()
 				ws := lattice.NewWorkspace(m.NumLabels)
 				var sc lattice.Scores
+				chain.Attach(&sc)
 				var path []int32
 				for k := w; k < n; k += threads {
-					m.Lattice(&sc, m.W, enc.dev, k)
-					sc.Trans, sc.Start, sc.Stop = trans, start, stop
+					scorer.Lattice(&sc, enc.dev, k)
 					path = append(path[:0], make([]int32, sc.N)...)
 					if sc.N > 0 {
 						ws.Viterbi(path, &sc)

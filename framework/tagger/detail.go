@@ -33,21 +33,20 @@ func (t *Tagger) TagDetailed(sents []*corpus.Sentence, k int) ([]Decoded, error)
 		return nil, err
 	}
 	data := t.enc.Dataset()
-	lm := t.Model.Linear
 	out := make([]Decoded, len(sents))
 	paths := make([][]int32, k)
 	scores := make([]float64, k)
 	for j, s := range sents {
-		lm.Lattice(&t.scores, lm.W, data, j)
-		t.scores.Trans, t.scores.Start, t.scores.Stop = t.trans, t.start, t.stop
-		found := t.ws.NBest(paths, scores, &t.scores, k)
+		t.scorer.Lattice(&t.scores, data, j)
+		sc := t.scores
+		found := t.ws.NBest(paths, scores, &sc, k)
 		if found == 0 {
 			// Constraints the labels cannot satisfy: fall back to the
 			// unconstrained lattice, as Tag does.
-			lm.Lattice(&t.scores, lm.W, data, j)
-			found = t.ws.NBest(paths, scores, &t.scores, k)
+			t.free.Attach(&sc)
+			found = t.ws.NBest(paths, scores, &sc, k)
 		}
-		logZ := t.ws.ForwardBackward(&t.scores)
+		logZ := t.ws.ForwardBackward(&sc)
 		d := Decoded{}
 		for r := 0; r < found; r++ {
 			labels := make([]string, s.Len())

@@ -1,8 +1,3 @@
-// Package tagger applies a model file to text: it re-creates the model's
-// feature templates, encodes sentences with the model's vocabulary, and
-// decodes with the shared lattice core. It is the same code path for the
-// test set of `trellis run` and for `trellis tag`, so the figures a run
-// reports are the figures a user gets.
 package tagger
 
 import (
@@ -14,6 +9,7 @@ import (
 	"github.com/trellis-nlp/trellis/framework/corpus"
 	"github.com/trellis-nlp/trellis/framework/feature"
 	"github.com/trellis-nlp/trellis/framework/lattice"
+	"github.com/trellis-nlp/trellis/framework/linear"
 	"github.com/trellis-nlp/trellis/framework/model"
 	"github.com/trellis-nlp/trellis/framework/scheme"
 )
@@ -31,15 +27,15 @@ type Tagger struct {
 	extractors []feature.Extractor
 	enc        *feature.Encoder
 	ws         *lattice.Workspace
-	scores     lattice.Scores
-	// trans, start, stop are the model's weights with the scheme's
-	// constraints applied once, instead of per sentence.
-	trans, start, stop []float64
-	path               []int32
-	dec                *decoder
-	onClose            []func() error
-	state              []float64
-	labels             []string // Stream's reused label buffer
+	// scorer lays out the model's state weights for scoring; scores has
+	// the model's transitions attached once, constraints applied (chain).
+	// free is the chain without constraints, for sentences whose every
+	// path the constraints forbid (free == chain when unconstrained).
+	scorer      *linear.Scorer
+	chain, free *lattice.Chain
+	scores      lattice.Scores
+	path        []int32
+	onClose     []func() error
 }
 
 // New builds a tagger for m. Templates are instantiated from reg.
@@ -57,12 +53,11 @@ func New(m *model.Model, reg *feature.Registry, opt Options) (*Tagger, error) {
 		return nil, err
 	}
 	t := &Tagger{Model: m, Format: f, extractors: mp.Extractors(), enc: mp.NewEncoder()}
-	l := len(m.Labels)
-	t.ws = lattice.NewWorkspace(l)
+	t.ws = lattice.NewWorkspace(len(m.Labels))
 	lm := m.Linear
-	t.trans = append([]float64(nil), lm.Trans()...)
-	t.start = append([]float64(nil), lm.Start()...)
-	t.stop = append([]float64(nil), lm.Stop()...)
+	t.scorer = lm.NewScorer(lm.W)
+	t.free = lattice.NewChain(lm.Trans(), lm.Start(), lm.Stop(), nil)
+	t.chain = t.free
 	constrained := m.Constrained
 	if opt.Constrained != nil {
 		constrained = *opt.Constrained
@@ -73,17 +68,10 @@ func New(m *model.Model, reg *feature.Registry, opt Options) (*Tagger, error) {
 			t.Close()
 			return nil, err
 		}
-		c := Constraints(m.Labels, sc)
-		c.Apply(&lattice.Scores{N: 0, L: l, Trans: t.trans, Start: t.start, Stop: t.stop})
+		t.chain = lattice.NewChain(lm.Trans(), lm.Start(), lm.Stop(), scheme.Constraints(m.Labels, sc))
 	}
-	t.dec = newDecoder(lm, t.trans, t.start, t.stop)
+	t.chain.Attach(&t.scores)
 	return t, nil
-}
-
-// Constraints returns the lattice constraints of a label scheme.
-func Constraints(labels []string, sc scheme.Scheme) *lattice.Constraints {
-	trans, start, stop := scheme.Allowed(labels, sc)
-	return &lattice.Constraints{Trans: trans, Start: start, Stop: stop}
 }
 
 // OnClose adds f to what Close runs, after the extractors are closed: the
@@ -148,26 +136,18 @@ func (t *Tagger) tag(sents []*corpus.Sentence, buf []string, out [][]string) ([]
 // decode runs Viterbi on sentence k of data and returns the label IDs (a
 // view into a reused buffer).
 func (t *Tagger) decode(data *feature.Dataset, k int) []int32 {
-	start, end := data.Sentence(k)
-	n, l := end-start, t.dec.l
+	t.scorer.Lattice(&t.scores, data, k)
+	n := t.scores.N
 	if cap(t.path) < n {
 		t.path = make([]int32, n)
 	}
 	t.path = t.path[:n]
-	if n == 0 {
-		return t.path
-	}
-	if cap(t.state) < n*l {
-		t.state = make([]float64, 2*n*l)
-	}
-	state := t.state[:n*l]
-	t.dec.stateScores(state, data, start, end)
-	if score := t.dec.viterbi(t.path, state); math.IsInf(score, -1) {
+	if score := t.ws.Viterbi(t.path, &t.scores); math.IsInf(score, -1) && t.free != t.chain {
 		// Every path is forbidden (possible only with constraints that
 		// the model's labels cannot satisfy): decode unconstrained.
-		lm := t.Model.Linear
-		lm.Lattice(&t.scores, lm.W, data, k)
-		t.ws.Viterbi(t.path, &t.scores)
+		free := t.scores
+		t.free.Attach(&free)
+		t.ws.Viterbi(t.path, &free)
 	}
 	return t.path
 }

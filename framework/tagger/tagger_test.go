@@ -253,3 +253,59 @@ func BenchmarkTagConll2000(b *testing.B) {
 		b.ReportMetric(float64(tokens)/cpu.Seconds(), "tokens/cpu-s")
 	}
 }
+
+// TestForbiddenFallback: when the constraints forbid every sequence (here
+// IOB2 labels that are all I-), plain and detailed tagging decode without
+// them, giving what an unconstrained tagger gives.
+func TestForbiddenFallback(t *testing.T) {
+	m := tinyModel(t)
+	if len(m.Labels) != 3 {
+		t.Fatalf("tiny model has %d labels, want 3", len(m.Labels))
+	}
+	m.Labels = []string{"I-A", "I-B", "I-C"}
+	reg, _ := builtin.Registries()
+	sents := func() []*corpus.Sentence {
+		f, err := corpus.New(m.Format)
+		if err != nil {
+			t.Fatal(err)
+		}
+		r := f.NewReader(strings.NewReader("the DT\nbird NN\nflew VBD\n\nzebra NN\n"), "in", corpus.ReadOptions{LabelOptional: true})
+		var out []*corpus.Sentence
+		for {
+			s, err := r.Read()
+			if err == io.EOF {
+				return out
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			out = append(out, s)
+		}
+	}
+	tagWith := func(constrained bool) ([][]string, []tagger.Decoded) {
+		tg, err := tagger.New(m, reg, tagger.Options{Constrained: &constrained})
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer tg.Close()
+		pred, err := tg.Tag(sents())
+		if err != nil {
+			t.Fatal(err)
+		}
+		det, err := tg.TagDetailed(sents(), 2)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return pred, det
+	}
+	pred, det := tagWith(true)
+	freePred, freeDet := tagWith(false)
+	if !reflect.DeepEqual(pred, freePred) || !reflect.DeepEqual(det, freeDet) {
+		t.Fatalf("all-forbidden constrained tagging %q %+v, unconstrained %q %+v", pred, det, freePred, freeDet)
+	}
+	for k, d := range det {
+		if len(d.Paths) == 0 || !reflect.DeepEqual(d.Paths[0], pred[k]) {
+			t.Fatalf("sentence %d: detailed best %q, Tag %q", k, d.Paths, pred[k])
+		}
+	}
+}

@@ -43,7 +43,9 @@ func decodeState(b []byte, weights, sentences int) (*state, error) {
 	return &st, nil
 }
 
-// restore loads a checkpoint's weights and counters into t.
+// restore loads a checkpoint's weights and counters into t, and the
+// decoding copy of the transitions from the weights (the state weights
+// are read from t.w itself).
 func (t *trainer) restore(st *state) {
 	copy(t.w, st.W)
 	copy(t.u, st.U)
@@ -52,17 +54,13 @@ func (t *trainer) restore(st *state) {
 		return
 	}
 	l, f := t.nl, t.m.NumFeatures()
-	for k := 0; k < l*l; k++ {
-		if t.allowTrans[k] {
-			t.trans[k] = t.w[f+k]
+	for p := 0; p < l; p++ {
+		for c := 0; c < l; c++ {
+			t.chain.SetTrans(p, c, t.w[f+p*l+c])
 		}
 	}
 	for y := 0; y < l; y++ {
-		if t.allowStart[y] {
-			t.start[y] = t.w[f+l*l+y]
-		}
-		if t.allowStop[y] {
-			t.stop[y] = t.w[f+l*l+l+y]
-		}
+		t.chain.SetStart(y, t.w[f+l*l+y])
+		t.chain.SetStop(y, t.w[f+l*l+l+y])
 	}
 }

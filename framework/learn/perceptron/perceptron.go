@@ -1,10 +1,3 @@
-// Package perceptron is the averaged structured perceptron (Collins 2002):
-// decode each training sentence with the current weights (Viterbi on the
-// shared lattice core), and where the best sequence differs from the gold
-// one, add the gold sequence's features and subtract the predicted ones.
-// The returned weights are the average over all steps, which generalizes
-// far better than the last vector; the average is kept with the timestamp
-// trick rather than by summing the vector after every sentence.
 package perceptron
 
 import (
@@ -241,15 +234,16 @@ type trainer struct {
 	// c counts the sentences seen (the timestamp).
 	c       float64
 	updates int
-	// Decoding copies of the transition, start and stop weights with the
-	// scheme's constraints applied; kept in step with w.
-	trans, start, stop []float64
-	allowTrans         []bool
-	allowStart         []bool
-	allowStop          []bool
-	ws                 *lattice.Workspace
-	sc                 lattice.Scores
-	path               []int32
+	// Decoding reads the state weights in w itself (scorer: w changes
+	// after most sentences, so a packed copy would cost more than it
+	// saves) and the transition, start and stop weights from a copy
+	// prepared for the Viterbi kernel with the scheme's constraints
+	// applied (chain, attached to sc), kept in step with w.
+	scorer *linear.Scorer
+	chain  *lattice.Chain
+	ws     *lattice.Workspace
+	sc     lattice.Scores
+	path   []int32
 }
 
 func newTrainer(m *linear.Model, p *learn.Problem) *trainer {
@@ -257,30 +251,21 @@ func newTrainer(m *linear.Model, p *learn.Problem) *trainer {
 	t := &trainer{
 		m: m, d: p.Train, nl: nl, transitions: p.Transitions,
 		w: make([]float64, len(m.W)), u: make([]float64, len(m.W)), c: 1,
-		trans: make([]float64, nl*nl), start: make([]float64, nl), stop: make([]float64, nl),
 		ws: lattice.NewWorkspace(nl),
 	}
-	t.allowTrans, t.allowStart, t.allowStop = allTrue(nl*nl), allTrue(nl), allTrue(nl)
-	if c := p.Constraints; c != nil {
-		t.allowTrans, t.allowStart, t.allowStop = c.Trans, c.Start, c.Stop
-		c.Apply(&lattice.Scores{L: nl, Trans: t.trans, Start: t.start, Stop: t.stop})
-	}
+	t.scorer = m.InPlaceScorer(t.w)
+	// The decoding transitions start at zero, as w does, whether or not
+	// the model has a transition template.
+	zero := make([]float64, nl*nl)
+	t.chain = lattice.NewChain(zero, zero[:nl], zero[:nl], p.Constraints)
+	t.chain.Attach(&t.sc)
 	return t
-}
-
-func allTrue(n int) []bool {
-	b := make([]bool, n)
-	for i := range b {
-		b[i] = true
-	}
-	return b
 }
 
 // step decodes sentence s and updates the weights where it errs. It
 // returns the number of mislabelled tokens and the sentence length.
 func (t *trainer) step(s int) (errors, n int) {
-	t.m.Lattice(&t.sc, t.w, t.d, s)
-	t.sc.Trans, t.sc.Start, t.sc.Stop = t.trans, t.start, t.stop
+	t.scorer.Lattice(&t.sc, t.d, s)
 	n = t.sc.N
 	if cap(t.path) < n {
 		t.path = make([]int32, n, 2*n)
@@ -297,30 +282,35 @@ func (t *trainer) step(s int) (errors, n int) {
 		}
 	}
 	if errors > 0 && t.transitions {
-		l := t.nl
-		f := t.m.NumFeatures()
-		if gold[0] != path[0] {
-			t.add(f+l*l+int(gold[0]), 1, t.start, int(gold[0]), t.allowStart)
-			t.add(f+l*l+int(path[0]), -1, t.start, int(path[0]), t.allowStart)
-		}
-		for i := 1; i < n; i++ {
-			g := int(gold[i-1])*l + int(gold[i])
-			p := int(path[i-1])*l + int(path[i])
-			if g != p {
-				t.add(f+g, 1, t.trans, g, t.allowTrans)
-				t.add(f+p, -1, t.trans, p, t.allowTrans)
-			}
-		}
-		if gold[n-1] != path[n-1] {
-			t.add(f+l*l+l+int(gold[n-1]), 1, t.stop, int(gold[n-1]), t.allowStop)
-			t.add(f+l*l+l+int(path[n-1]), -1, t.stop, int(path[n-1]), t.allowStop)
-		}
+		t.updateTransitions(gold, path)
 	}
 	if errors > 0 {
 		t.updates++
 	}
 	t.c++
 	return errors, n
+}
+
+// updateTransitions adds the gold sequence's transition, start and stop
+// features and subtracts the predicted ones, where they differ.
+func (t *trainer) updateTransitions(gold, path []int32) {
+	l, n := t.nl, len(gold)
+	f := t.m.NumFeatures()
+	if gold[0] != path[0] {
+		t.chain.SetStart(int(gold[0]), t.add(f+l*l+int(gold[0]), 1))
+		t.chain.SetStart(int(path[0]), t.add(f+l*l+int(path[0]), -1))
+	}
+	for i := 1; i < n; i++ {
+		gp, gc, pp, pc := int(gold[i-1]), int(gold[i]), int(path[i-1]), int(path[i])
+		if gp != pp || gc != pc {
+			t.chain.SetTrans(gp, gc, t.add(f+gp*l+gc, 1))
+			t.chain.SetTrans(pp, pc, t.add(f+pp*l+pc, -1))
+		}
+	}
+	if gold[n-1] != path[n-1] {
+		t.chain.SetStop(int(gold[n-1]), t.add(f+l*l+l+int(gold[n-1]), 1))
+		t.chain.SetStop(int(path[n-1]), t.add(f+l*l+l+int(path[n-1]), -1))
+	}
 }
 
 // updateState adds delta times the token's attribute values to the
@@ -337,14 +327,13 @@ func (t *trainer) updateState(tok int, y int32, delta float64) {
 	}
 }
 
-// add updates one transition, start or stop weight and its decoding copy
-// (unless the scheme forbids it, in which case the copy stays -Inf).
-func (t *trainer) add(f int, delta float64, dec []float64, k int, allow []bool) {
+// add updates one transition, start or stop weight and returns its new
+// value, for the caller to pass to the chain (which keeps it -Inf if the
+// scheme forbids it).
+func (t *trainer) add(f int, delta float64) float64 {
 	t.w[f] += delta
 	t.u[f] += t.c * delta
-	if allow[k] {
-		dec[k] = t.w[f]
-	}
+	return t.w[f]
 }
 
 // result writes the averaged (or last) weights into dst. After T

@@ -47,6 +47,14 @@ func problem(d *feature.Dataset) *learn.Problem {
 	return &learn.Problem{Train: d, NumAttrs: 5, NumLabels: 3, Transitions: true, Seed: 1, Threads: 1, Log: zerolog.Nop()}
 }
 
+func allTrue(n int) []bool {
+	b := make([]bool, n)
+	for i := range b {
+		b[i] = true
+	}
+	return b
+}
+
 func accuracy(m *linear.Model, d *feature.Dataset) float64 {
 	ws := lattice.NewWorkspace(m.NumLabels)
 	var sc lattice.Scores

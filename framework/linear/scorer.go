@@ -1,0 +1,212 @@
+package linear
+
+import (
+	"github.com/trellis-nlp/trellis/framework/feature"
+	"github.com/trellis-nlp/trellis/framework/lattice"
+)
+
+// Scorer computes state scores — the State half of a lattice — from one
+// weight vector of a model. It is the only implementation of state
+// scoring: Model.StateScores, the tagger, the perceptron and dev scoring
+// all run its StateScores.
+//
+// The layouts live here, not in lattice, because they are layouts of a
+// Model's weights over a feature.Dataset's attributes, and lattice knows
+// neither: it scores lattices, whoever filled them. Three layouts:
+//
+//   - dense: a model in which every attribute scores every label in order
+//     (the HMM, features = "all") reads the weights in place, attribute
+//     a's row being w[a*L:(a+1)*L];
+//   - packed (NewScorer, for weights read many times between changes: a
+//     model being applied, dev scoring): each feature's label and weight
+//     side by side, one cache miss per feature instead of two, at the cost
+//     of a copy of the state weights, kept in step through Set;
+//   - in place (InPlaceScorer, Model.StateScores, for weights that change
+//     between most calls: the perceptron's, an optimizer's trial points):
+//     FeatLabel and the weights read where they are, as a copy would cost
+//     a second write per update or a copy per call for no gain.
+//
+// Every layout adds the same products in the same order (attribute by
+// attribute, features in label order), so all three give the same bits.
+type Scorer struct {
+	l   int
+	off []int32
+	// Exactly one of dense, packed and (labels, w) is set.
+	dense  []float64
+	packed []feat
+	labels []int32
+	w      []float64
+}
+
+// feat is a packed state feature: the label it scores and its weight.
+type feat struct {
+	y int32
+	w float64
+}
+
+// NewScorer returns a Scorer of m's state weights in w (a vector laid out
+// as m.W): dense models read w in place, others get a packed copy.
+func (m *Model) NewScorer(w []float64) *Scorer {
+	s := &Scorer{}
+	s.Reset(m, w)
+	return s
+}
+
+// InPlaceScorer returns a Scorer that reads m's state weights from w
+// itself, whatever the model's shape: writes to w need no Set.
+func (m *Model) InPlaceScorer(w []float64) *Scorer {
+	s := m.inPlace(w)
+	if m.dense() {
+		s.dense, s.labels, s.w = w[:m.NumFeatures()], nil, nil
+	}
+	return &s
+}
+
+// inPlace is the in-place Scorer without the dense check, which reads
+// every label: Model.StateScores builds one per call.
+func (m *Model) inPlace(w []float64) Scorer {
+	return Scorer{l: m.NumLabels, off: m.FeatOff, labels: m.FeatLabel, w: w}
+}
+
+// Reset makes s a packed (or dense) Scorer of m's state weights in w, as
+// NewScorer does, reusing s's packed buffer when it is large enough.
+func (s *Scorer) Reset(m *Model, w []float64) {
+	nf := m.NumFeatures()
+	s.l, s.off, s.labels, s.w = m.NumLabels, m.FeatOff, nil, nil
+	if m.dense() {
+		s.dense, s.packed = w[:nf], nil
+		return
+	}
+	s.dense = nil
+	if s.packed == nil || cap(s.packed) < nf {
+		s.packed = make([]feat, nf)
+	}
+	s.packed = s.packed[:nf]
+	for f, y := range m.FeatLabel {
+		s.packed[f] = feat{y, w[f]}
+	}
+}
+
+// Set records that state weight f is now v. Only a packed Scorer holds a
+// copy to update; the other layouts read the weight vector itself, where
+// the caller's own write already did it.
+func (s *Scorer) Set(f int, v float64) {
+	if s.packed != nil {
+		s.packed[f].w = v
+	}
+}
+
+// dense reports whether every attribute scores every label, in order.
+func (m *Model) dense() bool {
+	l := m.NumLabels
+	if len(m.FeatLabel) != m.NumAttrs()*l {
+		return false
+	}
+	for a, o := range m.FeatOff {
+		if int(o) != a*l {
+			return false
+		}
+	}
+	for f, y := range m.FeatLabel {
+		if int(y) != f%l {
+			return false
+		}
+	}
+	return true
+}
+
+// Lattice sets dst's N, L and State to sentence sent of data, State
+// resliced when its capacity allows. It leaves Trans, Start, Stop and
+// Chain alone: they do not depend on the sentence, and decoders attach
+// them once (lattice.Chain.Attach).
+func (s *Scorer) Lattice(dst *lattice.Scores, data *feature.Dataset, sent int) {
+	start, end := data.Sentence(sent)
+	n, l := end-start, s.l
+	if cap(dst.State) < n*l {
+		dst.State = make([]float64, n*l, 2*n*l)
+	}
+	dst.N, dst.L = n, l
+	dst.State = dst.State[:n*l]
+	dst.TransAt = nil
+	s.StateScores(dst.State, data, start, end)
+}
+
+// StateScores writes the state scores of tokens [start, end) of data into
+// dst ((end-start)*L, row-major).
+func (s *Scorer) StateScores(dst []float64, data *feature.Dataset, start, end int) {
+	l := s.l
+	if len(dst) != (end-start)*l {
+		panic("linear: StateScores dst has wrong length")
+	}
+	clear(dst)
+	for t := start; t < end; t++ {
+		row := dst[(t-start)*l : (t-start+1)*l]
+		lo, hi := data.TokenOff[t], data.TokenOff[t+1]
+		attrs := data.Attrs[lo:hi]
+		if data.Values == nil {
+			// Binary attributes, the common case: no multiply.
+			s.addBinary(row, attrs)
+			continue
+		}
+		s.addValued(row, attrs, data.Values[lo:hi])
+	}
+}
+
+func (s *Scorer) addBinary(row []float64, attrs []int32) {
+	l := len(row)
+	switch {
+	case s.dense != nil:
+		for _, a := range attrs {
+			ws := s.dense[int(a)*l : int(a)*l+l]
+			for y := range row {
+				row[y] += ws[y]
+			}
+		}
+	case s.packed != nil:
+		for _, a := range attrs {
+			for _, f := range s.packed[s.off[a]:s.off[a+1]] {
+				row[f.y] += f.w
+			}
+		}
+	default:
+		for _, a := range attrs {
+			f0, f1 := s.off[a], s.off[a+1]
+			lab := s.labels[f0:f1]
+			ws := s.w[f0:f1]
+			ws = ws[:len(lab)] // lets the compiler drop the bounds check on ws[j]
+			for j, y := range lab {
+				row[y] += ws[j]
+			}
+		}
+	}
+}
+
+func (s *Scorer) addValued(row []float64, attrs []int32, vals []float64) {
+	l := len(row)
+	switch {
+	case s.dense != nil:
+		for k, a := range attrs {
+			v := vals[k]
+			ws := s.dense[int(a)*l : int(a)*l+l]
+			for y := range row {
+				row[y] += v * ws[y]
+			}
+		}
+	case s.packed != nil:
+		for k, a := range attrs {
+			v := vals[k]
+			for _, f := range s.packed[s.off[a]:s.off[a+1]] {
+				row[f.y] += v * f.w
+			}
+		}
+	default:
+		for k, a := range attrs {
+			v := vals[k]
+			f0, f1 := s.off[a], s.off[a+1]
+			ws := s.w[f0:f1]
+			for j, y := range s.labels[f0:f1] {
+				row[y] += v * ws[j]
+			}
+		}
+	}
+}
