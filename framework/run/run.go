@@ -128,11 +128,6 @@ type encoded struct {
 	words map[string]bool
 	// wordColumn indexes the column whose values are the word.
 	wordColumn int
-	// labels and labelColumn are the mapper's label dictionary and label
-	// column (Labels, Columns().Label), kept under these names for
-	// devScorer and the constraints until they read the mapper.
-	labels      *feature.Dictionary
-	labelColumn int
 }
 
 // Run carries out the experiment.
@@ -201,7 +196,7 @@ func Run(ctx context.Context, o Options) (*Result, error) {
 	sch := s.Labels.Scheme
 	var constraints *lattice.Constraints
 	if s.Labels.Constrained {
-		constraints = scheme.Constraints(enc.labels.Names(), sch)
+		constraints = scheme.Constraints(enc.mapper.Labels().Names(), sch)
 	}
 
 	res := &Result{Dir: o.OutDir, Metrics: rundir.Metrics{}, tests: map[string][]eval.Sentence{}}
@@ -343,7 +338,7 @@ func encodeTraining(ctx context.Context, o Options) (*encoded, error) {
 	if err != nil {
 		return nil, err
 	}
-	enc := &encoded{mapper: mp, wordColumn: wordColumn(f.Columns(), labelCol), labelColumn: labelCol}
+	enc := &encoded{mapper: mp, wordColumn: wordColumn(f.Columns(), labelCol)}
 	sents, err := readCorpus(trainC)
 	if err != nil {
 		return nil, err
@@ -362,7 +357,6 @@ func encodeTraining(ctx context.Context, o Options) (*encoded, error) {
 	if err != nil {
 		return nil, err
 	}
-	enc.labels = mp.Labels()
 
 	if s.Evaluation.Dev != "" {
 		devC := s.Corpus(s.Evaluation.Dev)
@@ -699,10 +693,10 @@ func segmentationVocabulary(sch scheme.Scheme, enc *encoded) map[string]bool {
 // evaluated in corpus order, so the score does not depend on the thread
 // count.
 func devScorer(enc *encoded, sch scheme.Scheme, constraints *lattice.Constraints, threads int) func(m *linear.Model) float64 {
-	labels := enc.labels.Names()
+	labels := enc.mapper.Labels().Names()
 	n := enc.dev.NumSentences()
 	sents := make([]eval.Sentence, n)
-	labelCol := enc.labelColumn
+	labelCol := enc.mapper.Columns().Label
 	for k := range sents {
 		st := enc.devSents[k]
 		sents[k].Gold = make([]string, st.Len())
