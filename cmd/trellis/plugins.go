@@ -10,10 +10,8 @@ import (
 	"strings"
 	"text/tabwriter"
 
-	"github.com/trellis-nlp/trellis/builtin"
 	"github.com/trellis-nlp/trellis/framework/fileio"
 	"github.com/trellis-nlp/trellis/framework/plugin"
-	"github.com/trellis-nlp/trellis/framework/spec"
 )
 
 // Environment variables of the plugin host.
@@ -68,72 +66,14 @@ func (a *app) cmdPlugins(ctx context.Context, args []string) error {
 	if len(pos) > 1 {
 		return usagef("plugins takes at most one spec file")
 	}
-	host := a.newPluginHost(ctx)
-	defer host.Close()
-	type row struct {
-		Block string `json:"block,omitempty"`
-		*plugin.Info
-		Error string `json:"error,omitempty"`
-	}
-	var rows []row
+	var rows []pluginRow
 	if len(pos) == 1 {
-		templates, learners := builtin.Registries()
-		host.Register(templates)
-		s, diags := spec.LoadFile(pos[0], vars, spec.Registries{Templates: templates, Learners: learners})
-		if len(diags) > 0 {
-			src, _ := os.ReadFile(pos[0])
-			spec.WriteDiagnostics(a.stderr, diags, map[string][]byte{pos[0]: src})
-		}
-		if diags.HasErrors() {
-			if err := plugin.Failure(diags); err != nil {
-				return err
-			}
-			return specError{}
-		}
-		for _, ti := range s.Features.Templates {
-			if ti.Type != plugin.TemplateType {
-				continue
-			}
-			cfg := ti.Template.Config().(*plugin.Config)
-			info, err := host.Describe(ti.Name, cfg.Path, cfg.Pin)
-			if err != nil {
-				return err
-			}
-			rows = append(rows, row{Block: ti.Name, Info: info})
-		}
+		rows, err = a.specPlugins(ctx, pos[0], vars)
 	} else {
-		if len(dirs) == 0 {
-			dirs = pluginPath()
-		}
-		if len(dirs) == 0 {
-			return usagef("no plugin path: give a SPEC, --path DIR or set %s", envPluginPath)
-		}
-		for _, d := range dirs {
-			entries, err := os.ReadDir(d)
-			if err != nil {
-				return err
-			}
-			for _, e := range entries {
-				if e.IsDir() || strings.HasPrefix(e.Name(), ".") {
-					continue
-				}
-				p, err := filepath.Abs(filepath.Join(d, e.Name()))
-				if err != nil {
-					return err
-				}
-				if st, err := os.Stat(p); err != nil || st.Mode().Perm()&0o111 == 0 {
-					continue
-				}
-				info, err := host.Describe(e.Name(), p, "")
-				if err != nil {
-					sum, _ := fileio.SHA256File(p)
-					rows = append(rows, row{Info: &plugin.Info{Path: p, SHA256: sum}, Error: err.Error()})
-					continue
-				}
-				rows = append(rows, row{Info: info})
-			}
-		}
-		sort.SliceStable(rows, func(i, j int) bool { return rows[i].Path < rows[j].Path })
+		rows, err = a.pathPlugins(ctx, dirs)
+	}
+	if err != nil {
+		return err
 	}
 	if *asJSON {
 		b, err := json.MarshalIndent(rows, "", "  ")
@@ -160,4 +100,74 @@ func (a *app) cmdPlugins(ctx context.Context, args []string) error {
 		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\n", name, ver, r.SHA256, r.Path)
 	}
 	return tw.Flush()
+}
+
+// pluginRow is one plugin `trellis plugins` lists.
+type pluginRow struct {
+	Block string `json:"block,omitempty"`
+	*plugin.Info
+	Error string `json:"error,omitempty"`
+}
+
+// specPlugins describes the plugins the spec at path uses, by block.
+func (a *app) specPlugins(ctx context.Context, path string, vars varFlags) ([]pluginRow, error) {
+	s, _, host, err := a.loadSpec(ctx, path, vars)
+	if err != nil {
+		return nil, err
+	}
+	defer host.Close()
+	var rows []pluginRow
+	for _, ti := range s.Features.Templates {
+		if ti.Type != plugin.TemplateType {
+			continue
+		}
+		cfg := ti.Template.Config().(*plugin.Config)
+		info, err := host.Describe(ti.Name, cfg.Path, cfg.Pin)
+		if err != nil {
+			return nil, err
+		}
+		rows = append(rows, pluginRow{Block: ti.Name, Info: info})
+	}
+	return rows, nil
+}
+
+// pathPlugins describes the executables in dirs (default: the plugin
+// path); one that is not a trellis plugin is listed with its error.
+func (a *app) pathPlugins(ctx context.Context, dirs []string) ([]pluginRow, error) {
+	if len(dirs) == 0 {
+		dirs = pluginPath()
+	}
+	if len(dirs) == 0 {
+		return nil, usagef("no plugin path: give a SPEC, --path DIR or set %s", envPluginPath)
+	}
+	host := a.newPluginHost(ctx)
+	defer host.Close()
+	var rows []pluginRow
+	for _, d := range dirs {
+		entries, err := os.ReadDir(d)
+		if err != nil {
+			return nil, err
+		}
+		for _, e := range entries {
+			if e.IsDir() || strings.HasPrefix(e.Name(), ".") {
+				continue
+			}
+			p, err := filepath.Abs(filepath.Join(d, e.Name()))
+			if err != nil {
+				return nil, err
+			}
+			if st, err := os.Stat(p); err != nil || st.Mode().Perm()&0o111 == 0 {
+				continue
+			}
+			info, err := host.Describe(e.Name(), p, "")
+			if err != nil {
+				sum, _ := fileio.SHA256File(p)
+				rows = append(rows, pluginRow{Info: &plugin.Info{Path: p, SHA256: sum}, Error: err.Error()})
+				continue
+			}
+			rows = append(rows, pluginRow{Info: info})
+		}
+	}
+	sort.SliceStable(rows, func(i, j int) bool { return rows[i].Path < rows[j].Path })
+	return rows, nil
 }

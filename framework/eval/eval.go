@@ -120,122 +120,163 @@ func check(i int, s *Sentence) {
 // Evaluate scores sents. It panics if a sentence's Pred, OOV or Chars
 // length differs from its Gold length.
 func Evaluate(sents []Sentence, o Options) *Result {
-	r := &Result{Sentences: len(sents), PerLabel: map[string]*PRF{}}
-	spans := o.Scheme.HasSpans()
-	seg := isSegmentation(o.Scheme)
-	if spans {
-		r.PerType = map[string]*PRF{}
-	}
-
-	// Labels get ids in order of appearance; the confusion matrix is
-	// re-indexed in sorted order at the end.
-	ids := map[string]int{}
-	var names []string
-	var conf [][]int
-	id := func(l string) int {
-		if i, ok := ids[l]; ok {
-			return i
-		}
-		i := len(names)
-		ids[l] = i
-		names = append(names, l)
-		for k := range conf {
-			conf[k] = append(conf[k], 0)
-		}
-		conf = append(conf, make([]int, i+1))
-		return i
-	}
-
-	var ivCorrect, oovCorrect, sentCorrect int
-	var gc, pc []scheme.Chunk
-	var gw, pw []span
-	var words SegResult
-	withVocab := seg && o.Vocabulary != nil
-	for i := range sents {
-		if sents[i].Chars == nil {
-			withVocab = false
-		}
-	}
-	var oovFound, ivFound int
+	e := newEvaluator(sents, o)
 	for i := range sents {
 		s := &sents[i]
 		check(i, s)
-		allRight := true
-		for t, g := range s.Gold {
-			p := s.Pred[t]
-			conf[id(g)][id(p)]++
-			ok := g == p
-			if ok {
-				r.Correct++
-			} else {
-				allRight = false
-			}
-			if s.OOV != nil {
-				if s.OOV[t] {
-					r.OOVTokens++
-					if ok {
-						oovCorrect++
-					}
-				} else {
-					r.IVTokens++
-					if ok {
-						ivCorrect++
-					}
-				}
-			}
+		e.addTokens(s)
+		if e.spans {
+			e.addSpans(s)
 		}
-		r.Tokens += len(s.Gold)
-		if allRight {
-			sentCorrect++
+		if e.seg {
+			e.addWords(s)
 		}
+	}
+	return e.finish()
+}
 
-		if spans {
-			gc = scheme.Chunks(gc[:0], s.Gold, o.Scheme)
-			pc = scheme.Chunks(pc[:0], s.Pred, o.Scheme)
-			for _, c := range gc {
-				typeStats(r.PerType, c.Type).Gold++
-			}
-			for _, c := range pc {
-				typeStats(r.PerType, c.Type).Pred++
-			}
-			matchChunks(gc, pc, func(c scheme.Chunk) { typeStats(r.PerType, c.Type).Correct++ })
-			r.GoldSpans += len(gc)
-			r.PredSpans += len(pc)
+// evaluator accumulates Evaluate's counts sentence by sentence.
+type evaluator struct {
+	o           Options
+	r           *Result
+	spans, seg  bool
+	withVocab   bool
+	labels      labelIndex
+	ivCorrect   int
+	oovCorrect  int
+	sentCorrect int
+	gc, pc      []scheme.Chunk
+	gw, pw      []span
+	words       SegResult
+	oovFound    int
+	ivFound     int
+}
+
+func newEvaluator(sents []Sentence, o Options) *evaluator {
+	e := &evaluator{o: o, r: &Result{Sentences: len(sents), PerLabel: map[string]*PRF{}},
+		spans: o.Scheme.HasSpans(), seg: isSegmentation(o.Scheme), labels: labelIndex{ids: map[string]int{}}}
+	if e.spans {
+		e.r.PerType = map[string]*PRF{}
+	}
+	e.withVocab = e.seg && o.Vocabulary != nil
+	for i := range sents {
+		if sents[i].Chars == nil {
+			e.withVocab = false
 		}
-		if seg {
-			gw = segWords(gw[:0], s.Gold)
-			pw = segWords(pw[:0], s.Pred)
-			words.GoldWords += len(gw)
-			words.PredWords += len(pw)
-			var hit func(span)
-			if withVocab {
-				hit = func(w span) {
-					if o.Vocabulary[wordString(s.Chars, w)] {
-						ivFound++
-					} else {
-						oovFound++
-					}
+	}
+	return e
+}
+
+// labelIndex gives labels ids in order of appearance and counts the
+// confusion matrix over them; finish re-indexes it in sorted order.
+type labelIndex struct {
+	ids   map[string]int
+	names []string
+	conf  [][]int
+}
+
+func (x *labelIndex) id(l string) int {
+	if i, ok := x.ids[l]; ok {
+		return i
+	}
+	i := len(x.names)
+	x.ids[l] = i
+	x.names = append(x.names, l)
+	for k := range x.conf {
+		x.conf[k] = append(x.conf[k], 0)
+	}
+	x.conf = append(x.conf, make([]int, i+1))
+	return i
+}
+
+// addTokens counts a sentence's tokens: accuracy, IV/OOV, confusion.
+func (e *evaluator) addTokens(s *Sentence) {
+	r := e.r
+	allRight := true
+	for t, g := range s.Gold {
+		p := s.Pred[t]
+		e.labels.conf[e.labels.id(g)][e.labels.id(p)]++
+		ok := g == p
+		if ok {
+			r.Correct++
+		} else {
+			allRight = false
+		}
+		if s.OOV != nil {
+			if s.OOV[t] {
+				r.OOVTokens++
+				if ok {
+					e.oovCorrect++
 				}
-			}
-			words.CorrectWords += matchSpans(gw, pw, hit)
-			if withVocab {
-				for _, w := range gw {
-					if o.Vocabulary[wordString(s.Chars, w)] {
-						words.IVWords++
-					} else {
-						words.OOVWords++
-					}
+			} else {
+				r.IVTokens++
+				if ok {
+					e.ivCorrect++
 				}
 			}
 		}
 	}
+	r.Tokens += len(s.Gold)
+	if allRight {
+		e.sentCorrect++
+	}
+}
 
+// addSpans counts a sentence's chunks the way conlleval does.
+func (e *evaluator) addSpans(s *Sentence) {
+	r := e.r
+	e.gc = scheme.Chunks(e.gc[:0], s.Gold, e.o.Scheme)
+	e.pc = scheme.Chunks(e.pc[:0], s.Pred, e.o.Scheme)
+	for _, c := range e.gc {
+		typeStats(r.PerType, c.Type).Gold++
+	}
+	for _, c := range e.pc {
+		typeStats(r.PerType, c.Type).Pred++
+	}
+	matchChunks(e.gc, e.pc, func(c scheme.Chunk) { typeStats(r.PerType, c.Type).Correct++ })
+	r.GoldSpans += len(e.gc)
+	r.PredSpans += len(e.pc)
+}
+
+// addWords counts a segmented sentence's words, split by the training
+// vocabulary when there is one.
+func (e *evaluator) addWords(s *Sentence) {
+	vocab := e.o.Vocabulary
+	e.gw = segWords(e.gw[:0], s.Gold)
+	e.pw = segWords(e.pw[:0], s.Pred)
+	e.words.GoldWords += len(e.gw)
+	e.words.PredWords += len(e.pw)
+	var hit func(span)
+	if e.withVocab {
+		hit = func(w span) {
+			if vocab[wordString(s.Chars, w)] {
+				e.ivFound++
+			} else {
+				e.oovFound++
+			}
+		}
+	}
+	e.words.CorrectWords += matchSpans(e.gw, e.pw, hit)
+	if e.withVocab {
+		for _, w := range e.gw {
+			if vocab[wordString(s.Chars, w)] {
+				e.words.IVWords++
+			} else {
+				e.words.OOVWords++
+			}
+		}
+	}
+}
+
+// finish turns the counts into the result's ratios, per-label scores and
+// sorted confusion matrix.
+func (e *evaluator) finish() *Result {
+	r := e.r
 	r.Accuracy = ratio(r.Correct, r.Tokens)
-	r.SentenceAccuracy = ratio(sentCorrect, r.Sentences)
-	r.IVAccuracy = ratio(ivCorrect, r.IVTokens)
-	r.OOVAccuracy = ratio(oovCorrect, r.OOVTokens)
-
-	if spans {
+	r.SentenceAccuracy = ratio(e.sentCorrect, r.Sentences)
+	r.IVAccuracy = ratio(e.ivCorrect, r.IVTokens)
+	r.OOVAccuracy = ratio(e.oovCorrect, r.OOVTokens)
+	if e.spans {
 		for _, p := range r.PerType {
 			r.CorrectSpans += p.Correct
 			p.finish()
@@ -244,18 +285,26 @@ func Evaluate(sents []Sentence, o Options) *Result {
 		all.finish()
 		r.Precision, r.Recall, r.F1 = &all.Precision, &all.Recall, &all.F1
 	}
-	if seg {
+	if e.seg {
+		words := e.words
 		words.Precision = ratio(words.CorrectWords, words.PredWords)
 		words.Recall = ratio(words.CorrectWords, words.GoldWords)
 		words.F1 = f1(words.Precision, words.Recall)
-		if withVocab {
-			oov, iv := ratio(oovFound, words.OOVWords), ratio(ivFound, words.IVWords)
+		if e.withVocab {
+			oov, iv := ratio(e.oovFound, words.OOVWords), ratio(e.ivFound, words.IVWords)
 			words.OOVRecall, words.IVRecall = &oov, &iv
 		}
 		r.Words = &words
 	}
+	e.perLabel()
+	return r
+}
 
-	r.Labels = slices.Clone(names)
+// perLabel fills the sorted label list, the confusion matrix in that
+// order and each label's precision, recall and F1.
+func (e *evaluator) perLabel() {
+	r, ids, conf := e.r, e.labels.ids, e.labels.conf
+	r.Labels = slices.Clone(e.labels.names)
 	if r.Labels == nil {
 		r.Labels = []string{}
 	}
@@ -276,7 +325,6 @@ func Evaluate(sents []Sentence, o Options) *Result {
 		pl.finish()
 		r.PerLabel[g] = pl
 	}
-	return r
 }
 
 func typeStats(m map[string]*PRF, typ string) *PRF {

@@ -216,8 +216,35 @@ func buildView(r *Run) *view {
 		colours[l.Name] = i
 		v.Legend = append(v.Legend, legendItem{Name: l.Name, Colour: colour(i), Dash: dash(i)})
 	}
+	v.addRows(r)
+	v.Forest = forestPlot(r.Learners)
+	v.Summary = summary(r)
+	v.addComparisons(r.Comparisons)
 
-	// Comparison table.
+	// Learning curves.
+	v.DevChart, v.DevMetric, v.LossCharts, v.CurveNotes = curves(r.Learners, colours)
+	for _, l := range r.Learners {
+		for _, p := range l.Curve {
+			if p.DevScore != 0 {
+				v.DevLegend = append(v.DevLegend, v.Legend[colours[l.Name]])
+				break
+			}
+		}
+	}
+
+	// Per-label / per-type F1.
+	v.TypeBars = f1Bars(r.Learners, func(l *Learner) map[string]*eval.PRF { return l.PerType })
+	v.LabelBars = f1Bars(r.Learners, func(l *Learner) map[string]*eval.PRF { return l.PerLabel })
+
+	// Confusion matrix of the best learner.
+	v.ConfusionFor = best.Name
+	v.Confusion, v.ConfusionNote = confusion(best)
+	v.addProvenance(r)
+	return v
+}
+
+// addRows fills the comparison table, a row per learner, best first.
+func (v *view) addRows(r *Run) {
 	for _, l := range r.Learners {
 		if l.Words != nil {
 			v.HasPR, v.PRKind = true, "word"
@@ -228,7 +255,7 @@ func buildView(r *Run) *view {
 			v.HasCI = true
 		}
 	}
-	v.ShowAcc = best.MainMetric != "accuracy"
+	v.ShowAcc = r.Learners[0].MainMetric != "accuracy"
 	for i, l := range r.Learners {
 		rw := row{
 			Rank: i + 1, Name: l.Name, Type: l.Learner, Colour: colour(i), Best: i == 0,
@@ -238,7 +265,7 @@ func buildView(r *Run) *view {
 			Size: bytesize(l.ModelBytes),
 		}
 		if rw.Type == "" {
-			rw.Type = m.Learners[l.Name].Type
+			rw.Type = r.Manifest.Learners[l.Name].Type
 		}
 		if l.HasCI {
 			rw.CI = "[" + pct(l.CILow) + ", " + pct(l.CIHigh) + "]"
@@ -253,11 +280,12 @@ func buildView(r *Run) *view {
 		}
 		v.Rows = append(v.Rows, rw)
 	}
-	v.Forest = forestPlot(r.Learners)
-	v.Summary = summary(r)
+}
 
-	// Pairwise significance.
-	for _, c := range r.Comparisons {
+// addComparisons fills the pairwise significance table and its plots,
+// drawn on one shared scale.
+func (v *view) addComparisons(cmps []rundir.Comparison) {
+	for _, c := range cmps {
 		if v.CmpMetric == "" {
 			v.CmpMetric, v.CmpSamples = metricTitle(c.Metric), c.Samples
 		}
@@ -278,37 +306,23 @@ func buildView(r *Run) *view {
 		}
 		v.Comparisons = append(v.Comparisons, cr)
 	}
-	if len(r.Comparisons) > 0 {
-		lo, hi := 0.0, 0.0
-		for _, c := range r.Comparisons {
-			lo = math.Min(lo, math.Min(c.CILow, c.Diff))
-			hi = math.Max(hi, math.Max(c.CIHigh, c.Diff))
-		}
-		for i, c := range r.Comparisons {
-			v.Comparisons[i].Plot = diffPlot(c, lo, hi)
-		}
+	if len(cmps) == 0 {
+		return
 	}
-
-	// Learning curves.
-	v.DevChart, v.DevMetric, v.LossCharts, v.CurveNotes = curves(r.Learners, colours)
-	for _, l := range r.Learners {
-		for _, p := range l.Curve {
-			if p.DevScore != 0 {
-				v.DevLegend = append(v.DevLegend, v.Legend[colours[l.Name]])
-				break
-			}
-		}
+	lo, hi := 0.0, 0.0
+	for _, c := range cmps {
+		lo = math.Min(lo, math.Min(c.CILow, c.Diff))
+		hi = math.Max(hi, math.Max(c.CIHigh, c.Diff))
 	}
+	for i, c := range cmps {
+		v.Comparisons[i].Plot = diffPlot(c, lo, hi)
+	}
+}
 
-	// Per-label / per-type F1.
-	v.TypeBars = f1Bars(r.Learners, func(l *Learner) map[string]*eval.PRF { return l.PerType })
-	v.LabelBars = f1Bars(r.Learners, func(l *Learner) map[string]*eval.PRF { return l.PerLabel })
-
-	// Confusion matrix of the best learner.
-	v.ConfusionFor = best.Name
-	v.Confusion, v.ConfusionNote = confusion(best)
-
-	// Provenance.
+// addProvenance fills the data checksums, the command line, each
+// learner's settings and the spec source.
+func (v *view) addProvenance(r *Run) {
+	m := r.Manifest
 	hashNames := make([]string, 0, len(m.DataSHA256))
 	for k := range m.DataSHA256 {
 		hashNames = append(hashNames, k)
@@ -327,7 +341,6 @@ func buildView(r *Run) *view {
 		v.Learners = append(v.Learners, provLearner{Name: l.Name, Type: t, Config: sortedJSON(rawObject(ml.Config)), Info: sortedJSON(l.Info)})
 	}
 	v.SpecSource = m.SpecSource
-	return v
 }
 
 func signedPct(v float64) string {
@@ -819,11 +832,22 @@ func confusion(l *Learner) (*chart, string) {
 	for k := range order {
 		c.Lines = append(c.Lines, diagBox(left+cell*float64(k), top+cell*float64(k), cell)...)
 	}
-	// Colour legend (sqrt scale of the row-normalized rate).
-	lx, ly := left+gridW+70, top
+	heatLegend(c, left+gridW+70, top, math.Min(gridW, 240))
+	note := fmt.Sprintf("%d labels; colour is the share of each gold row (square-root scale, so rare confusions stay visible)", n)
+	if showCounts {
+		note += "; cells show counts"
+	} else {
+		note += "; hover a cell for its count"
+	}
+	note += "; the right-hand column is per-label recall."
+	return c, note
+}
+
+// heatLegend draws the confusion matrix's colour legend (square-root
+// scale of the row-normalized rate) at (lx, ly), lh high.
+func heatLegend(c *chart, lx, ly, lh float64) {
 	c.text(lx, ly-6, "share of gold row", "start", "tick")
 	stops := []float64{0, 0.01, 0.05, 0.1, 0.25, 0.5, 0.75, 1}
-	lh := math.Min(gridW, 240)
 	for k := 0; k < 40; k++ {
 		t0 := float64(k) / 40
 		c.Rects = append(c.Rects, svgRect{X: lx, Y: ly + lh*t0, W: 16, H: lh/40 + 0.6, Fill: heat(t0 + 1.0/80)})
@@ -836,14 +860,6 @@ func confusion(l *Learner) (*chart, string) {
 	}
 	c.Rects = append(c.Rects, svgRect{X: lx, Y: ly + lh + 18, W: 16, H: 16, Fill: "none", Stroke: "#000", Width: 2})
 	c.text(lx+24, ly+lh+30, "diagonal (correct)", "start", "tick")
-	note := fmt.Sprintf("%d labels; colour is the share of each gold row (square-root scale, so rare confusions stay visible)", n)
-	if showCounts {
-		note += "; cells show counts"
-	} else {
-		note += "; hover a cell for its count"
-	}
-	note += "; the right-hand column is per-label recall."
-	return c, note
 }
 
 func diagBox(x, y, s float64) []svgLine {

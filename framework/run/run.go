@@ -133,66 +133,21 @@ type encoded struct {
 // Run carries out the experiment.
 func Run(ctx context.Context, o Options) (*Result, error) {
 	s := o.Spec
-	log := o.Log
-	learners := s.Learners
-	if len(o.Learners) > 0 {
-		learners = nil
-		for _, name := range o.Learners {
-			l := s.Learner(name)
-			if l == nil {
-				var names []string
-				for _, l := range s.Learners {
-					names = append(names, l.Name)
-				}
-				return nil, &UsageError{fmt.Sprintf("--learner %q: the spec has no such learner (it has %s)", name, strings.Join(names, ", "))}
-			}
-			learners = append(learners, l)
-		}
+	learners, err := selectLearners(s, o.Learners)
+	if err != nil {
+		return nil, err
 	}
 	if o.Threads <= 0 {
 		o.Threads = runtime.NumCPU()
 	}
-	dataHashes := map[string]string{}
-	for _, c := range s.Corpora {
-		if c.Name != s.Evaluation.Train && c.Name != s.Evaluation.Test && c.Name != s.Evaluation.Dev {
-			continue
-		}
-		h, err := fileio.SHA256File(c.Path)
-		if err != nil {
-			return nil, err
-		}
-		dataHashes[c.Name] = h
-	}
-
-	start := time.Now()
-	enc, err := encodeTraining(ctx, o)
+	dataHashes, err := hashData(s)
 	if err != nil {
 		return nil, err
 	}
-	// A bad test file must fail the run before any model is written, and
-	// a bad corpus must leave nothing behind: the output folders are made
-	// only now.
-	if err := checkTest(o); err != nil {
+	enc, err := prepare(ctx, o)
+	if err != nil {
 		return nil, err
 	}
-	for _, d := range []string{o.OutDir, filepath.Join(o.OutDir, rundir.ModelsDir), filepath.Join(o.OutDir, rundir.PredictionsDir)} {
-		if err := os.MkdirAll(d, 0o755); err != nil {
-			return nil, fmt.Errorf("output folder: %w", err)
-		}
-	}
-	if o.CheckpointEvery > 0 || o.Resume {
-		if err := startCheckpoints(o); err != nil {
-			return nil, err
-		}
-	}
-	// The sentences and encoder buffers are garbage now; collecting them
-	// before a learner allocates its large buffers keeps the heap (and the
-	// peak RSS) near the live size instead of twice it.
-	debug.FreeOSMemory()
-	log.Info().Int("sentences", enc.train.NumSentences()).Int("tokens", enc.train.NumTokens()).
-		Int("attributes", enc.mapper.Attrs().Len()).Int("labels", enc.mapper.Labels().Len()).
-		Dur("elapsed", time.Since(start)).Msg("training corpus encoded")
-
 	sch := s.Labels.Scheme
 	var constraints *lattice.Constraints
 	if s.Labels.Constrained {
@@ -217,43 +172,121 @@ func Run(ctx context.Context, o Options) (*Result, error) {
 		}
 		manifestLearners[li.Name] = rundir.ManifestLearner{Type: li.Type, Config: cfg}
 	}
-
 	if err := compareLearners(res, sch, s.Seed); err != nil {
-		return nil, err
-	}
-	if err := rundir.WriteMetrics(o.OutDir, res.Metrics); err != nil {
 		return nil, err
 	}
 	manifest, err := newManifest(o, enc, dataHashes, manifestLearners)
 	if err != nil {
 		return nil, err
 	}
-	if err := rundir.WriteManifest(o.OutDir, manifest); err != nil {
+	if err := writeResults(o, res, manifest); err != nil {
 		return nil, err
 	}
-	if len(res.Comparisons) > 0 {
-		if err := rundir.WriteComparisons(o.OutDir, res.Comparisons); err != nil {
+	return res, nil
+}
+
+// selectLearners returns the spec's learners, or those --learner names.
+func selectLearners(s *spec.Spec, names []string) ([]*spec.LearnerInstance, error) {
+	if len(names) == 0 {
+		return s.Learners, nil
+	}
+	var learners []*spec.LearnerInstance
+	for _, name := range names {
+		l := s.Learner(name)
+		if l == nil {
+			var have []string
+			for _, l := range s.Learners {
+				have = append(have, l.Name)
+			}
+			return nil, &UsageError{fmt.Sprintf("--learner %q: the spec has no such learner (it has %s)", name, strings.Join(have, ", "))}
+		}
+		learners = append(learners, l)
+	}
+	return learners, nil
+}
+
+// hashData returns the SHA-256 of the train, dev and test files by corpus
+// name, for the manifest, the models' provenance and the checkpoints.
+func hashData(s *spec.Spec) (map[string]string, error) {
+	hashes := map[string]string{}
+	for _, c := range s.Corpora {
+		if c.Name != s.Evaluation.Train && c.Name != s.Evaluation.Test && c.Name != s.Evaluation.Dev {
+			continue
+		}
+		h, err := fileio.SHA256File(c.Path)
+		if err != nil {
+			return nil, err
+		}
+		hashes[c.Name] = h
+	}
+	return hashes, nil
+}
+
+// prepare encodes the training side, checks the test corpus and only then
+// makes the output folders (and the checkpoint folder), so that a bad
+// corpus fails the run before any model is written and leaves nothing.
+func prepare(ctx context.Context, o Options) (*encoded, error) {
+	start := time.Now()
+	enc, err := encodeTraining(ctx, o)
+	if err != nil {
+		return nil, err
+	}
+	if err := checkTest(o); err != nil {
+		return nil, err
+	}
+	for _, d := range []string{o.OutDir, filepath.Join(o.OutDir, rundir.ModelsDir), filepath.Join(o.OutDir, rundir.PredictionsDir)} {
+		if err := os.MkdirAll(d, 0o755); err != nil {
+			return nil, fmt.Errorf("output folder: %w", err)
+		}
+	}
+	if o.CheckpointEvery > 0 || o.Resume {
+		if err := startCheckpoints(o); err != nil {
 			return nil, err
 		}
 	}
+	// The sentences and encoder buffers are garbage now; collecting them
+	// before a learner allocates its large buffers keeps the heap (and the
+	// peak RSS) near the live size instead of twice it.
+	debug.FreeOSMemory()
+	o.Log.Info().Int("sentences", enc.train.NumSentences()).Int("tokens", enc.train.NumTokens()).
+		Int("attributes", enc.mapper.Attrs().Len()).Int("labels", enc.mapper.Labels().Len()).
+		Dur("elapsed", time.Since(start)).Msg("training corpus encoded")
+	return enc, nil
+}
+
+// writeResults writes the run's metrics, manifest, comparisons and
+// reports, removes its finished checkpoints and prints the table.
+func writeResults(o Options, res *Result, manifest *rundir.Manifest) error {
+	s := o.Spec
+	if err := rundir.WriteMetrics(o.OutDir, res.Metrics); err != nil {
+		return err
+	}
+	if err := rundir.WriteManifest(o.OutDir, manifest); err != nil {
+		return err
+	}
+	if len(res.Comparisons) > 0 {
+		if err := rundir.WriteComparisons(o.OutDir, res.Comparisons); err != nil {
+			return err
+		}
+	}
 	var table bytes.Buffer
-	WriteTable(&table, res, sch)
+	WriteTable(&table, res, s.Labels.Scheme)
 	report := fmt.Sprintf("# %s\n\n%s\n```\n%s```\n", s.Name, s.Description, table.String())
 	if err := fileio.WriteFile(filepath.Join(o.OutDir, rundir.ReportMarkdown), []byte(report)); err != nil {
-		return nil, err
+		return err
 	}
 	if err := htmlreport.Write(o.OutDir); err != nil {
-		return nil, fmt.Errorf("report.html: %w", err)
+		return fmt.Errorf("report.html: %w", err)
 	}
 	// Finished: nothing is left to resume. The folder is this run's own
 	// (OutDir is a partial folder of rundir's, or a fold's inside one).
 	if err := os.RemoveAll(filepath.Join(o.OutDir, CheckpointDir)); err != nil {
-		return nil, err
+		return err
 	}
 	if o.Stdout != nil {
 		io.Copy(o.Stdout, &table)
 	}
-	return res, nil
+	return nil
 }
 
 // newManifest records where the run came from.
