@@ -57,8 +57,8 @@ func decodeState(b []byte, algorithm string, weights int) (*state, error) {
 
 // restoreState loads a checkpoint's dev-score tracking.
 func (es *earlyStop) restoreState(st *state) {
-	es.best, es.bestAt = st.Best, st.BestAt
+	es.best.Score, es.best.At = st.Best, st.BestAt
 	if st.BestW != nil {
-		es.bestW = append(es.bestW[:0], st.BestW...)
+		es.best.W = append(es.best.W[:0], st.BestW...)
 	}
 }

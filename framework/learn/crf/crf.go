@@ -13,13 +13,11 @@ import (
 	"context"
 	"fmt"
 	"math"
-	"math/rand/v2"
-	"time"
 
 	"github.com/hashicorp/hcl/v2"
+	"github.com/rs/zerolog"
 
 	"github.com/trellis-nlp/trellis/framework/learn"
-	"github.com/trellis-nlp/trellis/framework/learn/perceptron"
 	"github.com/trellis-nlp/trellis/framework/linear"
 	"github.com/trellis-nlp/trellis/framework/optim"
 )
@@ -146,32 +144,23 @@ func (l *Learner) Validate() hcl.Diagnostics {
 	if l.cfg.DevEvery < -1 {
 		bad("Invalid CRF setting", "dev_every must be >= 1, or -1 for never")
 	}
-	diags = append(diags, perceptron.ValidateFeatures(l.cfg.Features)...)
+	diags = append(diags, learn.ValidateFeatures(l.cfg.Features)...)
 	return diags
 }
 
 // Train implements learn.Learner.
 func (l *Learner) Train(ctx context.Context, p *learn.Problem) (*learn.Result, error) {
 	s := l.settings()
-	m := perceptron.NewModel(l.cfg.Features, p)
-	var sents []int
-	for k := 0; k < p.Train.NumSentences(); k++ {
-		if perceptron.Complete(p.Train, k) {
-			sents = append(sents, k)
-		}
-	}
-	if skipped := p.Train.NumSentences() - len(sents); skipped > 0 {
-		p.Log.Warn().Int("sentences", skipped).Msg("skipping training sentences without a complete gold labelling")
-	}
-	if len(sents) == 0 {
-		return nil, fmt.Errorf("crf: no training sentence has a complete labelling")
+	m := learn.NewModel(l.cfg.Features, p)
+	sents, err := learn.CompleteSentences(p, "crf")
+	if err != nil {
+		return nil, err
 	}
 	obj := newObjective(m, p.Train, sents, p.Transitions, s.c2, p.Threads)
 	p.Log.Info().Int("features", m.NumFeatures()).Int("labels", m.NumLabels).Int("threads", obj.threads).
 		Str("algorithm", s.algorithm).Float64("c1", s.c1).Float64("c2", s.c2).Msg("crf training")
 	info := map[string]any{"features": m.NumFeatures(), "algorithm": s.algorithm, "c1": s.c1, "c2": s.c2}
 	es := newEarlyStop(l.cfg.Patience, l.cfg.DevEvery, p, m)
-	var err error
 	if s.algorithm == "sgd" {
 		err = trainSGD(ctx, obj, s, p, es, info)
 	} else {
@@ -181,82 +170,72 @@ func (l *Learner) Train(ctx context.Context, p *learn.Problem) (*learn.Result, e
 		return nil, err
 	}
 	if es.active() {
-		es.restore(m.W)
-		info["best_iteration"] = es.bestAt
-		info["best_dev_score"] = es.best
+		es.best.Restore(m.W)
+		info["best_iteration"] = es.best.At
+		info["best_dev_score"] = es.best.Score
 	}
 	return &learn.Result{Model: m, Info: info}, nil
 }
 
+// trainLBFGS runs L-BFGS (OWL-QN when c1 > 0). Its loop is the
+// minimizer's, so the shared learn.Loop is driven from the minimizer's
+// callbacks: each accepted iteration is checked and recorded, and the
+// minimizer's checkpoints are saved through it.
 func trainLBFGS(ctx context.Context, obj *objective, s settings, p *learn.Problem, es *earlyStop, info map[string]any) error {
-	started := time.Now()
 	m := obj.m
-	// L-BFGS stops when it converges: no total, so no time left to show.
-	bar := p.Progress.Start("crf l-bfgs", int64(s.maxIterations), "iterations")
-	defer bar.Done()
-	var curve []learn.Point
 	opt := optim.Settings{
 		Memory: s.memory, L1: s.c1, Epsilon: s.epsilon, Past: s.period, Delta: s.delta,
 		MaxIterations: s.maxIterations,
 	}
-	if cp := p.Checkpoints; cp != nil {
-		if cp.Save == nil {
-			cp.Save = func([]byte) error { return nil }
-		}
-		if cp.Resume != nil {
-			st, err := decodeState(cp.Resume, "lbfgs", len(m.W))
+	var it optim.Iteration // the last iteration, for the log line
+	var saving *optim.State
+	loop := &learn.Loop{
+		Name: "crf", Unit: "iteration", Steps: s.maxIterations, Hint: "are some attribute values huge?",
+		Fields: func(ev *zerolog.Event) { ev.Float64("gnorm", it.GNorm).Int("evaluations", it.Evaluations) },
+		Save: func(_ int, curve []learn.Point) ([]byte, error) {
+			return encodeState(&state{Algorithm: "lbfgs", Opt: saving, Best: es.best.Score, BestAt: es.best.At, BestW: es.best.W, Curve: curve})
+		},
+		Restore: func(b []byte) (int, []learn.Point, error) {
+			st, err := decodeState(b, "lbfgs", len(m.W))
 			if err != nil {
-				return err
+				return 0, nil, err
 			}
 			opt.Resume = st.Opt
 			es.restoreState(st)
-			curve = st.Curve
-			for _, pt := range curve {
-				if p.Observe != nil {
-					p.Observe(pt)
-				}
-			}
-			p.Log.Info().Int("iteration", st.Opt.K).Msg("crf resumed from a checkpoint")
-		}
+			return st.Opt.K, st.Curve, nil
+		},
+	}
+	if _, err := loop.Start(ctx, p); err != nil {
+		return err
+	}
+	defer loop.Done()
+	if cp := p.Checkpoints; cp != nil {
 		opt.CheckpointEvery = cp.Every
 		opt.Checkpoint = func(st *optim.State) error {
-			b, err := encodeState(&state{Algorithm: "lbfgs", Opt: st, Best: es.best, BestAt: es.bestAt, BestW: es.bestW, Curve: curve})
-			if err == nil {
-				err = cp.Save(b)
-			}
-			if err != nil {
-				return fmt.Errorf("crf: saving the checkpoint after iteration %d: %w", st.K, err)
-			}
-			return nil
+			saving = st
+			return loop.Checkpoint(st.K)
 		}
 	}
-	nonFinite := 0 // the iteration that produced a non-finite objective
-	opt.Callback = func(it optim.Iteration) bool {
-		if !finite(it.F) || !finite(it.GNorm) {
-			nonFinite = it.K
+	var stopped error // why the callback stopped the minimizer, if it failed
+	opt.Callback = func(i optim.Iteration) bool {
+		it = i
+		if stopped = loop.Finite(i.K, "objective", i.F); stopped == nil {
+			stopped = loop.Finite(i.K, "gradient norm", i.GNorm)
+		}
+		if stopped != nil {
 			return true
 		}
-		pt := learn.Point{Step: it.K, Loss: it.F, Elapsed: time.Since(started)}
-		stop := es.observe(it.K, it.X, &pt)
-		ev := p.Log.Info().Int("iteration", it.K).Float64("loss", it.F).Float64("gnorm", it.GNorm).
-			Int("evaluations", it.Evaluations).Dur("elapsed", time.Since(started))
-		if s.maxIterations > 0 {
-			ev = ev.Dur("eta_at_most", time.Since(started)/time.Duration(it.K)*time.Duration(s.maxIterations-it.K))
-		}
-		ev.Msg("crf iteration")
-		bar.Set(int64(it.K), fmt.Sprintf("loss %.6g", it.F))
-		if p.Observe != nil {
-			p.Observe(pt)
-		}
-		curve = append(curve, pt)
+		pt := learn.Point{Step: i.K, Loss: i.F}
+		stop := es.observe(i.K, i.X, &pt)
+		loop.Record(pt)
 		return stop
 	}
 	res, err := optim.Minimize(ctx, m.W, obj.Evaluate, opt)
 	if err != nil {
 		return err
 	}
-	if nonFinite > 0 {
-		return fmt.Errorf("crf: iteration %d produced a non-finite objective or gradient; stopped (are some attribute values huge?)", nonFinite)
+	if stopped != nil {
+		return stopped
 	}
 	active := 0
 	for _, w := range m.W {
@@ -278,16 +257,14 @@ type earlyStop struct {
 	p        *learn.Problem
 	m        *linear.Model
 	trial    *linear.Model
-	best     float64
-	bestAt   int
-	bestW    []float64
+	best     learn.Best
 }
 
 func newEarlyStop(patience, every int, p *learn.Problem, m *linear.Model) *earlyStop {
 	if every == 0 || patience > 0 {
 		every = 1
 	}
-	es := &earlyStop{patience: patience, every: every, p: p, m: m, best: math.Inf(-1)}
+	es := &earlyStop{patience: patience, every: every, p: p, m: m, best: learn.NewBest()}
 	if p.DevScore != nil {
 		es.trial = &linear.Model{NumLabels: m.NumLabels, FeatOff: m.FeatOff, FeatLabel: m.FeatLabel, W: make([]float64, len(m.W)), Transitions: m.Transitions}
 	}
@@ -304,198 +281,11 @@ func (es *earlyStop) observe(k int, x []float64, pt *learn.Point) bool {
 	}
 	copy(es.trial.W, x)
 	pt.DevScore = es.p.DevScore(es.trial)
-	if pt.DevScore > es.best {
-		es.best, es.bestAt = pt.DevScore, k
-		if es.active() {
-			es.bestW = append(es.bestW[:0], x...)
-		}
+	keep := x
+	if !es.active() {
+		keep = nil // only patience restores the best weights
 	}
-	es.p.Log.Debug().Int("iteration", k).Float64("dev", pt.DevScore).Float64("best", es.best).Msg("crf dev score")
-	return es.active() && k-es.bestAt >= es.patience
+	es.best.Consider(k, pt.DevScore, keep)
+	es.p.Log.Debug().Int("iteration", k).Float64("dev", pt.DevScore).Float64("best", es.best.Score).Msg("crf dev score")
+	return es.active() && k-es.best.At >= es.patience
 }
-
-func (es *earlyStop) restore(w []float64) {
-	if es.bestW != nil {
-		copy(w, es.bestW)
-	}
-}
-
-// trainSGD is stochastic gradient descent on the L2-regularized objective,
-// one sentence at a time, as CRFsuite's l2sgd: per-example objective
-// loss_i + (c2/N)‖w‖², step η_t = η0 / (1 + λ·η0·t) with λ = 2·c2/N, and
-// the weight decay folded into a global scale so an update touches only the
-// sentence's features. Sequential by nature, hence thread-count
-// independent.
-func trainSGD(ctx context.Context, obj *objective, s settings, p *learn.Problem, es *earlyStop, info map[string]any) error {
-	m, d, l := obj.m, obj.d, obj.m.NumLabels
-	n := float64(len(obj.sents))
-	lambda := 2 * s.c2 / n
-	v := make([]float64, len(m.W)) // w = scale·v
-	scale := 1.0
-	w := make([]float64, len(m.W)) // scratch: scaled weights of the current sentence's lattice
-	wk := obj.workers[0]
-	// One zeroed gradient buffer, cleared sparsely after each sentence.
-	sgdGrad := <-obj.pool
-	for f := range sgdGrad {
-		sgdGrad[f] = 0
-	}
-	defer func() { obj.pool <- sgdGrad }()
-	f0 := m.NumFeatures()
-	order := append([]int(nil), obj.sents...)
-	src := rand.NewPCG(p.Seed, 0x5851f42d4c957f2d)
-	rng := rand.New(src)
-	started := time.Now()
-	bar := p.Progress.Start("crf sgd", int64(s.maxIterations), "epochs")
-	defer bar.Done()
-	var history []float64
-	t := 0.0
-	epochs := 0
-	status := "maximum iterations"
-	first := 1
-	var curve []learn.Point
-	cp := p.Checkpoints
-	if cp != nil && cp.Save == nil {
-		cp.Save = func([]byte) error { return nil }
-	}
-	if cp != nil && cp.Resume != nil {
-		st, err := decodeState(cp.Resume, "sgd", len(m.W))
-		if err != nil {
-			return err
-		}
-		if len(st.Order) != len(order) {
-			return fmt.Errorf("crf: the checkpoint does not fit this problem (%d training sentences, it has %d)", len(order), len(st.Order))
-		}
-		if err := src.UnmarshalBinary(st.RNG); err != nil {
-			return fmt.Errorf("crf: checkpoint: %w", err)
-		}
-		copy(v, st.V)
-		order, scale, t, history, first, curve = st.Order, st.Scale, st.T, st.History, st.Epoch+1, st.Curve
-		es.restoreState(st)
-		for _, pt := range curve {
-			if p.Observe != nil {
-				p.Observe(pt)
-			}
-		}
-		p.Log.Info().Int("epoch", st.Epoch).Msg("crf resumed from a checkpoint")
-	}
-	for epoch := first; epoch <= s.maxIterations; epoch++ {
-		epochs = epoch
-		rng.Shuffle(len(order), func(i, j int) { order[i], order[j] = order[j], order[i] })
-		loss := 0.0
-		for k, sent := range order {
-			if k%1024 == 0 && ctx.Err() != nil {
-				return ctx.Err()
-			}
-			eta := s.eta / (1 + lambda*s.eta*t)
-			t++
-			// Scores under w = scale·v for this sentence only: the state
-			// features it touches and the transitions.
-			lo, hi := d.Sentence(sent)
-			for tok := lo; tok < hi; tok++ {
-				for kk := d.TokenOff[tok]; kk < d.TokenOff[tok+1]; kk++ {
-					a := d.Attrs[kk]
-					for f := m.FeatOff[a]; f < m.FeatOff[a+1]; f++ {
-						w[f] = scale * v[f]
-					}
-				}
-			}
-			for f := f0; f < len(w); f++ {
-				w[f] = scale * v[f]
-			}
-			// Gradient of this sentence's loss, accumulated sparsely into a
-			// zeroed buffer, then applied and cleared over the same
-			// features.
-			g := sgdGrad
-			loss += wk.sentence(obj, w, sent, g)
-			if eta*lambda >= 1 {
-				return fmt.Errorf("crf: learning_rate %v is too large for c2 %v on %d sentences (the weight decay would flip the weights' sign)", s.eta, s.c2, len(obj.sents))
-			}
-			scale *= 1 - eta*lambda
-			step := eta / scale
-			for tok := lo; tok < hi; tok++ {
-				y := d.Labels[tok]
-				for kk := d.TokenOff[tok]; kk < d.TokenOff[tok+1]; kk++ {
-					a := d.Attrs[kk]
-					if f := m.Feature(a, y); f >= 0 {
-						g[f] -= d.Value(kk)
-					}
-				}
-			}
-			if obj.transitions {
-				g[f0+l*l+int(d.Labels[lo])]--
-				g[f0+l*l+l+int(d.Labels[hi-1])]--
-				for tok := lo + 1; tok < hi; tok++ {
-					g[f0+int(d.Labels[tok-1])*l+int(d.Labels[tok])]--
-				}
-			}
-			for tok := lo; tok < hi; tok++ {
-				for kk := d.TokenOff[tok]; kk < d.TokenOff[tok+1]; kk++ {
-					a := d.Attrs[kk]
-					for f := m.FeatOff[a]; f < m.FeatOff[a+1]; f++ {
-						v[f] -= step * g[f]
-						g[f] = 0
-					}
-				}
-			}
-			for f := f0; f < len(w); f++ {
-				v[f] -= step * g[f]
-				g[f] = 0
-			}
-			if scale < 1e-20 {
-				for f := range v {
-					v[f] *= scale
-				}
-				scale = 1
-			}
-		}
-		norm := 0.0
-		for _, x := range v {
-			norm += x * x
-		}
-		objective := loss + s.c2*scale*scale*norm
-		if !finite(objective) {
-			return fmt.Errorf("crf: sgd epoch %d produced a non-finite objective (%v); stopped (try a smaller learning_rate)", epoch, objective)
-		}
-		for f := range m.W {
-			m.W[f] = scale * v[f]
-		}
-		pt := learn.Point{Step: epoch, Loss: objective, Elapsed: time.Since(started)}
-		stop := es.observe(epoch, m.W, &pt)
-		p.Log.Info().Int("epoch", epoch).Float64("loss", objective).Float64("dev", pt.DevScore).Msg("crf sgd epoch")
-		bar.Set(int64(epoch), fmt.Sprintf("loss %.6g", objective))
-		if p.Observe != nil {
-			p.Observe(pt)
-		}
-		curve = append(curve, pt)
-		history = append(history, objective)
-		if stop {
-			status = "stopped by dev score"
-			break
-		}
-		if len(history) > s.period {
-			past := history[len(history)-1-s.period]
-			if (past-objective)/objective < s.delta {
-				status = "no further improvement"
-				break
-			}
-		}
-		if cp != nil && cp.Every > 0 && epoch%cp.Every == 0 && epoch < s.maxIterations {
-			rngState, err := src.MarshalBinary()
-			if err != nil {
-				return err
-			}
-			b, err := encodeState(&state{Algorithm: "sgd", Epoch: epoch, V: v, Scale: scale, T: t, RNG: rngState, Order: order,
-				History: history, Best: es.best, BestAt: es.bestAt, BestW: es.bestW, Curve: curve})
-			if err == nil {
-				err = cp.Save(b)
-			}
-			if err != nil {
-				return fmt.Errorf("crf: saving the checkpoint after epoch %d: %w", epoch, err)
-			}
-		}
-	}
-	info["iterations"], info["status"], info["loss"] = epochs, status, history[len(history)-1]
-	return nil
-}
-
-func finite(v float64) bool { return !math.IsNaN(v) && !math.IsInf(v, 0) }

@@ -9,7 +9,6 @@ import (
 	"github.com/trellis-nlp/trellis/framework/feature"
 	"github.com/trellis-nlp/trellis/framework/lattice"
 	"github.com/trellis-nlp/trellis/framework/learn"
-	"github.com/trellis-nlp/trellis/framework/learn/perceptron"
 	"github.com/trellis-nlp/trellis/framework/linear"
 )
 
@@ -254,10 +253,10 @@ type Gradient struct {
 // NewGradient builds the objective of p with L2 coefficient c2 over the
 // features setting ("observed" or "all").
 func NewGradient(p *learn.Problem, features string, c2 float64) *Gradient {
-	m := perceptron.NewModel(features, p)
+	m := learn.NewModel(features, p)
 	var sents []int
 	for k := 0; k < p.Train.NumSentences(); k++ {
-		if perceptron.Complete(p.Train, k) {
+		if learn.Complete(p.Train, k) {
 			sents = append(sents, k)
 		}
 	}

@@ -91,29 +91,63 @@ func (l *Learner) Validate() hcl.Diagnostics {
 	return diags
 }
 
-// Train implements learn.Learner.
+// Train implements learn.Learner. It is one counting pass, so of the
+// iterative learners' learn.Loop only cancellation and progress apply; it
+// has no learning curve to observe and nothing worth checkpointing.
 func (l *Learner) Train(ctx context.Context, p *learn.Problem) (*learn.Result, error) {
 	alphaE, alphaT := l.alphas()
 	if p.Mapper == nil {
 		return nil, fmt.Errorf("hmm: the problem has no feature mapper (the HMM normalizes per template)")
 	}
-	d := p.Train
 	nl, na, ng := p.NumLabels, p.NumAttrs, p.Mapper.NumGroups()
-	attrGroup, unknownAttrs := p.Mapper.AttrGroups(), p.Mapper.UnknownAttrs()
-	if len(attrGroup) != na {
-		return nil, fmt.Errorf("hmm: the feature mapper has template groups for %d attributes, the problem %d", len(attrGroup), na)
+	c := &counts{
+		nl: nl, na: na, ng: ng, attrGroup: p.Mapper.AttrGroups(), unknownAttrs: p.Mapper.UnknownAttrs(),
+		withUnknown: l.cfg.Unknown != "drop",
 	}
-	withUnknown := l.cfg.Unknown != "drop"
+	if len(c.attrGroup) != na {
+		return nil, fmt.Errorf("hmm: the feature mapper has template groups for %d attributes, the problem %d", len(c.attrGroup), na)
+	}
+	if err := c.count(ctx, p); err != nil {
+		return nil, err
+	}
+	c.hapaxes()
+	m := linear.NewDense(na, nl, p.Transitions)
+	c.emissions(m.W, alphaE)
+	if p.Transitions {
+		c.transitions(m.Trans(), m.Start(), m.Stop(), alphaT)
+	}
+	p.Log.Info().Int("attributes", na).Int("labels", nl).Int("templates", ng).Msg("hmm counted")
+	return &learn.Result{Model: m, Info: map[string]any{"emission_smoothing": alphaE, "transition_smoothing": alphaT}}, nil
+}
 
-	attrLabel := make([]float64, na*nl)
-	attrTotal := make([]float64, na)
-	groupLabel := make([]float64, ng*nl)
-	trans := make([]float64, nl*nl)
-	start := make([]float64, nl)
-	stop := make([]float64, nl)
+// counts are the HMM's sufficient statistics: (weighted) attribute-label,
+// attribute and template-label counts, label bigrams, first and last
+// labels, and the hapax counts standing in for unknown values.
+type counts struct {
+	nl, na, ng   int
+	attrGroup    []int32
+	unknownAttrs []int32
+	withUnknown  bool
+
+	attrLabel, attrTotal, groupLabel []float64
+	trans, start, stop               []float64
+	hapax, vocab                     []float64
+}
+
+// count makes the pass over the training data. A token without a gold
+// label counts for nothing and breaks the label chain around it.
+func (c *counts) count(ctx context.Context, p *learn.Problem) error {
+	d, nl, attrGroup := p.Train, c.nl, c.attrGroup
+	c.attrLabel, c.attrTotal, c.groupLabel = make([]float64, c.na*nl), make([]float64, c.na), make([]float64, c.ng*nl)
+	c.trans, c.start, c.stop = make([]float64, nl*nl), make([]float64, nl), make([]float64, nl)
+	bar := p.Progress.Start("hmm", int64(d.NumSentences()), "sentences")
+	defer bar.Done()
 	for s := 0; s < d.NumSentences(); s++ {
-		if s%4096 == 0 && ctx.Err() != nil {
-			return nil, ctx.Err()
+		if s%4096 == 0 {
+			if err := ctx.Err(); err != nil {
+				return err
+			}
+			bar.Set(int64(s), "counting")
 		}
 		lo, hi := d.Sentence(s)
 		prev := int32(-1)
@@ -125,99 +159,106 @@ func (l *Learner) Train(ctx context.Context, p *learn.Problem) (*learn.Result, e
 			}
 			for k := d.TokenOff[t]; k < d.TokenOff[t+1]; k++ {
 				a, v := d.Attrs[k], d.Value(k)
-				attrLabel[int(a)*nl+int(y)] += v
-				attrTotal[a] += v
-				groupLabel[int(attrGroup[a])*nl+int(y)] += v
+				c.attrLabel[int(a)*nl+int(y)] += v
+				c.attrTotal[a] += v
+				c.groupLabel[int(attrGroup[a])*nl+int(y)] += v
 			}
 			switch {
 			case t == lo:
-				start[y]++
+				c.start[y]++
 			case prev >= 0:
-				trans[int(prev)*nl+int(y)]++
+				c.trans[int(prev)*nl+int(y)]++
 			}
 			prev = y
 		}
 		if hi > lo && d.Labels[hi-1] >= 0 {
-			stop[d.Labels[hi-1]]++
+			c.stop[d.Labels[hi-1]]++
 		}
 	}
+	return nil
+}
 
-	isUnknown := make([]bool, na)
-	if withUnknown {
-		for _, a := range unknownAttrs {
+// hapaxes counts, per template and label, the values seen exactly once
+// (they stand in for the unknown ones) and each template's vocabulary.
+func (c *counts) hapaxes() {
+	nl := c.nl
+	isUnknown := make([]bool, c.na)
+	if c.withUnknown {
+		for _, a := range c.unknownAttrs {
 			if a >= 0 {
 				isUnknown[a] = true
 			}
 		}
 	}
-	// Values seen exactly once stand in for the unknown ones.
-	hapax := make([]float64, ng*nl)
-	vocab := make([]float64, ng)
-	for a := 0; a < na; a++ {
+	c.hapax, c.vocab = make([]float64, c.ng*nl), make([]float64, c.ng)
+	for a := 0; a < c.na; a++ {
 		if isUnknown[a] {
 			continue
 		}
-		g := int(attrGroup[a])
-		vocab[g]++
-		if attrTotal[a] == 1 {
+		g := int(c.attrGroup[a])
+		c.vocab[g]++
+		if c.attrTotal[a] == 1 {
 			for y := 0; y < nl; y++ {
-				hapax[g*nl+y] += attrLabel[a*nl+y]
+				c.hapax[g*nl+y] += c.attrLabel[a*nl+y]
 			}
 		}
 	}
+}
 
-	m := linear.NewDense(na, nl, p.Transitions)
-	logDenom := make([]float64, ng*nl)
-	for g := 0; g < ng; g++ {
+// emissions writes the smoothed log P(a | y, template(a)) into the state
+// weights w (attribute-major), the unknown attributes' from the hapaxes.
+func (c *counts) emissions(w []float64, alphaE float64) {
+	nl := c.nl
+	logDenom := make([]float64, c.ng*nl)
+	for g := 0; g < c.ng; g++ {
 		for y := 0; y < nl; y++ {
-			total := groupLabel[g*nl+y] + alphaE*vocab[g]
-			if withUnknown {
-				total += hapax[g*nl+y] + alphaE
+			total := c.groupLabel[g*nl+y] + alphaE*c.vocab[g]
+			if c.withUnknown {
+				total += c.hapax[g*nl+y] + alphaE
 			}
 			logDenom[g*nl+y] = math.Log(total)
 		}
 	}
-	for a := 0; a < na; a++ {
-		g := int(attrGroup[a])
+	for a := 0; a < c.na; a++ {
+		g := int(c.attrGroup[a])
 		for y := 0; y < nl; y++ {
-			m.W[a*nl+y] = math.Log(attrLabel[a*nl+y]+alphaE) - logDenom[g*nl+y]
+			w[a*nl+y] = math.Log(c.attrLabel[a*nl+y]+alphaE) - logDenom[g*nl+y]
 		}
 	}
-	for g, a := range unknownAttrs {
+	for g, a := range c.unknownAttrs {
 		if a < 0 {
 			continue
 		}
 		for y := 0; y < nl; y++ {
-			if withUnknown {
-				m.W[int(a)*nl+y] = math.Log(hapax[g*nl+y]+alphaE) - logDenom[g*nl+y]
+			if c.withUnknown {
+				w[int(a)*nl+y] = math.Log(c.hapax[g*nl+y]+alphaE) - logDenom[g*nl+y]
 			} else {
-				m.W[int(a)*nl+y] = 0
+				w[int(a)*nl+y] = 0
 			}
 		}
 	}
-	res := &learn.Result{Model: m, Info: map[string]any{"emission_smoothing": alphaE, "transition_smoothing": alphaT}}
+}
 
-	if p.Transitions {
-		mt, ms, mz := m.Trans(), m.Start(), m.Stop()
-		var sentences float64
-		for y := 0; y < nl; y++ {
-			sentences += start[y]
-		}
-		for prev := 0; prev < nl; prev++ {
-			out := stop[prev]
-			for y := 0; y < nl; y++ {
-				out += trans[prev*nl+y]
-			}
-			denom := math.Log(out + alphaT*float64(nl+1))
-			for y := 0; y < nl; y++ {
-				mt[prev*nl+y] = math.Log(trans[prev*nl+y]+alphaT) - denom
-			}
-			mz[prev] = math.Log(stop[prev]+alphaT) - denom
-		}
-		for y := 0; y < nl; y++ {
-			ms[y] = math.Log(start[y]+alphaT) - math.Log(sentences+alphaT*float64(nl))
-		}
+// transitions writes the smoothed log transition, start and stop
+// probabilities into mt, ms and mz.
+func (c *counts) transitions(mt, ms, mz []float64, alphaT float64) {
+	nl := c.nl
+	var sentences float64
+	for y := 0; y < nl; y++ {
+		sentences += c.start[y]
 	}
-	p.Log.Info().Int("attributes", na).Int("labels", nl).Int("templates", ng).Msg("hmm counted")
-	return res, nil
+	for prev := 0; prev < nl; prev++ {
+		out := c.stop[prev]
+		for y := 0; y < nl; y++ {
+			out += c.trans[prev*nl+y]
+		}
+		denom := math.Log(out + alphaT*float64(nl+1))
+		for y := 0; y < nl; y++ {
+			mt[prev*nl+y] = math.Log(c.trans[prev*nl+y]+alphaT) - denom
+		}
+		mz[prev] = math.Log(c.stop[prev]+alphaT) - denom
+	}
+	for y := 0; y < nl; y++ {
+		ms[y] = math.Log(c.start[y]+alphaT) - math.Log(sentences+alphaT*float64(nl))
+	}
 }

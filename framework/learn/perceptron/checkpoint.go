@@ -43,6 +43,35 @@ func decodeState(b []byte, weights, sentences int) (*state, error) {
 	return &st, nil
 }
 
+// save encodes the state after an epoch.
+func (r *run) save(epoch int, curve []learn.Point) ([]byte, error) {
+	rngState, err := r.src.MarshalBinary()
+	if err != nil {
+		return nil, err
+	}
+	t := r.tr
+	return encodeState(&state{Epoch: epoch, W: t.w, U: t.u, C: t.c, Updates: t.updates, RNG: rngState,
+		Order: r.order, Best: r.best.W, HasBest: r.best.W != nil, BestScore: r.best.Score, BestAt: r.best.At, Curve: curve})
+}
+
+// restore loads what save encoded.
+func (r *run) restore(b []byte) (int, []learn.Point, error) {
+	st, err := decodeState(b, len(r.m.W), len(r.order))
+	if err != nil {
+		return 0, nil, err
+	}
+	if err := r.src.UnmarshalBinary(st.RNG); err != nil {
+		return 0, nil, fmt.Errorf("perceptron: checkpoint: %w", err)
+	}
+	r.tr.restore(st)
+	r.order = st.Order
+	r.best = learn.Best{Score: st.BestScore, At: st.BestAt, W: st.Best}
+	if !st.HasBest {
+		r.best.W = nil
+	}
+	return st.Epoch, st.Curve, nil
+}
+
 // restore loads a checkpoint's weights and counters into t, and the
 // decoding copy of the transitions from the weights (the state weights
 // are read from t.w itself).

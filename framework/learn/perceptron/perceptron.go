@@ -3,9 +3,7 @@ package perceptron
 import (
 	"context"
 	"fmt"
-	"math"
 	"math/rand/v2"
-	"time"
 
 	"github.com/hashicorp/hcl/v2"
 
@@ -71,156 +69,90 @@ func (l *Learner) Validate() hcl.Diagnostics {
 		diags = append(diags, &hcl.Diagnostic{Severity: hcl.DiagError, Summary: "Invalid epochs",
 			Detail: fmt.Sprintf("epochs must be between 1 and 100000, got %d", *e)})
 	}
-	diags = append(diags, ValidateFeatures(l.cfg.Features)...)
+	diags = append(diags, learn.ValidateFeatures(l.cfg.Features)...)
 	return diags
-}
-
-// ValidateFeatures checks a features = "observed" | "all" setting (shared
-// with the CRF).
-func ValidateFeatures(v string) hcl.Diagnostics {
-	switch v {
-	case "", "observed", "all":
-		return nil
-	}
-	return hcl.Diagnostics{{Severity: hcl.DiagError, Summary: "Invalid features setting",
-		Detail: fmt.Sprintf(`features must be "observed" (attribute-label pairs seen in training) or "all", got %q`, v)}}
-}
-
-// NewModel allocates the model structure a features setting asks for.
-func NewModel(features string, p *learn.Problem) *linear.Model {
-	if features == "all" {
-		return linear.NewDense(p.NumAttrs, p.NumLabels, p.Transitions)
-	}
-	return linear.NewObserved(p.Train, p.NumAttrs, p.NumLabels, p.Transitions)
-}
-
-// Complete reports whether every token of sentence s has a gold label the
-// model knows; learners skip the others rather than guess.
-func Complete(d *feature.Dataset, s int) bool {
-	lo, hi := d.Sentence(s)
-	for t := lo; t < hi; t++ {
-		if d.Labels[t] < 0 {
-			return false
-		}
-	}
-	return hi > lo
 }
 
 // Train implements learn.Learner.
 func (l *Learner) Train(ctx context.Context, p *learn.Problem) (*learn.Result, error) {
-	m := NewModel(l.cfg.Features, p)
-	d := p.Train
-	var order []int
-	for s := 0; s < d.NumSentences(); s++ {
-		if Complete(d, s) {
-			order = append(order, s)
-		}
+	m := learn.NewModel(l.cfg.Features, p)
+	order, err := learn.CompleteSentences(p, "perceptron")
+	if err != nil {
+		return nil, err
 	}
-	if skipped := d.NumSentences() - len(order); skipped > 0 {
-		p.Log.Warn().Int("sentences", skipped).Msg("skipping training sentences without a complete gold labelling")
+	r := &run{
+		m: m, p: p, tr: newTrainer(m, p), order: order, epochs: l.epochs(),
+		src:     rand.NewPCG(p.Seed, 0x9e3779b97f4a7c15),
+		shuffle: flag(l.cfg.Shuffle, true), average: flag(l.cfg.Average, true),
+		bestEpoch: flag(l.cfg.BestEpoch, true) && p.DevScore != nil,
+		best:      learn.NewBest(),
 	}
-	if len(order) == 0 {
-		return nil, fmt.Errorf("perceptron: no training sentence has a complete labelling")
+	r.rng = rand.New(r.src)
+	loop := &learn.Loop{
+		Name: "perceptron", Unit: "epoch", Steps: r.epochs, Work: len(order), WorkUnit: "sentences",
+		LossName: "train_error", Hint: "are some attribute values huge?",
+		Step: r.epoch, Weights: func() []float64 { return r.tr.w }, Evaluate: r.evaluate,
+		Save: r.save, Restore: r.restore,
 	}
-	tr := newTrainer(m, p)
-	src := rand.NewPCG(p.Seed, 0x9e3779b97f4a7c15)
-	rng := rand.New(src)
-	shuffle, average := flag(l.cfg.Shuffle, true), flag(l.cfg.Average, true)
-	bestEpoch := flag(l.cfg.BestEpoch, true) && p.DevScore != nil
-	var best []float64
-	bestScore, bestAt := math.Inf(-1), 0
-	started := time.Now()
-	epochs := l.epochs()
-	first := 1
-	var curve []learn.Point // the learning curve so far, for checkpoints
-	cp := p.Checkpoints
-	if cp != nil && cp.Save == nil {
-		cp.Save = func([]byte) error { return nil }
+	if err := loop.Run(ctx, p); err != nil {
+		return nil, err
 	}
-	if cp != nil && cp.Resume != nil {
-		st, err := decodeState(cp.Resume, len(m.W), len(order))
-		if err != nil {
-			return nil, err
-		}
-		if err := src.UnmarshalBinary(st.RNG); err != nil {
-			return nil, fmt.Errorf("perceptron: checkpoint: %w", err)
-		}
-		tr.restore(st)
-		order, best, bestScore, bestAt, first, curve = st.Order, st.Best, st.BestScore, st.BestAt, st.Epoch+1, st.Curve
-		if !st.HasBest {
-			best = nil
-		}
-		for _, pt := range st.Curve {
-			if p.Observe != nil {
-				p.Observe(pt)
-			}
-		}
-		p.Log.Info().Int("epoch", st.Epoch).Msg("perceptron resumed from a checkpoint")
-	}
-	bar := p.Progress.Start("perceptron", int64(epochs*len(order)), "sentences")
-	defer bar.Done()
-	for epoch := first; epoch <= epochs; epoch++ {
-		note := fmt.Sprintf("epoch %d/%d", epoch, epochs)
-		if shuffle {
-			rng.Shuffle(len(order), func(i, j int) { order[i], order[j] = order[j], order[i] })
-		}
-		errors, tokens := 0, 0
-		for k, s := range order {
-			if k%1024 == 0 {
-				if ctx.Err() != nil {
-					return nil, ctx.Err()
-				}
-				bar.Set(int64((epoch-1)*len(order)+k), note)
-			}
-			e, n := tr.step(s)
-			errors += e
-			tokens += n
-		}
-		for f, w := range tr.w {
-			if math.IsNaN(w) || math.IsInf(w, 0) {
-				return nil, fmt.Errorf("perceptron: epoch %d made weight %d non-finite (%v); stopped (are some attribute values huge?)", epoch, f, w)
-			}
-		}
-		pt := learn.Point{Step: epoch, Loss: float64(errors) / float64(tokens), Elapsed: time.Since(started)}
-		if bestEpoch || epoch == epochs {
-			tr.result(m.W, average)
-		}
-		if bestEpoch {
-			pt.DevScore = p.DevScore(m)
-			if pt.DevScore > bestScore {
-				bestScore, bestAt = pt.DevScore, epoch
-				best = append(best[:0], m.W...)
-			}
-		}
-		perEpoch := time.Since(started) / time.Duration(epoch)
-		p.Log.Info().Int("epoch", epoch).Int("epochs", epochs).Float64("train_error", pt.Loss).Float64("dev", pt.DevScore).
-			Dur("elapsed", time.Since(started)).Dur("eta", perEpoch*time.Duration(epochs-epoch)).Msg("perceptron epoch")
-		if p.Observe != nil {
-			p.Observe(pt)
-		}
-		curve = append(curve, pt)
-		if cp != nil && cp.Every > 0 && epoch%cp.Every == 0 && epoch < epochs {
-			rngState, err := src.MarshalBinary()
-			if err != nil {
-				return nil, err
-			}
-			b, err := encodeState(&state{Epoch: epoch, W: tr.w, U: tr.u, C: tr.c, Updates: tr.updates, RNG: rngState,
-				Order: order, Best: best, HasBest: best != nil, BestScore: bestScore, BestAt: bestAt, Curve: curve})
-			if err != nil {
-				return nil, err
-			}
-			if err := cp.Save(b); err != nil {
-				return nil, fmt.Errorf("perceptron: saving the checkpoint after epoch %d: %w", epoch, err)
-			}
-		}
-	}
-	info := map[string]any{"epochs": epochs, "features": m.NumFeatures(), "updates": tr.updates, "averaged": average}
-	if bestEpoch {
-		copy(m.W, best)
-		info["best_epoch"] = bestAt
-		info["best_dev_score"] = bestScore
+	info := map[string]any{"epochs": r.epochs, "features": m.NumFeatures(), "updates": r.tr.updates, "averaged": r.average}
+	if r.bestEpoch {
+		r.best.Restore(m.W)
+		info["best_epoch"] = r.best.At
+		info["best_dev_score"] = r.best.Score
 	}
 	return &learn.Result{Model: m, Info: info}, nil
+}
+
+// run is one training run: the trainer plus what the epochs share (the
+// shuffled order, its random source, the best epoch so far).
+type run struct {
+	m      *linear.Model
+	p      *learn.Problem
+	tr     *trainer
+	order  []int
+	epochs int
+	src    *rand.PCG
+	rng    *rand.Rand
+
+	shuffle, average, bestEpoch bool
+	best                        learn.Best
+}
+
+// epoch is one pass over the training sentences; its loss is the
+// fraction of mislabelled tokens.
+func (r *run) epoch(_ int, tick func(done int) error) (float64, error) {
+	order := r.order
+	if r.shuffle {
+		r.rng.Shuffle(len(order), func(i, j int) { order[i], order[j] = order[j], order[i] })
+	}
+	errors, tokens := 0, 0
+	for k, s := range order {
+		if k%1024 == 0 {
+			if err := tick(k); err != nil {
+				return 0, err
+			}
+		}
+		e, n := r.tr.step(s)
+		errors += e
+		tokens += n
+	}
+	return float64(errors) / float64(tokens), nil
+}
+
+// evaluate writes the model's weights when they are needed (for the dev
+// score, or after the last epoch) and tracks the best epoch.
+func (r *run) evaluate(epoch int, pt *learn.Point) bool {
+	if r.bestEpoch || epoch == r.epochs {
+		r.tr.result(r.m.W, r.average)
+	}
+	if r.bestEpoch {
+		pt.DevScore = r.p.DevScore(r.m)
+		r.best.Consider(epoch, pt.DevScore, r.m.W)
+	}
+	return false
 }
 
 // trainer holds the perceptron's state: current weights w, the

@@ -93,7 +93,7 @@ func TestAveraging(t *testing.T) {
 	r := rand.New(rand.NewPCG(3, 4))
 	d := synthetic(r, 50)
 	p := problem(d)
-	m := NewModel("", p)
+	m := learn.NewModel("", p)
 	tr := newTrainer(m, p)
 	sum := make([]float64, len(m.W))
 	steps := 0

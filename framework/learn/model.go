@@ -1,0 +1,62 @@
+package learn
+
+import (
+	"fmt"
+
+	"github.com/hashicorp/hcl/v2"
+
+	"github.com/trellis-nlp/trellis/framework/feature"
+	"github.com/trellis-nlp/trellis/framework/linear"
+)
+
+// ValidateFeatures checks a features = "observed" | "all" setting, which
+// every discriminative learner offers.
+func ValidateFeatures(v string) hcl.Diagnostics {
+	switch v {
+	case "", "observed", "all":
+		return nil
+	}
+	return hcl.Diagnostics{{Severity: hcl.DiagError, Summary: "Invalid features setting",
+		Detail: fmt.Sprintf(`features must be "observed" (attribute-label pairs seen in training) or "all", got %q`, v)}}
+}
+
+// NewModel allocates the model structure a features setting asks for.
+func NewModel(features string, p *Problem) *linear.Model {
+	if features == "all" {
+		return linear.NewDense(p.NumAttrs, p.NumLabels, p.Transitions)
+	}
+	return linear.NewObserved(p.Train, p.NumAttrs, p.NumLabels, p.Transitions)
+}
+
+// Complete reports whether every token of sentence s has a gold label the
+// model knows; learners skip the others rather than guess.
+func Complete(d *feature.Dataset, s int) bool {
+	lo, hi := d.Sentence(s)
+	for t := lo; t < hi; t++ {
+		if d.Labels[t] < 0 {
+			return false
+		}
+	}
+	return hi > lo
+}
+
+// CompleteSentences returns the training sentences a learner can use (see
+// Complete), in corpus order, warning about the skipped ones. It is an
+// error, naming the learner, when none is left: training on nothing would
+// give a model of zeros that looks like a result.
+func CompleteSentences(p *Problem, learner string) ([]int, error) {
+	d := p.Train
+	var sents []int
+	for s := 0; s < d.NumSentences(); s++ {
+		if Complete(d, s) {
+			sents = append(sents, s)
+		}
+	}
+	if skipped := d.NumSentences() - len(sents); skipped > 0 {
+		p.Log.Warn().Int("sentences", skipped).Msg("skipping training sentences without a complete gold labelling")
+	}
+	if len(sents) == 0 {
+		return nil, fmt.Errorf("%s: no training sentence has a complete labelling", learner)
+	}
+	return sents, nil
+}
