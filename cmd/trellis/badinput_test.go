@@ -331,17 +331,23 @@ func TestBadInput(t *testing.T) {
 		// the scheme in the training corpus, a warning in the test corpus.
 		{name: "iob1 training labels under scheme iob2", train: iob1Train, code: 2,
 			specErr: "Labels contradict the scheme", place: specPlace{`scheme = "iob2"`, `"iob2"`},
-			stderr: []string{fmt.Sprintf(`{train}:%d: "I-NP" begins the sentence, which iob2 does not allow; %d of %d sentences of corpus "train" contradict iob2, and constrained decoding would forbid their gold labels`,
-				firstLineWith(train, " B-"), sentencesWith(train, " B-"), sentencesWith(train, "")), `The labels fit iob1: did you mean scheme = "iob1"?`}},
+			stderr: []string{fmt.Sprintf(`{train}:%d: "I-NP" begins the sentence, which iob2 does not allow; %d of %d sentences of corpus "train" contradict iob2, and constrained decoding would forbid the gold labels of %d`,
+				firstLineWith(train, " B-"), sentencesWith(train, " B-"), sentencesWith(train, ""), sentencesWith(train, " B-")), `The labels fit iob1: did you mean scheme = "iob1"?`}},
 		{name: "iob1 training labels, constrained = false", train: iob1Train, code: 0,
 			edit:   replace(`scheme = "iob2"`, "scheme = \"iob2\"\n  constrained = false"),
 			stderr: []string{`warning: Labels contradict the scheme`, `did you mean scheme = "iob1"?`}},
 		{name: "iob1 test labels under scheme iob2", test: iob1Test, code: 0,
 			stderr: []string{fmt.Sprintf(`{spec}:20:12: warning: Labels contradict the scheme; {test}:%d: "I-NP" begins the sentence`, firstLineWith(test, " B-")),
 				`did you mean scheme = "iob1"?`}},
-		{name: "bioes training labels under scheme iob2", train: bytes.Replace(train, []byte("it PRP B-NP"), []byte("it PRP S-NP"), 1), code: 2,
+		// A label without the scheme's prefixes is left unconstrained by
+		// the decoder: a warning, and the run goes on.
+		{name: "bioes training labels under scheme iob2", train: bytes.Replace(train, []byte("it PRP B-NP"), []byte("it PRP S-NP"), 1), code: 0,
+			stderr: []string{fmt.Sprintf(`{spec}:20:12: warning: Labels contradict the scheme; {train}:%d: "S-NP" has none of the iob2 prefixes (B-, I-, O)`, firstLineWith(train, "it PRP B-NP"))}},
+		// ... while a bigram the decoder forbids, after such a label, is
+		// still an error.
+		{name: "I-NP after O among unprefixed labels", train: bytes.Replace(bytes.Replace(train, []byte("it PRP B-NP"), []byte("it PRP S-NP"), 1), []byte("big JJ I-NP"), []byte("big JJ O"), 1), code: 2,
 			specErr: "Labels contradict the scheme", place: specPlace{`scheme = "iob2"`, `"iob2"`},
-			stderr: []string{fmt.Sprintf(`{train}:%d: "S-NP" has none of the iob2 prefixes (B-, I-, O)`, firstLineWith(train, "it PRP B-NP"))}},
+			stderr: []string{fmt.Sprintf(`{train}:%d: "I-NP" follows "O"`, firstLineWith(train, "big JJ I-NP")+1), "would forbid the gold labels of 1"}},
 	}
 	for _, tc := range runCases {
 		t.Run("run/"+tc.name, func(t *testing.T) {

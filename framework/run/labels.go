@@ -24,8 +24,12 @@ type schemeCheck struct {
 	labelCol int
 	fit      scheme.Fit
 	// first is "file:line: reason" of the first contradicting token.
-	first  string
-	labels []string
+	first string
+	// forbidden counts the sentences a constrained decoder could not
+	// produce (scheme.Forbidden), firstForbidden the first such token.
+	forbidden      int
+	firstForbidden string
+	labels         []string
 }
 
 func newSchemeCheck(s *spec.Spec, c *spec.Corpus, labelCol int) *schemeCheck {
@@ -43,21 +47,36 @@ func (c *schemeCheck) add(st *corpus.Sentence) {
 	}
 	before := c.fit.Contradicting(c.declared)
 	c.fit.Add(c.labels)
-	if c.first != "" || c.fit.Contradicting(c.declared) == before {
+	if c.fit.Contradicting(c.declared) == before {
 		return
 	}
-	contra, _ := scheme.Check(c.labels, c.declared)
+	if c.first == "" {
+		contra, _ := scheme.Check(c.labels, c.declared)
+		c.first = place(st, contra)
+	}
+	if contra, bad := scheme.Forbidden(c.labels, c.declared); bad {
+		c.forbidden++
+		if c.firstForbidden == "" {
+			c.firstForbidden = place(st, contra)
+		}
+	}
+}
+
+// place is "file:line: reason" of a contradiction in sentence st.
+func place(st *corpus.Sentence, contra scheme.Contradiction) string {
 	line := st.Line
 	if contra.Index < len(st.TokenLineNo) {
 		line = st.TokenLineNo[contra.Index]
 	}
-	c.first = fmt.Sprintf("%s:%d: %s", st.File, line, contra.Reason)
+	return fmt.Sprintf("%s:%d: %s", st.File, line, contra.Reason)
 }
 
 // diagnostic returns what the tally says about the declaration, or nil.
 // Labels that contradict the scheme are an error in the training corpus
-// when decoding is constrained (the decoder would forbid the gold
-// sequences) and a warning otherwise.
+// when decoding is constrained and the decoder would forbid some gold
+// sequences (scheme.Forbidden), and a warning otherwise — labels merely
+// without the scheme's prefixes, which Allowed leaves unconstrained,
+// included.
 func (c *schemeCheck) diagnostic(s *spec.Spec, training bool) *hcl.Diagnostic {
 	if c.declared == scheme.None || c.fit.Sentences() == 0 {
 		return nil
@@ -77,11 +96,15 @@ func (c *schemeCheck) diagnostic(s *spec.Spec, training bool) *hcl.Diagnostic {
 				c.corpus.Name, c.corpus.Path, suggestion, c.declared, suggestion.String())}
 	}
 	d := &hcl.Diagnostic{Severity: hcl.DiagWarning, Subject: &rng, Summary: "Labels contradict the scheme"}
+	first := c.first
+	if training && s.Labels.Constrained && c.forbidden > 0 {
+		first = c.firstForbidden
+	}
 	detail := fmt.Sprintf("%s, which %s does not allow; %d of %d sentences of corpus %q contradict %s",
-		c.first, c.declared, bad, c.fit.Sentences(), c.corpus.Name, c.declared)
-	if training && s.Labels.Constrained {
+		first, c.declared, bad, c.fit.Sentences(), c.corpus.Name, c.declared)
+	if training && s.Labels.Constrained && c.forbidden > 0 {
 		d.Severity = hcl.DiagError
-		detail += ", and constrained decoding would forbid their gold labels (set constrained = false to train on them anyway)"
+		detail += fmt.Sprintf(", and constrained decoding would forbid the gold labels of %d (set constrained = false to train on them anyway)", c.forbidden)
 	}
 	if ok {
 		detail += fmt.Sprintf(". The labels fit %s: did you mean scheme = %q?", suggestion, suggestion.String())

@@ -5,6 +5,7 @@ package rundir
 import (
 	"errors"
 	"os"
+	"path/filepath"
 	"syscall"
 )
 
@@ -19,4 +20,14 @@ func tryLock(f *os.File) error {
 		return errLocked
 	}
 	return err
+}
+
+// isMountPoint reports whether dir is a folder on another device than its
+// parent (a mount point, such as a container volume).
+func isMountPoint(dir string) bool {
+	var st, parent syscall.Stat_t
+	if syscall.Stat(dir, &st) != nil || syscall.Stat(filepath.Dir(dir), &parent) != nil {
+		return false
+	}
+	return st.Mode&syscall.S_IFMT == syscall.S_IFDIR && st.Dev != parent.Dev
 }

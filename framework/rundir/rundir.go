@@ -133,6 +133,11 @@ func Open(dir string, o Options) (*Run, error) {
 		r.removeCreated()
 		return nil, fmt.Errorf("output folder: %s is read-only", abs)
 	}
+	if isMountPoint(abs) {
+		// A mount point cannot be renamed, so a run could never commit.
+		r.removeCreated()
+		return nil, fmt.Errorf("output folder: %s is a mount point, which a run cannot replace by renaming; give a folder inside it", abs)
+	}
 	if !o.Force {
 		if err := checkOwned(abs); err != nil {
 			r.removeCreated()
@@ -265,15 +270,17 @@ func (r *Run) Commit() (setAside string, err error) {
 	defer r.Close()
 	files, err := inventory(r.Work)
 	if err != nil {
-		return "", err
+		return "", r.unplaced(files, err)
 	}
 	foreign := checkOwned(r.Path)
 	var fe *ForeignError
 	switch {
 	case foreign == nil:
-	case errors.As(foreign, &fe) && r.force:
+	case r.force:
+		// Foreign, or unreadable: either way not provably ours, so it
+		// goes aside whole.
 		if setAside, err = r.setAside(); err != nil {
-			return "", err
+			return "", r.unplaced(files, err)
 		}
 	case errors.As(foreign, &fe):
 		fe.Finished = true
@@ -282,20 +289,55 @@ func (r *Run) Commit() (setAside string, err error) {
 		}
 		return "", fe
 	default:
-		return "", foreign
+		return "", r.unplaced(files, foreign)
 	}
+	// The previous run's marker stays locked while it is swapped out and
+	// removed, so that a run starting meanwhile sees it busy instead of
+	// taking it for leftovers to clear.
+	previous := lockMarker(filepath.Join(r.Path, MarkerName))
+	defer closeFile(previous)
 	// Marked committed only now: a partial folder whose marker lists its
 	// files is, to a later Open, a replaced run left over to delete.
 	r.marker.Files = files
 	if err := r.writeMarker(); err != nil {
-		return setAside, err
+		return setAside, r.unplaced(files, err)
 	}
 	if err := replace(r.Work, r.Path, exchange); err != nil {
-		r.marker.Files = nil
-		r.writeMarker()
-		return setAside, err
+		return setAside, r.unplaced(files, err)
 	}
 	return setAside, nil
+}
+
+// unplaced moves a finished run whose commit failed to a visible folder
+// beside the run directory, where no later run discards it, and returns
+// cause with where the results are.
+func (r *Run) unplaced(files []string, cause error) error {
+	name, err := r.moveBeside(files)
+	if err != nil {
+		r.marker.Files = nil
+		r.writeMarker()
+		return fmt.Errorf("the run finished but could not replace %s: %w; its results are in %s (moving them beside it failed too: %v)", r.Path, cause, r.Work, err)
+	}
+	return fmt.Errorf("the run finished but could not replace %s: %w; its results are in %s", r.Path, cause, name)
+}
+
+// lockMarker opens and locks a committed run's marker, or returns nil.
+func lockMarker(path string) *os.File {
+	f, err := os.OpenFile(path, os.O_RDWR, 0)
+	if err != nil {
+		return nil
+	}
+	if tryLock(f) != nil {
+		f.Close()
+		return nil
+	}
+	return f
+}
+
+func closeFile(f *os.File) {
+	if f != nil {
+		f.Close()
+	}
 }
 
 // moveBeside gives a finished run that may not replace the run directory
@@ -474,12 +516,13 @@ func replace(src, dst string, exchange func(a, b string) error) error {
 		return err
 	}
 	if err := exchange(src, dst); err == nil {
-		// src now holds the previous run, still marked committed, which a
-		// later Open clears should this process die before it does.
+		// src now holds the previous run, still marked committed (and
+		// locked by Commit), which a later Open clears should this
+		// process die before it does.
 		if err := os.Rename(src, old); err != nil {
-			return os.RemoveAll(src)
+			return removeReplaced(src, dst)
 		}
-		return os.RemoveAll(old)
+		return removeReplaced(old, dst)
 	}
 	// No atomic exchange: move the previous run away, then the new one in.
 	if err := os.Rename(dst, old); err != nil {
@@ -489,7 +532,21 @@ func replace(src, dst string, exchange func(a, b string) error) error {
 		os.Rename(old, dst)
 		return fmt.Errorf("replacing %s: %w", dst, err)
 	}
-	return os.RemoveAll(old)
+	return removeReplaced(old, dst)
+}
+
+// removeReplaced deletes the previous run swapped out of dst, unless
+// something not of that run appeared in it between the ownership check
+// and the swap: then it is set aside beside dst, whole.
+func removeReplaced(old, dst string) error {
+	if checkOwned(old) == nil {
+		return os.RemoveAll(old)
+	}
+	name, err := freeName(dst + ".set-aside-" + time.Now().Format("20060102-150405"))
+	if err != nil {
+		return err
+	}
+	return os.Rename(old, name)
 }
 
 // freeName returns base, or base-N for the first N, that names nothing

@@ -357,3 +357,57 @@ func TestAbortRemovesFoldersItMade(t *testing.T) {
 		t.Errorf("a failed run left %v", got)
 	}
 }
+
+// TestFailedCommitKeepsResults: a finished run whose commit fails (a
+// replace the system refuses, an unreadable folder) goes to a visible
+// folder beside the run directory, named in the error, where the next
+// run does not discard it.
+func TestFailedCommitKeepsResults(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "x")
+	r, err := Open(dir, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	write(t, r.Work, map[string]string{"models/a.model": "trained for hours"})
+	files, _ := inventory(r.Work)
+	err = r.unplaced(files, errors.New("rename: device or resource busy"))
+	r.Close()
+	aside, _ := filepath.Glob(dir + ".unplaced-*")
+	if len(aside) != 1 || err == nil || !strings.Contains(err.Error(), aside[0]) || !strings.Contains(err.Error(), "device or resource busy") {
+		t.Fatalf("error %v, folders %v", err, aside)
+	}
+	if next, err := Open(dir, Options{}); err != nil || next.Discarded {
+		t.Fatalf("the next run: %v, discarded %v", err, next != nil && next.Discarded)
+	}
+	if got := contents(t, aside[0])["models/a.model"]; got != "trained for hours" {
+		t.Errorf("the results are gone: %q", got)
+	}
+}
+
+// TestReplaceKeepsFilesAddedDuringCommit: a file written into the run
+// directory between the ownership check and the swap is set aside with
+// the previous run, not deleted.
+func TestReplaceKeepsFilesAddedDuringCommit(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "x")
+	commitRun(t, dir, Options{}, map[string]string{"metrics.json": "previous"})
+	r, err := Open(dir, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	write(t, r.Work, map[string]string{"metrics.json": "new"})
+	late := func(a, b string) error {
+		write(t, b, map[string]string{"notes.txt": "written at the last moment"})
+		return exchange(a, b)
+	}
+	if err := replace(r.Work, r.Path, late); err != nil {
+		t.Fatal(err)
+	}
+	r.Close()
+	aside, _ := filepath.Glob(dir + ".set-aside-*")
+	if len(aside) != 1 || contents(t, aside[0])["notes.txt"] != "written at the last moment" {
+		t.Fatalf("the late file is not kept: %v", aside)
+	}
+	if got := contents(t, dir)["metrics.json"]; got != "new" {
+		t.Errorf("the new run is not in place: %q", got)
+	}
+}

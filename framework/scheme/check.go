@@ -35,28 +35,41 @@ func letters(s Scheme) string {
 // and O: strict IOB1 (B-X only right after a token of type X) is broken by
 // real IOB1 data, CoNLL-2003's eng.train among them, and nothing in
 // training or scoring depends on it.
-func Check(labels []string, s Scheme) (Contradiction, bool) {
+func Check(labels []string, s Scheme) (Contradiction, bool) { return check(labels, s, true) }
+
+// Forbidden returns the first place where a decoder constrained by
+// Allowed could not produce labels: Check without the prefix rule, since
+// Allowed leaves a label without one of the scheme's prefixes
+// unconstrained. A gold sequence Forbidden reports is one constrained
+// training and decoding would turn against.
+func Forbidden(labels []string, s Scheme) (Contradiction, bool) { return check(labels, s, false) }
+
+func check(labels []string, s Scheme, prefixes bool) (Contradiction, bool) {
 	known := letters(s)
 	if known == "" {
 		return Contradiction{}, false
 	}
-	var prevPrefix byte
+	var prevPrefix byte // 0 after a label Allowed leaves unconstrained
 	var prevType, prevLabel string
 	for i, l := range labels {
 		p, t := Split(l)
 		if len(p) != 1 || !containsByte(known, p[0]) {
-			return Contradiction{i, fmt.Sprintf("%q has none of the %s prefixes (%s)", l, s, prefixList(known))}, true
+			if prefixes {
+				return Contradiction{i, fmt.Sprintf("%q has none of the %s prefixes (%s)", l, s, prefixList(known))}, true
+			}
+			prevPrefix, prevType, prevLabel = 0, t, l
+			continue
 		}
 		c := p[0]
 		switch {
 		case i == 0 && !canStart(s, c):
 			return Contradiction{i, fmt.Sprintf("%q begins the sentence", l)}, true
-		case i > 0 && !canFollow(s, prevPrefix, c, prevType == t):
+		case i > 0 && prevPrefix != 0 && !canFollow(s, prevPrefix, c, prevType == t):
 			return Contradiction{i, fmt.Sprintf("%q follows %q", l, prevLabel)}, true
 		}
 		prevPrefix, prevType, prevLabel = c, t, l
 	}
-	if n := len(labels); n > 0 && !canStop(s, prevPrefix) {
+	if n := len(labels); n > 0 && prevPrefix != 0 && !canStop(s, prevPrefix) {
 		return Contradiction{n - 1, fmt.Sprintf("%q ends the sentence", prevLabel)}, true
 	}
 	return Contradiction{}, false

@@ -75,6 +75,9 @@ func TestCheckAgreesWithAllowed(t *testing.T) {
 				if want := !(prefixed && decodable); bad != want {
 					t.Fatalf("%s %v: Check says contradiction=%v (%+v), want %v", s, words, bad, c, want)
 				}
+				if c, bad := Forbidden(words, s); bad != !decodable {
+					t.Fatalf("%s %v: Forbidden says %v (%+v), Allowed says decodable=%v", s, words, bad, c, decodable)
+				}
 			}
 			if len(seq) == 4 {
 				return
