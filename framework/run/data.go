@@ -86,43 +86,52 @@ func CheckData(s *spec.Spec, names []string) ([]CorpusStats, hcl.Diagnostics, er
 	var diags hcl.Diagnostics
 	var errs []error
 	for _, name := range names {
-		c := s.Corpus(name)
-		labelCol, err := labelColumn(c)
-		if err == nil && labelCol < 0 {
-			err = fmt.Errorf("%s: corpus %q has no label column %q", c.Path, name, s.Labels.Column)
-		}
+		st, d, err := checkCorpus(s, name)
 		if err != nil {
 			errs = append(errs, err)
 			continue
 		}
-		training := name == s.Evaluation.Train
-		st := CorpusStats{Name: name, Path: c.Path}
-		labels := map[string]bool{}
-		check := newSchemeCheck(s, c, labelCol)
-		var unlabelled error
-		err = scanCorpus(c, func(sent *corpus.Sentence) {
-			st.Sentences++
-			st.Tokens += sent.Len()
-			for i, tok := range sent.Tokens {
-				labels[tok[labelCol]] = true
-				if training && tok[labelCol] == "" && unlabelled == nil {
-					unlabelled = fmt.Errorf("%s:%d: training token without a label", sent.File, sent.TokenLineNo[i])
-				}
-			}
-			check.add(sent)
-		})
-		if err == nil {
-			err = unlabelled
-		}
-		if err != nil {
-			errs = append(errs, err)
-			continue
-		}
-		st.Labels = len(labels)
 		stats = append(stats, st)
-		if d := check.diagnostic(s, training); d != nil {
+		if d != nil {
 			diags = append(diags, d)
 		}
 	}
 	return stats, diags, errors.Join(errs...)
+}
+
+// checkCorpus reads one corpus of s through, keeping nothing: its data
+// error, or its figures and what the scheme check says of its labels.
+func checkCorpus(s *spec.Spec, name string) (CorpusStats, *hcl.Diagnostic, error) {
+	c := s.Corpus(name)
+	st := CorpusStats{Name: name, Path: c.Path}
+	labelCol, err := labelColumn(c)
+	if err == nil && labelCol < 0 {
+		err = fmt.Errorf("%s: corpus %q has no label column %q", c.Path, name, s.Labels.Column)
+	}
+	if err != nil {
+		return st, nil, err
+	}
+	training := name == s.Evaluation.Train
+	labels := map[string]bool{}
+	check := newSchemeCheck(s, c, labelCol)
+	var unlabelled error
+	err = scanCorpus(c, func(sent *corpus.Sentence) {
+		st.Sentences++
+		st.Tokens += sent.Len()
+		for i, tok := range sent.Tokens {
+			labels[tok[labelCol]] = true
+			if training && tok[labelCol] == "" && unlabelled == nil {
+				unlabelled = fmt.Errorf("%s:%d: training token without a label", sent.File, sent.TokenLineNo[i])
+			}
+		}
+		check.add(sent)
+	})
+	if err == nil {
+		err = unlabelled
+	}
+	if err != nil {
+		return st, nil, err
+	}
+	st.Labels = len(labels)
+	return st, check.diagnostic(s, training), nil
 }

@@ -318,19 +318,11 @@ func (e *UsageError) Error() string { return e.Msg }
 // error fails the run before any model is written; its gold labels are
 // checked against the declared scheme (a warning).
 func checkTest(o Options) error {
-	testC := o.Spec.Corpus(o.Spec.Evaluation.Test)
-	labelCol, err := labelColumn(testC)
-	if err != nil {
-		return err
+	_, d, err := checkCorpus(o.Spec, o.Spec.Evaluation.Test)
+	if err == nil && !o.dataChecked {
+		o.warn(d)
 	}
-	check := newSchemeCheck(o.Spec, testC, labelCol)
-	if err := scanCorpus(testC, check.add); err != nil {
-		return err
-	}
-	if !o.dataChecked {
-		o.warn(check.diagnostic(o.Spec, false))
-	}
-	return nil
+	return err
 }
 
 // warn passes a diagnostic, if any, to Options.Warn.
@@ -366,7 +358,7 @@ func encodeTraining(ctx context.Context, o Options) (*encoded, error) {
 	if err != nil {
 		return nil, err
 	}
-	labelCol := indexOf(f.Columns(), s.Labels.Column)
+	labelCol := f.LabelColumn() // the spec resolved the label column into the format
 	mp, err := newMapper(s, feature.Columns{Names: f.Columns(), Label: labelCol})
 	if err != nil {
 		return nil, err
@@ -474,15 +466,6 @@ func wordColumn(cols []string, label int) int {
 		}
 	}
 	return 0
-}
-
-func indexOf(list []string, s string) int {
-	for i, v := range list {
-		if v == s {
-			return i
-		}
-	}
-	return -1
 }
 
 // learnerResult is what training and testing one learner gave.
