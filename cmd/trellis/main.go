@@ -60,6 +60,7 @@ usage:
                                           (stdin when no FILE)
   trellis eval --model MODEL FILE [--json]
   trellis inspect MODEL [--top N] [--json]
+  trellis explain --model MODEL [FILE|-] [--top K] [--json]  (why each token got its label)
   trellis plugins [SPEC] [--var name=value]... [--path DIR]... [--json]
   trellis compare DIR... [--seed N]       (learners of earlier runs side by side, with significance)
   trellis reproduce DIR [--threads N]     (rerun DIR's command and check every byte)
@@ -147,6 +148,8 @@ func realMain(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		cmdErr = a.cmdReproduce(ctx, args[1:])
 	case "inspect":
 		cmdErr = a.cmdInspect(args[1:])
+	case "explain":
+		cmdErr = a.cmdExplain(ctx, args[1:])
 	case "plugins":
 		cmdErr = a.cmdPlugins(ctx, args[1:])
 	case "version":

@@ -1,0 +1,190 @@
+package main
+
+import (
+	"bufio"
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"slices"
+
+	"github.com/trellis-nlp/trellis/framework/corpus"
+	"github.com/trellis-nlp/trellis/framework/tagger"
+)
+
+const explainUsage = "trellis explain --model MODEL [FILE|-] [--top K] [--json] [--constrained auto|on|off]"
+
+// cmdExplain prints, per token, why the model chose its label: the
+// largest state-feature contributions, the transition, start and stop
+// terms, the margin over the runner-up label with the neighbours fixed,
+// and the marginal probability for CRF and HMM models. The labels are
+// decoded by the tagger exactly as `trellis tag` decodes them.
+func (a *app) cmdExplain(ctx context.Context, args []string) error {
+	fs := newFlagSet("explain", a.stderr)
+	modelPath := fs.String("model", "", "model file")
+	top := fs.Int("top", 5, "state features shown per token, largest |value × weight| first (0: all)")
+	asJSON := fs.Bool("json", false, "one JSON object per sentence instead of text")
+	constrained := fs.String("constrained", "auto", "constrained decoding for span schemes: auto (the model's setting), on or off")
+	pos, err := parseInterspersed(fs, args)
+	if err != nil {
+		return err
+	}
+	if *top < 0 {
+		return usagef("--top must be 0 (all) or more, got %d", *top)
+	}
+	if len(pos) > 1 {
+		return usagef("explain takes at most one input file (usage: %s)", explainUsage)
+	}
+	if len(pos) == 1 && pos[0] == "-" {
+		pos = nil
+	}
+	var opt tagger.Options
+	switch *constrained {
+	case "auto":
+	case "on", "true":
+		opt.Constrained = ptr(true)
+	case "off", "false":
+		opt.Constrained = ptr(false)
+	default:
+		return usagef("--constrained must be auto, on or off, got %q", *constrained)
+	}
+	tg, err := a.loadTagger(ctx, *modelPath, opt)
+	if err != nil {
+		return err
+	}
+	defer tg.Close()
+	in, name, done, err := a.openInput(pos, "explaining")
+	if err != nil {
+		return err
+	}
+	defer done()
+	w := bufio.NewWriterSize(a.stdout, 1<<16)
+	x := explainer{tg: tg, w: w, top: *top, json: *asJSON, word: wordColumnOf(tg)}
+	err = x.stream(ctx, tg.Format.NewReader(in, name, corpus.ReadOptions{LabelOptional: true}))
+	if ferr := w.Flush(); err == nil {
+		err = ferr
+	}
+	return err
+}
+
+// wordColumnOf is the column shown as the token: the model's word column,
+// else the first column.
+func wordColumnOf(tg *tagger.Tagger) int {
+	if i := slices.Index(tg.Format.Columns(), tg.Model.WordColumn); i >= 0 {
+		return i
+	}
+	return 0
+}
+
+// explainer writes the explanations of a stream of sentences.
+type explainer struct {
+	tg   *tagger.Tagger
+	w    *bufio.Writer
+	top  int
+	json bool
+	word int
+	// sentences counts the sentences written, for the text headers.
+	sentences int
+}
+
+func (x *explainer) stream(ctx context.Context, r corpus.Reader) error {
+	batch := make([]*corpus.Sentence, 0, tagger.BatchSize)
+	flush := func() error {
+		if len(batch) == 0 {
+			return nil
+		}
+		exps, err := x.tg.Explain(batch, x.top)
+		if err != nil {
+			return err
+		}
+		for k, s := range batch {
+			if err := x.write(s, exps[k]); err != nil {
+				return err
+			}
+		}
+		batch = batch[:0]
+		return nil
+	}
+	for {
+		if err := ctx.Err(); err != nil {
+			return err
+		}
+		s, err := r.Read()
+		if err == io.EOF {
+			return flush()
+		}
+		if err != nil {
+			return err
+		}
+		batch = append(batch, s)
+		if len(batch) == cap(batch) {
+			if err := flush(); err != nil {
+				return err
+			}
+		}
+	}
+}
+
+// explainedSentence is the JSON form of one sentence: its words beside
+// the tagger's explanation.
+type explainedSentence struct {
+	Words []string `json:"words"`
+	tagger.Explanation
+}
+
+func (x *explainer) write(s *corpus.Sentence, ex tagger.Explanation) error {
+	x.sentences++
+	words := make([]string, s.Len())
+	for i := range words {
+		words[i] = s.Tokens[i][x.word]
+	}
+	if x.json {
+		b, err := json.Marshal(explainedSentence{Words: words, Explanation: ex})
+		if err != nil {
+			return err
+		}
+		x.w.Write(b)
+		return x.w.WriteByte('\n')
+	}
+	width := 0
+	for _, w := range words {
+		width = max(width, len(w))
+	}
+	fmt.Fprintf(x.w, "# sentence %d (%s:%d): score %.4f\n", x.sentences, s.File, s.Line, ex.Score)
+	for i, te := range ex.Tokens {
+		fmt.Fprintf(x.w, "%-*s  %-8s score %9.4f", width, words[i], te.Label, te.Score)
+		if te.Margin != nil {
+			fmt.Fprintf(x.w, "  margin %8.4f over %s", *te.Margin, te.RunnerUp)
+		} else {
+			fmt.Fprintf(x.w, "  (no other label allowed)")
+		}
+		if te.Marginal != nil {
+			fmt.Fprintf(x.w, "  p %.4f", *te.Marginal)
+		}
+		x.w.WriteByte('\n')
+		for _, c := range te.Features {
+			if c.Value == 1 {
+				fmt.Fprintf(x.w, "    %+9.4f  %s\n", c.Score, c.Attr)
+			} else {
+				fmt.Fprintf(x.w, "    %+9.4f  %s (%g × %.4f)\n", c.Score, c.Attr, c.Value, c.Weight)
+			}
+		}
+		if te.RestCount > 0 {
+			more := "features"
+			if te.RestCount == 1 {
+				more = "feature"
+			}
+			fmt.Fprintf(x.w, "    %+9.4f  (%d more %s)\n", te.Rest, te.RestCount, more)
+		}
+		if te.Start != nil {
+			fmt.Fprintf(x.w, "    %+9.4f  start → %s\n", *te.Start, te.Label)
+		}
+		if te.Trans != nil {
+			fmt.Fprintf(x.w, "    %+9.4f  transition %s → %s\n", *te.Trans, ex.Labels[i-1], te.Label)
+		}
+		if te.Stop != nil {
+			fmt.Fprintf(x.w, "    %+9.4f  %s → stop\n", *te.Stop, te.Label)
+		}
+	}
+	return x.w.WriteByte('\n')
+}

@@ -1,0 +1,212 @@
+package main
+
+import (
+	"bufio"
+	"encoding/json"
+	"math"
+	"os"
+	"path/filepath"
+	"reflect"
+	"strings"
+	"testing"
+)
+
+// explainJSON is what `trellis explain --json` prints per sentence.
+type explainJSON struct {
+	Words  []string `json:"words"`
+	Labels []string `json:"labels"`
+	Score  float64  `json:"score"`
+	Tokens []struct {
+		Label    string  `json:"label"`
+		Score    float64 `json:"score"`
+		State    float64 `json:"state"`
+		Features []struct {
+			Attr         string  `json:"attribute"`
+			Value        float64 `json:"value"`
+			Weight       float64 `json:"weight"`
+			Contribution float64 `json:"contribution"`
+		} `json:"features"`
+		Rest      float64  `json:"rest"`
+		RestCount int      `json:"rest_count"`
+		Trans     *float64 `json:"transition"`
+		Start     *float64 `json:"start"`
+		Stop      *float64 `json:"stop"`
+		RunnerUp  string   `json:"runner_up"`
+		Margin    *float64 `json:"margin"`
+		Marginal  *float64 `json:"marginal"`
+	} `json:"tokens"`
+}
+
+// explainModels trains the HMM, the perceptron and the CRF on the chunking
+// test corpus with `trellis run` and returns the models folder.
+func explainModels(t *testing.T) string {
+	t.Helper()
+	dir := t.TempDir()
+	src := string(readFile(t, chunkSpec))
+	src = strings.Replace(src, `"chunk-train.txt"`, `"`+filepath.ToSlash(mustAbs(t, "testdata/chunk-train.txt"))+`"`, 1)
+	src = strings.Replace(src, `"chunk-test.txt"`, `"`+filepath.ToSlash(mustAbs(t, chunkTest))+`"`, 1)
+	src = strings.Replace(src, `  transition "trans" {}`, `  suffix "suf" {
+    column  = "word"
+    lengths = [1, 2]
+  }
+  emission "p" {
+    column  = "pos"
+    offsets = [-1, 0, 1]
+  }
+  transition "trans" {}`, 1)
+	src += `
+learner "perceptron" {
+  type   = "perceptron"
+  epochs = 3
+}
+learner "crf" {
+  type           = "crf"
+  max_iterations = 30
+}
+`
+	spec := filepath.Join(dir, "spec.hcl")
+	if err := os.WriteFile(spec, []byte(src), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	out := filepath.Join(dir, "run")
+	mustRun(t, "", "run", spec, "--out", out, "--log-level", "warn")
+	return filepath.Join(out, "models")
+}
+
+// TestExplainJSON runs explain end to end on a model of every learner: the
+// labels are `trellis tag`'s, the parts of every token add up to its score
+// and the token scores to the sentence's, --top bounds the features shown,
+// margins are never negative (the labels are Viterbi's), and marginals come
+// with the probabilistic models only.
+func TestExplainJSON(t *testing.T) {
+	models := explainModels(t)
+	for _, learner := range []string{"hmm", "perceptron", "crf"} {
+		t.Run(learner, func(t *testing.T) {
+			model := filepath.Join(models, learner+".model")
+			tagged, _ := mustRun(t, "", "tag", "--model", model, chunkTest)
+			var want [][]string
+			var cur []string
+			for _, l := range strings.Split(tagged, "\n") {
+				if l == "" {
+					if cur != nil {
+						want = append(want, cur)
+					}
+					cur = nil
+					continue
+				}
+				f := strings.Fields(l)
+				cur = append(cur, f[len(f)-1])
+			}
+			for _, top := range []string{"0", "2"} {
+				out, _ := mustRun(t, "", "explain", "--model", model, chunkTest, "--json", "--top", top)
+				sc := bufio.NewScanner(strings.NewReader(out))
+				sc.Buffer(nil, 1<<24)
+				k := 0
+				for ; sc.Scan(); k++ {
+					var ex explainJSON
+					if err := json.Unmarshal(sc.Bytes(), &ex); err != nil {
+						t.Fatalf("sentence %d: %v", k, err)
+					}
+					if k >= len(want) || !reflect.DeepEqual(ex.Labels, want[k]) {
+						t.Fatalf("sentence %d: explain labels %q differ from tag's", k, ex.Labels)
+					}
+					checkExplained(t, k, ex, top == "2", learner != "perceptron")
+				}
+				if k != len(want) {
+					t.Errorf("--top %s: %d sentences explained, %d tagged", top, k, len(want))
+				}
+			}
+		})
+	}
+}
+
+func checkExplained(t *testing.T, k int, ex explainJSON, top2, probabilistic bool) {
+	t.Helper()
+	const tol = 1e-9
+	sum := 0.0
+	for i, te := range ex.Tokens {
+		features := te.Rest
+		for _, c := range te.Features {
+			features += c.Contribution
+		}
+		if top2 && len(te.Features) > 2 || !top2 && te.RestCount != 0 {
+			t.Errorf("sentence %d token %d: %d features shown, %d more", k, i, len(te.Features), te.RestCount)
+		}
+		parts := features
+		for _, p := range []*float64{te.Trans, te.Start, te.Stop} {
+			if p != nil {
+				parts += *p
+			}
+		}
+		if math.Abs(features-te.State) > tol || math.Abs(parts-te.Score) > tol {
+			t.Errorf("sentence %d token %d: features %v (state %v), parts %v (score %v)", k, i, features, te.State, parts, te.Score)
+		}
+		if (te.Start != nil) != (i == 0) || (te.Stop != nil) != (i == len(ex.Tokens)-1) || (te.Trans != nil) != (i > 0) {
+			t.Errorf("sentence %d token %d: start %v, stop %v, transition %v", k, i, te.Start, te.Stop, te.Trans)
+		}
+		if te.Margin != nil && *te.Margin < -tol {
+			t.Errorf("sentence %d token %d: negative margin %v", k, i, *te.Margin)
+		}
+		if (te.Marginal != nil) != probabilistic || te.Marginal != nil && !(*te.Marginal > 0 && *te.Marginal <= 1+tol) {
+			t.Errorf("sentence %d token %d: marginal %v", k, i, te.Marginal)
+		}
+		sum += te.Score
+	}
+	if math.Abs(sum-ex.Score) > tol {
+		t.Errorf("sentence %d: tokens sum to %v, sentence score %v", k, sum, ex.Score)
+	}
+}
+
+// TestExplainText checks the human-readable form against a golden file.
+func TestExplainText(t *testing.T) {
+	model := filepath.Join(sharedRun(t, chunkSpec), "models", "hmm.model")
+	in := "the DT\nbig JJ\ndog NN\nsees VBZ\nit PRP\n. .\n\n"
+	a, _ := mustRun(t, in, "explain", "--model", model, "--top", "2")
+	b, _ := mustRun(t, in, "explain", "--top=2", "-", "--model="+model)
+	if a != b {
+		t.Errorf("stdin and - differ:\n%s\n%s", a, b)
+	}
+	golden(t, "testdata/explain-chunk.golden", a)
+}
+
+// TestExplainBadInput: usage mistakes exit 2, failures 1, with a message
+// and nothing on stdout.
+func TestExplainBadInput(t *testing.T) {
+	model := filepath.Join(sharedRun(t, chunkSpec), "models", "hmm.model")
+	missing := filepath.Join(t.TempDir(), "missing.model")
+	bad := filepath.Join(t.TempDir(), "bad.txt")
+	if err := os.WriteFile(bad, []byte("the DT\ndog\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	tests := []struct {
+		name   string
+		args   []string
+		code   int
+		stderr string
+	}{
+		{"no model", []string{"explain", chunkTest}, exitUsage, "--model is required"},
+		{"missing model", []string{"explain", "--model", missing, chunkTest}, exitFailure, "missing.model"},
+		{"model is not a model", []string{"explain", "--model", chunkTest, chunkTest}, exitFailure, "trellis: error:"},
+		{"negative top", []string{"explain", "--model", model, "--top", "-1", chunkTest}, exitUsage, "--top must be 0 (all) or more"},
+		{"top not a number", []string{"explain", "--model", model, "--top", "many", chunkTest}, exitUsage, "invalid value \"many\""},
+		{"two files", []string{"explain", "--model", model, chunkTest, chunkTest}, exitUsage, "at most one input file"},
+		{"bad --constrained", []string{"explain", "--model", model, "--constrained", "maybe", chunkTest}, exitUsage, "--constrained must be"},
+		{"unknown flag", []string{"explain", "--model", model, "--nope"}, exitUsage, "nope"},
+		{"missing input", []string{"explain", "--model", model, bad + ".none"}, exitFailure, "bad.txt.none"},
+		{"bad line", []string{"explain", "--model", model, bad}, exitFailure, bad + ":2: expected 3 columns"},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			code, stdout, stderr := trellis(t, "", tc.args...)
+			if code != tc.code {
+				t.Errorf("exit %d, want %d\nstderr:\n%s", code, tc.code, stderr)
+			}
+			if !strings.Contains(stderr, tc.stderr) {
+				t.Errorf("stderr lacks %q:\n%s", tc.stderr, stderr)
+			}
+			if stdout != "" {
+				t.Errorf("failing command wrote to stdout:\n%s", stdout)
+			}
+		})
+	}
+}
