@@ -1,0 +1,114 @@
+package trellis
+
+import (
+	"fmt"
+	"slices"
+	"sync"
+
+	"github.com/trellis-nlp/trellis/builtin"
+	"github.com/trellis-nlp/trellis/framework/corpus"
+	"github.com/trellis-nlp/trellis/framework/model"
+	"github.com/trellis-nlp/trellis/framework/tagger"
+)
+
+// Model is a trained model ready to tag. Its methods are safe for
+// concurrent use; tagging calls are serialized. Close releases it.
+type Model struct {
+	file *model.Model
+	mu   sync.Mutex
+	tg   *tagger.Tagger
+	word int // index of the word column in Columns
+}
+
+// Load reads a model file: one saved by Model.Save or written by
+// `trellis run` (RUN/models/NAME.model).
+func Load(path string) (*Model, error) {
+	m, err := model.Load(path)
+	if err != nil {
+		return nil, err
+	}
+	return newModel(m)
+}
+
+// newModel wraps a model file in a tagger over the builtin templates.
+func newModel(m *model.Model) (*Model, error) {
+	templates, _ := builtin.Registries()
+	tg, err := tagger.New(m, templates, tagger.Options{})
+	if err != nil {
+		return nil, err
+	}
+	word := slices.Index(tg.Format.Columns(), m.WordColumn)
+	if word < 0 {
+		word = 0
+	}
+	return &Model{file: m, tg: tg, word: word}, nil
+}
+
+// Save writes the model file to path atomically (a temporary file renamed
+// into place), in the format `trellis tag` reads.
+func (m *Model) Save(path string) error { return model.Save(path, m.file) }
+
+// Labels returns the labels the model predicts.
+func (m *Model) Labels() []string { return slices.Clone(m.file.Labels) }
+
+// Columns returns the model's input columns in order, the label column
+// included: what each row given to TagRows holds.
+func (m *Model) Columns() []string { return slices.Clone(m.tg.Format.Columns()) }
+
+// Learner returns the type of learner that trained the model ("hmm",
+// "perceptron" or "crf").
+func (m *Model) Learner() string { return m.file.Learner.Type }
+
+// Tag labels one sentence given as its tokens: each token fills the
+// model's word column and the other columns are left empty, which is
+// right for models whose templates read only the word (those Train
+// makes); for a model trained on more columns (part of speech, chunks)
+// use TagRows. An empty sentence gives an empty result.
+func (m *Model) Tag(tokens []string) ([]string, error) {
+	rows := make([][]string, len(tokens))
+	n := len(m.tg.Format.Columns())
+	for i, tok := range tokens {
+		rows[i] = make([]string, n)
+		rows[i][m.word] = tok
+	}
+	return m.TagRows(rows)
+}
+
+// TagRows labels one sentence given as rows of column values in the order
+// of Columns; a row may leave out the label column (or hold any value
+// there: it is not read).
+func (m *Model) TagRows(rows [][]string) ([]string, error) {
+	if len(rows) == 0 {
+		return []string{}, nil
+	}
+	cols := m.tg.Format.Columns()
+	label := m.tg.Format.LabelColumn()
+	s := &corpus.Sentence{File: "<input>", Line: 1, Tokens: make([][]string, len(rows))}
+	for i, r := range rows {
+		switch {
+		case len(r) == len(cols):
+			s.Tokens[i] = slices.Clone(r)
+		case label == len(cols)-1 && len(r) == len(cols)-1:
+			s.Tokens[i] = append(slices.Clone(r), "")
+		default:
+			return nil, fmt.Errorf("token %d: %d columns, want %d (%v)", i+1, len(r), len(cols), cols)
+		}
+		if label >= 0 {
+			s.Tokens[i][label] = ""
+		}
+	}
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	out, err := m.tg.Tag([]*corpus.Sentence{s})
+	if err != nil {
+		return nil, err
+	}
+	return out[0], nil
+}
+
+// Close releases the model's tagger.
+func (m *Model) Close() error {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	return m.tg.Close()
+}
