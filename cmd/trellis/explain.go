@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"slices"
+	"unicode/utf8"
 
 	"github.com/trellis-nlp/trellis/framework/corpus"
 	"github.com/trellis-nlp/trellis/framework/tagger"
@@ -148,7 +149,8 @@ func (x *explainer) write(s *corpus.Sentence, ex tagger.Explanation) error {
 	}
 	width := 0
 	for _, w := range words {
-		width = max(width, len(w))
+		// fmt pads by runes.
+		width = max(width, utf8.RuneCountInString(w))
 	}
 	fmt.Fprintf(x.w, "# sentence %d (%s:%d): score %.4f\n", x.sentences, s.File, s.Line, ex.Score)
 	for i, te := range ex.Tokens {

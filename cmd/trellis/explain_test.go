@@ -9,6 +9,8 @@ import (
 	"reflect"
 	"strings"
 	"testing"
+
+	"github.com/trellis-nlp/trellis/framework/corpus"
 )
 
 // explainJSON is what `trellis explain --json` prints per sentence.
@@ -208,5 +210,67 @@ func TestExplainBadInput(t *testing.T) {
 				t.Errorf("failing command wrote to stdout:\n%s", stdout)
 			}
 		})
+	}
+}
+
+// TestExplainChars: explain works on a segmentation model (chars format,
+// BMES, constrained), one character per token.
+func TestExplainChars(t *testing.T) {
+	dir := t.TempDir()
+	train := filepath.ToSlash(mustAbs(t, "../../framework/corpus/testdata/roundtrip/seg.chars"))
+	src := `experiment "seg" {
+  seed = 1
+}
+corpus "train" {
+  path   = "` + train + `"
+  format = "chars"
+}
+labels {
+  column = "label"
+  scheme = "bmes"
+}
+features {
+  emission "c" {
+    column  = "char"
+    offsets = [-1, 0, 1]
+  }
+  transition "t" {}
+}
+learner "crf" {
+  type = "crf"
+}
+evaluation {
+  train = "train"
+  test  = "train"
+}
+`
+	spec := filepath.Join(dir, "seg.hcl")
+	if err := os.WriteFile(spec, []byte(src), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	mustRun(t, "", "run", spec, "--out", filepath.Join(dir, "run"), "--log-level", "warn")
+	model := filepath.Join(dir, "run", "models", "crf.model")
+	out, _ := mustRun(t, "中国经济\n希腊的经济\n", "explain", "--model", model, "--json")
+	tagged, _ := mustRun(t, "中国经济\n希腊的经济\n", "tag", "--model", model)
+	taggedLines := lines([]byte(strings.TrimSpace(tagged)))
+	var words [][]string
+	sc := bufio.NewScanner(strings.NewReader(out))
+	for k := 0; sc.Scan(); k++ {
+		var ex explainJSON
+		if err := json.Unmarshal(sc.Bytes(), &ex); err != nil {
+			t.Fatal(err)
+		}
+		checkExplained(t, k, ex, false, true)
+		words = append(words, ex.Words)
+		// The labels segment the line as trellis tag does.
+		if k >= len(taggedLines) {
+			t.Fatalf("%d sentences explained, %d tagged", k+1, len(taggedLines))
+		}
+		if got, want := corpus.WordsFromLabels(ex.Words, ex.Labels), strings.Fields(taggedLines[k]); !reflect.DeepEqual(got, want) {
+			t.Errorf("sentence %d: explain's labels make %q, trellis tag wrote %q", k, got, want)
+		}
+	}
+	if want := [][]string{{"中", "国", "经", "济"}, {"希", "腊", "的", "经", "济"}}; !reflect.DeepEqual(words, want) {
+		t.Errorf("words %q, want %q", words, want)
 	}
 }
