@@ -5,6 +5,8 @@ import (
 	"errors"
 	"fmt"
 	"log"
+	"os"
+	"path/filepath"
 	"strings"
 
 	"github.com/trellis-nlp/trellis/framework/trellis"
@@ -99,4 +101,52 @@ evaluation {
 	// typo.hcl:10:3: error: Unsupported block type; Blocks of type "emision" are not expected here. Did you mean "emission"?
 	//    10 |   emision "w" {
 	//       |   ^^^^^^^
+}
+
+// Save a model and load it back: the file is the one `trellis run` writes,
+// so `trellis tag --model chunker.model` reads it too.
+func ExampleLoad() {
+	var sents []trellis.Sentence
+	for _, line := range []string{
+		"the/B-NP dog/I-NP barks/B-VP",
+		"a/B-NP cat/I-NP sleeps/B-VP",
+		"the/B-NP old/I-NP cat/I-NP sees/B-VP a/B-NP dog/I-NP",
+	} {
+		var s trellis.Sentence
+		for _, tok := range strings.Fields(line) {
+			word, label, _ := strings.Cut(tok, "/")
+			s.Tokens = append(s.Tokens, word)
+			s.Labels = append(s.Labels, label)
+		}
+		sents = append(sents, s)
+	}
+	m, err := trellis.Train(context.Background(), sents, trellis.Options{
+		Learner: trellis.Learner{Type: "hmm"},
+		Scheme:  "iob2", // decoding never puts I-NP after B-VP
+	})
+	if err != nil {
+		log.Fatal(err)
+	}
+	defer m.Close()
+	dir, err := os.MkdirTemp("", "trellis-example")
+	if err != nil {
+		log.Fatal(err)
+	}
+	defer os.RemoveAll(dir)
+	path := filepath.Join(dir, "chunker.model")
+	if err := m.Save(path); err != nil {
+		log.Fatal(err)
+	}
+	loaded, err := trellis.Load(path)
+	if err != nil {
+		log.Fatal(err)
+	}
+	defer loaded.Close()
+	labels, err := loaded.Tag(strings.Fields("the old dog sleeps"))
+	if err != nil {
+		log.Fatal(err)
+	}
+	fmt.Println(loaded.Learner(), loaded.Labels(), labels)
+	// Output:
+	// hmm [B-NP I-NP B-VP] [B-NP I-NP I-NP B-VP]
 }
