@@ -404,8 +404,11 @@ func encodeSentences(ctx context.Context, o Options, mp *feature.Mapper, sents [
 	if err != nil {
 		return nil, err
 	}
-	if enc.devSents, err = readDev(); err != nil || enc.devSents == nil {
-		return enc, err
+	if enc.devSents, err = readDev(); err != nil {
+		return nil, err
+	}
+	if enc.devSents == nil {
+		return enc, nil
 	}
 	if err := checkTraining(o, s.Corpus(s.Evaluation.Dev), labelCol, enc.devSents, false); err != nil {
 		return nil, err

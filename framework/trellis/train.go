@@ -141,7 +141,7 @@ func Train(ctx context.Context, sents []Sentence, o Options) (*Model, error) {
 		return nil, err
 	}
 	var dev []*corpus.Sentence
-	if o.Dev != nil {
+	if len(o.Dev) > 0 {
 		if dev, err = corpusSentences("dev", o.Dev); err != nil {
 			return nil, err
 		}
@@ -179,7 +179,7 @@ func memorySpec(o Options) (*spec.Spec, error) {
 	for _, name := range []string{"train", "dev"} {
 		s.Corpora = append(s.Corpora, &spec.Corpus{Name: name, Path: "<" + name + ">", Format: memoryFormat, Columns: memoryFormat.Columns})
 	}
-	if o.Dev != nil {
+	if len(o.Dev) > 0 {
 		s.Evaluation.Dev = "dev"
 	}
 	var diags hcl.Diagnostics
