@@ -65,13 +65,7 @@ func (m *Model) Learner() string { return m.file.Learner.Type }
 // makes); for a model trained on more columns (part of speech, chunks)
 // use TagRows. An empty sentence gives an empty result.
 func (m *Model) Tag(tokens []string) ([]string, error) {
-	rows := make([][]string, len(tokens))
-	n := len(m.tg.Format.Columns())
-	for i, tok := range tokens {
-		rows[i] = make([]string, n)
-		rows[i][m.word] = tok
-	}
-	return m.TagRows(rows)
+	return m.TagRows(m.Rows(tokens))
 }
 
 // TagRows labels one sentence given as rows of column values in the order
@@ -81,6 +75,59 @@ func (m *Model) TagRows(rows [][]string) ([]string, error) {
 	if len(rows) == 0 {
 		return []string{}, nil
 	}
+	s, err := m.sentence(rows)
+	if err != nil {
+		return nil, err
+	}
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	out, err := m.tg.Tag([]*corpus.Sentence{s})
+	if err != nil {
+		return nil, err
+	}
+	return out[0], nil
+}
+
+// Explanation is why a model labels a sentence as it does: per token, the
+// largest state-feature contributions, the transition, start and stop
+// terms, the margin over the runner-up label and (CRF, HMM) the marginal
+// probability; `trellis explain` prints it.
+type Explanation = tagger.Explanation
+
+// Explain labels one sentence as TagRows does and explains the labels,
+// keeping the top contributions of each token (top <= 0: all).
+func (m *Model) Explain(rows [][]string, top int) (Explanation, error) {
+	if len(rows) == 0 {
+		return Explanation{Labels: []string{}, Tokens: []tagger.TokenExplanation{}}, nil
+	}
+	s, err := m.sentence(rows)
+	if err != nil {
+		return Explanation{}, err
+	}
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	out, err := m.tg.Explain([]*corpus.Sentence{s}, top)
+	if err != nil {
+		return Explanation{}, err
+	}
+	return out[0], nil
+}
+
+// Rows returns tokens as rows for TagRows and Explain: each token in the
+// model's word column, the other columns empty (see Tag).
+func (m *Model) Rows(tokens []string) [][]string {
+	rows := make([][]string, len(tokens))
+	n := len(m.tg.Format.Columns())
+	for i, tok := range tokens {
+		rows[i] = make([]string, n)
+		rows[i][m.word] = tok
+	}
+	return rows
+}
+
+// sentence checks rows against the model's columns and makes them a
+// sentence with no label.
+func (m *Model) sentence(rows [][]string) (*corpus.Sentence, error) {
 	cols := m.tg.Format.Columns()
 	label := m.tg.Format.LabelColumn()
 	s := &corpus.Sentence{File: "<input>", Line: 1, Tokens: make([][]string, len(rows))}
@@ -97,13 +144,7 @@ func (m *Model) TagRows(rows [][]string) ([]string, error) {
 			s.Tokens[i][label] = ""
 		}
 	}
-	m.mu.Lock()
-	defer m.mu.Unlock()
-	out, err := m.tg.Tag([]*corpus.Sentence{s})
-	if err != nil {
-		return nil, err
-	}
-	return out[0], nil
+	return s, nil
 }
 
 // Close releases the model's tagger.

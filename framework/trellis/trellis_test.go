@@ -3,6 +3,7 @@ package trellis_test
 import (
 	"context"
 	"errors"
+	"math"
 	"path/filepath"
 	"reflect"
 	"strings"
@@ -84,6 +85,21 @@ func TestTrainEveryLearner(t *testing.T) {
 				// not get near this.
 				if acc := float64(right) / float64(total); acc < 0.85 {
 					t.Errorf("training accuracy %.2f", acc)
+				}
+				ex, err := m.Explain(m.Rows(sents[0].Tokens), 2)
+				if err != nil {
+					t.Fatal(err)
+				}
+				tagged, _ := m.Tag(sents[0].Tokens)
+				sum := 0.0
+				for _, te := range ex.Tokens {
+					sum += te.Score
+				}
+				if !reflect.DeepEqual(ex.Labels, tagged) || math.Abs(sum-ex.Score) > 1e-9 || (ex.Tokens[0].Marginal != nil) != (learner != "perceptron") {
+					t.Errorf("Explain: labels %q (Tag: %q), tokens sum to %v, score %v, marginal %v", ex.Labels, tagged, sum, ex.Score, ex.Tokens[0].Marginal)
+				}
+				if ex, err := m.Explain(nil, 2); err != nil || len(ex.Tokens) != 0 {
+					t.Errorf("Explain(nil) = %+v, %v", ex, err)
 				}
 				empty, err := m.Tag(nil)
 				if err != nil || empty == nil || len(empty) != 0 {
