@@ -274,3 +274,33 @@ evaluation {
 		t.Errorf("words %q, want %q", words, want)
 	}
 }
+
+// TestExplainUnconstrained: with --constrained off every other label is
+// allowed, so every token has a runner-up and a margin, and the labels
+// are those of tag --constrained off.
+func TestExplainUnconstrained(t *testing.T) {
+	model := filepath.Join(sharedRun(t, chunkSpec), "models", "hmm.model")
+	tagged, _ := mustRun(t, "", "tag", "--model", model, "--constrained", "off", chunkTest)
+	out, _ := mustRun(t, "", "explain", "--model", model, "--constrained", "off", "--json", chunkTest)
+	taggedLines := lines([]byte(strings.TrimSpace(tagged)))
+	sc := bufio.NewScanner(strings.NewReader(out))
+	line := 0
+	for k := 0; sc.Scan(); k++ {
+		var ex explainJSON
+		if err := json.Unmarshal(sc.Bytes(), &ex); err != nil {
+			t.Fatal(err)
+		}
+		checkExplained(t, k, ex, false, true)
+		for i, te := range ex.Tokens {
+			if te.Margin == nil || te.RunnerUp == "" {
+				t.Errorf("sentence %d token %d: no runner-up without constraints", k, i)
+			}
+			f := strings.Fields(taggedLines[line])
+			if f[len(f)-1] != te.Label {
+				t.Errorf("sentence %d token %d: explain %s, tag %s", k, i, te.Label, f[len(f)-1])
+			}
+			line++
+		}
+		line++ // the blank line after a sentence
+	}
+}

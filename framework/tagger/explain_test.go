@@ -7,6 +7,7 @@ import (
 	"os"
 	"path/filepath"
 	"reflect"
+	"slices"
 	"testing"
 
 	"github.com/rs/zerolog"
@@ -226,7 +227,7 @@ func TestExplainAddsUp(t *testing.T) {
 					for i, l := range ex.Labels {
 						path[i] = labelID[l]
 					}
-					checkSentence(t, k, ex, &ref[k], path, tol, m.Labels)
+					checkSentence(t, k, ex, &ref[k], path, 3, tol, m.Labels)
 					for i, te := range ex.Tokens {
 						if tg.Probabilistic() != (te.Marginal != nil) {
 							t.Fatalf("sentence %d token %d: marginal %v for learner %s", k, i, te.Marginal, name)
@@ -242,7 +243,7 @@ func TestExplainAddsUp(t *testing.T) {
 }
 
 // checkSentence checks one explanation against the reference lattice.
-func checkSentence(t *testing.T, k int, ex tagger.Explanation, ref *lattice.Scores, path []int32, tol float64, labels []string) {
+func checkSentence(t *testing.T, k int, ex tagger.Explanation, ref *lattice.Scores, path []int32, top int, tol float64, labels []string) {
 	t.Helper()
 	want := lattice.SequenceScore(ref, path)
 	sum := 0.0
@@ -266,8 +267,8 @@ func checkSentence(t *testing.T, k int, ex tagger.Explanation, ref *lattice.Scor
 				t.Errorf("sentence %d token %d: features not ranked by |contribution|", k, i)
 			}
 		}
-		if len(te.Features) > 3 {
-			t.Errorf("sentence %d token %d: %d features for --top 3", k, i, len(te.Features))
+		if top > 0 && len(te.Features) > top || top <= 0 && te.RestCount > 0 {
+			t.Errorf("sentence %d token %d: %d features and %d more for top %d", k, i, len(te.Features), te.RestCount, top)
 		}
 		if math.Abs(features-te.State) > tol || math.Abs(te.State-ref.State[i*ref.L+int(path[i])]) > tol {
 			t.Errorf("sentence %d token %d: features sum to %v, state %v, lattice %v", k, i, features, te.State, ref.State[i*ref.L+int(path[i])])
@@ -314,4 +315,71 @@ func checkMargin(t *testing.T, k, i int, te tagger.TokenExplanation, ref *lattic
 
 func featureColumns(f corpus.Format) feature.Columns {
 	return feature.Columns{Names: f.Columns(), Label: f.LabelColumn()}
+}
+
+// TestExplainFallback: when the constraints forbid every path (a BIOES
+// model whose labels have no E- or S-), Tag decodes unconstrained, and so
+// does Explain: same labels, and the parts add up to the unconstrained
+// lattice's score.
+func TestExplainFallback(t *testing.T) {
+	dir := t.TempDir()
+	data := filepath.Join(dir, "train.txt")
+	if err := os.WriteFile(data, []byte("the DT B-NP\ncat NN I-NP\n\na DT B-NP\nbig JJ I-NP\ndog NN I-NP\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	src := `experiment "fallback" {}
+corpus "train" {
+  path    = "` + filepath.ToSlash(data) + `"
+  format  = "conll"
+  columns = ["word", "pos", "chunk"]
+}
+labels {
+  column = "chunk"
+}
+features {
+  emission "w" {
+    column = "word"
+  }
+  transition "t" {}
+}
+learner "crf" {
+  type = "crf"
+}
+evaluation {
+  train = "train"
+  test  = "train"
+}
+`
+	m := trainAll(t, src)["crf"]
+	m.Scheme, m.Constrained = "bioes", true
+	templates, _ := builtin.Registries()
+	tg, err := tagger.New(m, templates, tagger.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer tg.Close()
+	sents := readSentences(t, tg.Format, data)
+	pred, err := tg.Tag(sents)
+	if err != nil {
+		t.Fatal(err)
+	}
+	exps, err := tg.Explain(sents, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	m.Constrained = false // the reference lattice without constraints
+	ref := referenceLattice(t, m, tg.Format, sents)
+	for k, ex := range exps {
+		if !reflect.DeepEqual(ex.Labels, pred[k]) {
+			t.Fatalf("sentence %d: Explain labels %q, Tag %q", k, ex.Labels, pred[k])
+		}
+		if math.IsInf(ex.Score, 0) {
+			t.Fatalf("sentence %d: score %v", k, ex.Score)
+		}
+		path := make([]int32, len(ex.Labels))
+		for i, l := range ex.Labels {
+			path[i] = int32(slices.Index(m.Labels, l))
+		}
+		checkSentence(t, k, ex, &ref[k], path, 0, 1e-9, m.Labels)
+	}
 }
