@@ -1,7 +1,6 @@
 package main
 
 import (
-	"bufio"
 	"context"
 	"encoding/json"
 	"errors"
@@ -243,6 +242,9 @@ func runDirError(err error) error {
 // openInput opens FILE, or stdin when there is none, counting what is
 // read into a progress line named what (its size known for a file).
 func (a *app) openInput(pos []string, what string) (io.Reader, string, func(), error) {
+	if len(pos) == 1 && pos[0] == "-" {
+		pos = nil
+	}
 	switch len(pos) {
 	case 0:
 		bar := a.progress.Start(what+" <stdin>", 0, "read").Bytes()
@@ -282,127 +284,6 @@ func (a *app) loadTagger(ctx context.Context, path string, opt tagger.Options) (
 	}
 	tg.OnClose(host.Close)
 	return tg, nil
-}
-
-func tagCommand() command {
-	return command{
-		Name: "tag",
-		Usage: []string{
-			"--model MODEL [FILE|-] [--marginals] [--nbest K] [--constrained auto|on|off]",
-		},
-		Summary:     "tag a file (or stdin) with a model",
-		Description: "Reads FILE (stdin when it is absent or -) in the model's corpus format and prints every line with the predicted label appended. --nbest and --marginals print the K best sequences with their scores and probabilities, and each token's marginal probability.",
-		Run:         (*app).cmdTag,
-	}
-}
-
-func (a *app) cmdTag(ctx context.Context, args []string) error {
-	fs := newFlagSet("tag", a.stderr)
-	modelPath := fs.String("model", "", "the `MODEL` file")
-	marginals := fs.Bool("marginals", false, "append each predicted label's marginal probability (label:p) and print each sentence's probability")
-	nbest := fs.Int("nbest", 1, "print the `K` best label sequences of each sentence with their scores and probabilities")
-	constrained := fs.String("constrained", "auto", "constrained decoding for span schemes: `auto|on|off` (auto: the model's setting)")
-	pos, err := parseInterspersed(fs, args)
-	if err != nil {
-		return err
-	}
-	if *nbest < 1 || *nbest > 10000 {
-		return usagef("--nbest must be between 1 and 10000")
-	}
-	var opt tagger.Options
-	switch *constrained {
-	case "auto":
-	case "on", "true":
-		opt.Constrained = ptr(true)
-	case "off", "false":
-		opt.Constrained = ptr(false)
-	default:
-		return usagef("--constrained must be auto, on or off, got %q", *constrained)
-	}
-	tg, err := a.loadTagger(ctx, *modelPath, opt)
-	if err != nil {
-		return err
-	}
-	defer tg.Close()
-	in, name, done, err := a.openInput(pos, "tagging")
-	if err != nil {
-		return err
-	}
-	defer done()
-	w := bufio.NewWriterSize(a.stdout, 1<<16)
-	r := tg.Format.NewReader(in, name, corpus.ReadOptions{LabelOptional: true})
-	if *marginals || *nbest > 1 {
-		err = tagDetailed(ctx, tg, r, w, *nbest, *marginals)
-	} else {
-		_, err = tg.Stream(ctx, r, tg.Format.NewWriter(w), nil, nil)
-	}
-	if ferr := w.Flush(); err == nil {
-		err = ferr
-	}
-	return err
-}
-
-func ptr[T any](v T) *T { return &v }
-
-// tagDetailed writes, per sentence and rank, a comment line with the
-// sequence's score and probability, then the sentence with that sequence's
-// labels appended (label:marginal on the best sequence with --marginals),
-// the way `crfsuite tag -p -i` reports them.
-func tagDetailed(ctx context.Context, tg *tagger.Tagger, r corpus.Reader, w *bufio.Writer, k int, marginals bool) error {
-	cw := tg.Format.NewWriter(w)
-	batch := make([]*corpus.Sentence, 0, tagger.BatchSize)
-	flush := func() error {
-		if len(batch) == 0 {
-			return nil
-		}
-		decoded, err := tg.TagDetailed(batch, k)
-		if err != nil {
-			return err
-		}
-		for j, s := range batch {
-			d := decoded[j]
-			for rank, path := range d.Paths {
-				fmt.Fprintf(w, "# rank=%d score=%.6f probability=%.6f\n", rank+1, d.Scores[rank], d.Probabilities[rank])
-				labels := path
-				if marginals && rank == 0 {
-					labels = make([]string, len(path))
-					for i, y := range path {
-						labels[i] = fmt.Sprintf("%s:%.6f", y, d.Marginals[i])
-					}
-				}
-				if err := cw.Write(s, labels); err != nil {
-					return err
-				}
-				if err := cw.Flush(); err != nil {
-					return err
-				}
-			}
-		}
-		batch = batch[:0]
-		return nil
-	}
-	for {
-		if err := ctx.Err(); err != nil {
-			return err
-		}
-		s, err := r.Read()
-		if err == io.EOF {
-			break
-		}
-		if err != nil {
-			return err
-		}
-		batch = append(batch, s)
-		if len(batch) == cap(batch) {
-			if err := flush(); err != nil {
-				return err
-			}
-		}
-	}
-	if err := flush(); err != nil {
-		return err
-	}
-	return cw.Flush()
 }
 
 func evalCommand() command {
