@@ -22,6 +22,7 @@ package emission
 import (
 	"fmt"
 	"regexp"
+	"slices"
 	"strconv"
 
 	"github.com/hashicorp/hcl/v2"
@@ -95,6 +96,8 @@ type extractor struct {
 	buf    []byte
 }
 
+var _ feature.ColumnReader = (*extractor)(nil)
+
 type group struct {
 	prefix []byte
 	parts  []part
@@ -141,6 +144,19 @@ func (t *Template) Compile(name string, cols feature.Columns) (feature.Extractor
 		x.groups = append(x.groups, g)
 	}
 	return x, nil
+}
+
+// ReadColumns implements feature.ColumnReader: the columns of every factor.
+func (x *extractor) ReadColumns() []int {
+	var cols []int
+	for _, g := range x.groups {
+		for _, p := range g.parts {
+			if !slices.Contains(cols, p.col) {
+				cols = append(cols, p.col)
+			}
+		}
+	}
+	return cols
 }
 
 func (x *extractor) Extract(s *corpus.Sentence, sink feature.Sink) error {

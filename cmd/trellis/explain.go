@@ -4,16 +4,29 @@ import (
 	"bufio"
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
-	"slices"
+	"strconv"
 	"unicode/utf8"
 
 	"github.com/trellis-nlp/trellis/framework/corpus"
 	"github.com/trellis-nlp/trellis/framework/tagger"
 )
 
-const explainUsage = "trellis explain --model MODEL [FILE|-] [--top K] [--json] [--constrained auto|on|off]"
+func explainCommand() command {
+	return command{
+		Name:    "explain",
+		Usage:   []string{"--model MODEL [FILE|-] [--top K] [--json] [--input corpus|text|tokens] [--constrained auto|on|off]"},
+		Summary: "show why a model gives each token its label",
+		Description: "Tags FILE (stdin when it is absent or -) as `trellis tag` does and prints, per token, the predicted label and its score split into " +
+			"the K largest state-feature contributions (value × weight; the others summed), the transition from the previous label, and start and stop; " +
+			"the margin over the runner-up label with the neighbouring labels fixed; and, for CRF and HMM models, the marginal probability. " +
+			"The parts add up to the sequence score. --json prints one object per sentence with every number at full precision. " +
+			"--input reads the model's corpus format (the default), plain text (one sentence per line) or one token per line, as in `trellis tag`.",
+		Run: (*app).cmdExplain,
+	}
+}
 
 // cmdExplain prints, per token, why the model chose its label: the
 // largest state-feature contributions, the transition, start and stop
@@ -22,10 +35,11 @@ const explainUsage = "trellis explain --model MODEL [FILE|-] [--top K] [--json] 
 // decoded by the tagger exactly as `trellis tag` decodes them.
 func (a *app) cmdExplain(ctx context.Context, args []string) error {
 	fs := newFlagSet("explain", a.stderr)
-	modelPath := fs.String("model", "", "model file")
-	top := fs.Int("top", 5, "state features shown per token, largest |value × weight| first (0: all)")
+	modelPath := fs.String("model", "", "the `MODEL` file")
+	top := fs.Int("top", 5, "`K` state features shown per token, largest |value × weight| first (0: all)")
 	asJSON := fs.Bool("json", false, "one JSON object per sentence instead of text")
-	constrained := fs.String("constrained", "auto", "constrained decoding for span schemes: auto (the model's setting), on or off")
+	constrained := fs.String("constrained", "auto", "constrained decoding for span schemes: `auto|on|off` (auto: the model's setting)")
+	inputFlag := fs.String("input", "corpus", "what FILE holds: `corpus|text|tokens` (corpus: the model's own format)")
 	pos, err := parseInterspersed(fs, args)
 	if err != nil {
 		return err
@@ -34,10 +48,11 @@ func (a *app) cmdExplain(ctx context.Context, args []string) error {
 		return usagef("--top must be 0 (all) or more, got %d", *top)
 	}
 	if len(pos) > 1 {
-		return usagef("explain takes at most one input file (usage: %s)", explainUsage)
+		return usagef("explain takes at most one input file")
 	}
-	if len(pos) == 1 && pos[0] == "-" {
-		pos = nil
+	input, err := tagger.ParseInput(*inputFlag)
+	if err != nil {
+		return usagef("--input: %v", err)
 	}
 	var opt tagger.Options
 	switch *constrained {
@@ -59,22 +74,20 @@ func (a *app) cmdExplain(ctx context.Context, args []string) error {
 		return err
 	}
 	defer done()
+	r, err := tg.NewReader(in, name, input)
+	var ce *tagger.ColumnsError
+	if errors.As(err, &ce) {
+		return usagef("--input %s: %v", input, err)
+	} else if err != nil {
+		return err
+	}
 	w := bufio.NewWriterSize(a.stdout, 1<<16)
-	x := explainer{tg: tg, w: w, top: *top, json: *asJSON, word: wordColumnOf(tg)}
-	err = x.stream(ctx, tg.Format.NewReader(in, name, corpus.ReadOptions{LabelOptional: true}))
+	x := explainer{tg: tg, w: w, top: *top, json: *asJSON, word: tg.WordColumn()}
+	err = x.stream(ctx, r)
 	if ferr := w.Flush(); err == nil {
 		err = ferr
 	}
 	return err
-}
-
-// wordColumnOf is the column shown as the token: the model's word column,
-// else the first column.
-func wordColumnOf(tg *tagger.Tagger) int {
-	if i := slices.Index(tg.Format.Columns(), tg.Model.WordColumn); i >= 0 {
-		return i
-	}
-	return 0
 }
 
 // explainer writes the explanations of a stream of sentences.
@@ -83,6 +96,8 @@ type explainer struct {
 	w    *bufio.Writer
 	top  int
 	json bool
+	// word is the column shown as the token (-1: the format has none,
+	// the tokens are numbered instead).
 	word int
 	// sentences counts the sentences written, for the text headers.
 	sentences int
@@ -129,7 +144,7 @@ func (x *explainer) stream(ctx context.Context, r corpus.Reader) error {
 // explainedSentence is the JSON form of one sentence: its words beside
 // the tagger's explanation.
 type explainedSentence struct {
-	Words []string `json:"words"`
+	Words []string `json:"words,omitempty"` // none for the crfsuite format
 	tagger.Explanation
 }
 
@@ -137,10 +152,18 @@ func (x *explainer) write(s *corpus.Sentence, ex tagger.Explanation) error {
 	x.sentences++
 	words := make([]string, s.Len())
 	for i := range words {
-		words[i] = s.Tokens[i][x.word]
+		if x.word >= 0 {
+			words[i] = s.Tokens[i][x.word]
+		} else {
+			words[i] = strconv.Itoa(i + 1)
+		}
 	}
 	if x.json {
-		b, err := json.Marshal(explainedSentence{Words: words, Explanation: ex})
+		js := explainedSentence{Words: words, Explanation: ex}
+		if x.word < 0 {
+			js.Words = nil
+		}
+		b, err := json.Marshal(js)
 		if err != nil {
 			return err
 		}

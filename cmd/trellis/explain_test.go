@@ -99,6 +99,12 @@ func TestExplainJSON(t *testing.T) {
 				f := strings.Fields(l)
 				cur = append(cur, f[len(f)-1])
 			}
+			// The models read the POS column: plain text is refused,
+			// naming it.
+			code, stdout, stderr := trellis(t, "the cat\n", "explain", "--model", model, "--input", "text")
+			if code != exitUsage || stdout != "" || !strings.Contains(stderr, `the column "pos"`) {
+				t.Errorf("--input text on a model that reads POS: exit %d, stderr %q", code, stderr)
+			}
 			for _, top := range []string{"0", "2"} {
 				out, _ := mustRun(t, "", "explain", "--model", model, chunkTest, "--json", "--top", top)
 				sc := bufio.NewScanner(strings.NewReader(out))
@@ -169,6 +175,12 @@ func TestExplainText(t *testing.T) {
 		t.Errorf("stdin and - differ:\n%s\n%s", a, b)
 	}
 	golden(t, "testdata/explain-chunk.golden", a)
+	// Plain text, as trellis tag --input text reads it: the same tokens,
+	// the same explanation.
+	c, _ := mustRun(t, "the big dog sees it .\n", "explain", "--model", model, "--top", "2", "--input", "text")
+	if c != a {
+		t.Errorf("--input text differs from the corpus input:\n%s\n%s", c, a)
+	}
 }
 
 // TestExplainBadInput: usage mistakes exit 2, failures 1, with a message
@@ -193,6 +205,7 @@ func TestExplainBadInput(t *testing.T) {
 		{"top not a number", []string{"explain", "--model", model, "--top", "many", chunkTest}, exitUsage, "invalid value \"many\""},
 		{"two files", []string{"explain", "--model", model, chunkTest, chunkTest}, exitUsage, "at most one input file"},
 		{"bad --constrained", []string{"explain", "--model", model, "--constrained", "maybe", chunkTest}, exitUsage, "--constrained must be"},
+		{"bad --input", []string{"explain", "--model", model, "--input", "html", chunkTest}, exitUsage, `unknown input "html"`},
 		{"unknown flag", []string{"explain", "--model", model, "--nope"}, exitUsage, "nope"},
 		{"missing input", []string{"explain", "--model", model, bad + ".none"}, exitFailure, "bad.txt.none"},
 		{"bad line", []string{"explain", "--model", model, bad}, exitFailure, bad + ":2: expected 3 columns"},

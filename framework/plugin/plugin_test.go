@@ -402,6 +402,10 @@ func TestLargeBatch(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	// The columns the plugin declared at Setup are what it reads.
+	if got := x.(feature.ColumnReader).ReadColumns(); len(got) != 1 || got[0] != 0 {
+		t.Errorf("ReadColumns() = %v, want [0] (word)", got)
+	}
 	word := strings.Repeat("x", 1000)
 	sents := make([]*corpus.Sentence, 300)
 	sinks := make([]feature.Sink, len(sents))

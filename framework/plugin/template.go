@@ -190,7 +190,14 @@ const (
 	maxChunks      = 8
 )
 
-var _ feature.Fetcher = (*extractor)(nil)
+var (
+	_ feature.Fetcher      = (*extractor)(nil)
+	_ feature.ColumnReader = (*extractor)(nil)
+)
+
+// ReadColumns implements feature.ColumnReader: the columns the plugin
+// declared when it was configured.
+func (x *extractor) ReadColumns() []int { return x.cols }
 
 // Extract implements feature.Extractor.
 func (x *extractor) Extract(s *corpus.Sentence, sink feature.Sink) error {

@@ -17,7 +17,6 @@ type Model struct {
 	file *model.Model
 	mu   sync.Mutex
 	tg   *tagger.Tagger
-	word int // index of the word column in Columns
 }
 
 // Load reads a model file: one saved by Model.Save or written by
@@ -37,11 +36,7 @@ func newModel(m *model.Model) (*Model, error) {
 	if err != nil {
 		return nil, err
 	}
-	word := slices.Index(tg.Format.Columns(), m.WordColumn)
-	if word < 0 {
-		word = 0
-	}
-	return &Model{file: m, tg: tg, word: word}, nil
+	return &Model{file: m, tg: tg}, nil
 }
 
 // Save writes the model file to path atomically (a temporary file renamed
@@ -59,13 +54,18 @@ func (m *Model) Columns() []string { return slices.Clone(m.tg.Format.Columns()) 
 // "perceptron" or "crf").
 func (m *Model) Learner() string { return m.file.Learner.Type }
 
-// Tag labels one sentence given as its tokens: each token fills the
-// model's word column and the other columns are left empty, which is
-// right for models whose templates read only the word (those Train
-// makes); for a model trained on more columns (part of speech, chunks)
-// use TagRows. An empty sentence gives an empty result.
+// Tag labels one sentence given as its tokens, which fill the model's
+// word column. It needs a model whose templates read only the word (those
+// Train makes, and spec models without POS or chunk features); for
+// others it returns a *tagger.ColumnsError naming the columns they read,
+// and TagRows takes every column. An empty sentence gives an empty
+// result.
 func (m *Model) Tag(tokens []string) ([]string, error) {
-	return m.TagRows(m.Rows(tokens))
+	rows, err := m.Rows(tokens)
+	if err != nil {
+		return nil, err
+	}
+	return m.TagRows(rows)
 }
 
 // TagRows labels one sentence given as rows of column values in the order
@@ -114,15 +114,19 @@ func (m *Model) Explain(rows [][]string, top int) (Explanation, error) {
 }
 
 // Rows returns tokens as rows for TagRows and Explain: each token in the
-// model's word column, the other columns empty (see Tag).
-func (m *Model) Rows(tokens []string) [][]string {
+// model's word column, the other columns empty. Like Tag, it refuses a
+// model whose templates read other columns than the word.
+func (m *Model) Rows(tokens []string) ([][]string, error) {
+	if err := m.tg.CheckPlain(); err != nil {
+		return nil, err
+	}
 	rows := make([][]string, len(tokens))
-	n := len(m.tg.Format.Columns())
+	n, word := len(m.tg.Format.Columns()), m.tg.WordColumn()
 	for i, tok := range tokens {
 		rows[i] = make([]string, n)
-		rows[i][m.word] = tok
+		rows[i][word] = tok
 	}
-	return rows
+	return rows, nil
 }
 
 // sentence checks rows against the model's columns and makes them a

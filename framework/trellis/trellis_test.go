@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"math"
+	"os"
 	"path/filepath"
 	"reflect"
 	"strings"
@@ -12,8 +13,18 @@ import (
 
 	"github.com/hashicorp/hcl/v2"
 
+	"github.com/trellis-nlp/trellis/framework/tagger"
 	"github.com/trellis-nlp/trellis/framework/trellis"
 )
+
+func readFile(t *testing.T, path string) []byte {
+	t.Helper()
+	b, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return b
+}
 
 // chunks are tiny IOB2 chunking sentences, "word/label".
 var chunks = []string{
@@ -86,7 +97,11 @@ func TestTrainEveryLearner(t *testing.T) {
 				if acc := float64(right) / float64(total); acc < 0.85 {
 					t.Errorf("training accuracy %.2f", acc)
 				}
-				ex, err := m.Explain(m.Rows(sents[0].Tokens), 2)
+				rows, err := m.Rows(sents[0].Tokens)
+				if err != nil {
+					t.Fatal(err)
+				}
+				ex, err := m.Explain(rows, 2)
 				if err != nil {
 					t.Fatal(err)
 				}
@@ -286,5 +301,37 @@ func TestTagRows(t *testing.T) {
 	}
 	if _, err := m.TagRows([][]string{{"the"}}); err == nil || !strings.Contains(err.Error(), "token 1: 1 columns, want 3") {
 		t.Errorf("short row: %v", err)
+	}
+}
+
+// TestTagNeedsColumns: Tag refuses a model whose templates read more than
+// the word, naming the columns, rather than tag with them empty.
+func TestTagNeedsColumns(t *testing.T) {
+	m, err := trellis.TrainSpecFile(context.Background(), "../../cmd/trellis/testdata/chunk.hcl", trellis.SpecOptions{Learner: "hmm"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer m.Close()
+	// chunk.hcl reads the word only: Tag works.
+	if got, err := m.Tag(strings.Fields("the cat sees it .")); err != nil || len(got) != 5 {
+		t.Fatalf("Tag = %q, %v", got, err)
+	}
+	src := string(readFile(t, "../../cmd/trellis/testdata/chunk.hcl"))
+	src = strings.Replace(src, `transition "trans" {}`, `emission "p" {
+    column = "pos"
+  }
+  transition "trans" {}`, 1)
+	withPOS, err := trellis.TrainSpec(context.Background(), "../../cmd/trellis/testdata/chunk-pos.hcl", []byte(src), trellis.SpecOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer withPOS.Close()
+	_, err = withPOS.Tag(strings.Fields("the cat sees it ."))
+	var ce *tagger.ColumnsError
+	if !errors.As(err, &ce) || !strings.Contains(err.Error(), `the column "pos"`) {
+		t.Errorf("Tag on a model that reads POS: %v", err)
+	}
+	if got, err := withPOS.TagRows([][]string{{"the", "DT"}, {"cat", "NN"}}); err != nil || len(got) != 2 {
+		t.Errorf("TagRows = %q, %v", got, err)
 	}
 }
