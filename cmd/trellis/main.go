@@ -63,6 +63,7 @@ usage:
   trellis plugins [SPEC] [--var name=value]... [--path DIR]... [--json]
   trellis compare DIR... [--seed N]       (learners of earlier runs side by side, with significance)
   trellis reproduce DIR [--threads N]     (rerun DIR's command and check every byte)
+  trellis import crfpp TEMPLATE --columns word,pos,chunk [--train F] [--test F] [-c C]  (spec on stdout)
   trellis version
 
 global flags (any position): --log-format console|json, --log-level debug|info|warn|error,
@@ -149,6 +150,8 @@ func realMain(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		cmdErr = a.cmdInspect(args[1:])
 	case "plugins":
 		cmdErr = a.cmdPlugins(ctx, args[1:])
+	case "import":
+		cmdErr = a.cmdImport(args[1:])
 	case "version":
 		fmt.Fprintln(stdout, "trellis", version())
 	default:

@@ -1,0 +1,88 @@
+package main
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"github.com/trellis-nlp/trellis/framework/importer/crfpp"
+)
+
+const importUsage = `usage: trellis import crfpp TEMPLATE --columns word,pos,chunk [--train F] [--test F] [--dev F]
+                            [--scheme S] [-c C] [-a CRF|CRF-L1] [-f N] [-e ETA] [-m N] [--name NAME]
+Writes the trellis spec that trains what crf_learn trains with TEMPLATE on stdout.
+`
+
+// cmdImport converts another toolkit's feature templates into a spec.
+func (a *app) cmdImport(args []string) error {
+	if len(args) == 0 || args[0] != "crfpp" {
+		if len(args) > 0 && (args[0] == "-h" || args[0] == "--help") {
+			fmt.Fprint(a.stdout, importUsage)
+			return nil
+		}
+		return usagef("import: say what to import from: trellis import crfpp TEMPLATE …")
+	}
+	fs := newFlagSet("import crfpp", a.stderr)
+	columns := fs.String("columns", "", "names of the data's columns, the label (answer) column last: word,pos,chunk")
+	var o crfpp.Options
+	fs.StringVar(&o.Train, "train", "", "training data (crf_learn's train_file)")
+	fs.StringVar(&o.Test, "test", "", "test data (crf_test's input)")
+	fs.StringVar(&o.Dev, "dev", "", "development data")
+	fs.StringVar(&o.Scheme, "scheme", "", "label scheme: iob1, iob2, bioes, … (span F1); none: token accuracy")
+	fs.Float64Var(&o.C, "c", 1, "crf_learn -c: the cost C (c2 = 1/(2C))")
+	fs.StringVar(&o.Algorithm, "a", "CRF", "crf_learn -a: CRF (L2), CRF-L1")
+	fs.IntVar(&o.Freq, "f", 1, "crf_learn -f: keep attributes seen at least this often")
+	fs.Float64Var(&o.Eta, "e", 0.0001, "crf_learn -e: the stopping threshold")
+	fs.IntVar(&o.MaxIter, "m", 0, "crf_learn -m: most iterations (0: no limit)")
+	fs.StringVar(&o.Name, "name", "crfpp", "the experiment's name")
+	pos, err := parseInterspersed(fs, args[1:])
+	if err != nil {
+		return err
+	}
+	if len(pos) != 1 {
+		return usagef("import crfpp takes one template file\n%s", importUsage)
+	}
+	if *columns == "" {
+		return usagef("import crfpp needs --columns: the names of the data's columns, the label (answer) column last, e.g. --columns word,pos,chunk")
+	}
+	o.Columns = strings.Split(*columns, ",")
+	// The spec goes to stdout and may be saved anywhere, so its paths are
+	// absolute (a spec's relative paths are read from its own folder).
+	for _, p := range []*string{&o.Train, &o.Test, &o.Dev} {
+		if *p != "" {
+			if *p, err = filepath.Abs(*p); err != nil {
+				return err
+			}
+		}
+	}
+	o.Command = "trellis " + strings.Join(append([]string{"import"}, args...), " ")
+	src, err := os.Open(pos[0])
+	if err != nil {
+		return usagef("cannot read template: %v", err)
+	}
+	defer src.Close()
+	f, err := crfpp.Parse(pos[0], src)
+	if err != nil {
+		return importError(err)
+	}
+	warnings, err := crfpp.WriteSpec(a.stdout, f, o)
+	if err != nil {
+		return importError(err)
+	}
+	for _, w := range warnings {
+		a.log.Warn().Msg(w.Error())
+	}
+	return nil
+}
+
+// importError makes mistakes in the template or the settings usage errors
+// (exit 2), each on its own line.
+func importError(err error) error {
+	var errs crfpp.Errors
+	if errors.As(err, &errs) {
+		return usagef("%d error(s) in the template:\n%v", len(errs), err)
+	}
+	return usagef("%v", err)
+}

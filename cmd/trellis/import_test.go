@@ -1,0 +1,88 @@
+package main
+
+import (
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+const crfppTemplates = "../../framework/importer/crfpp/testdata/"
+
+// TestImportCRFPP imports CRF++'s chunking template, validates the spec
+// and trains it end to end on the small chunking sample: what a CRF++ user
+// types.
+func TestImportCRFPP(t *testing.T) {
+	dir := t.TempDir()
+	out, stderr := mustRun(t, "", "import", "crfpp", crfppTemplates+"chunking.template", "--columns", "word,pos,chunk",
+		"--train", "testdata/chunk-train.txt", "--test", "testdata/chunk-test.txt", "--scheme", "iob2", "-c", "4")
+	if stderr != "" {
+		t.Errorf("stderr: %s", stderr)
+	}
+	for _, want := range []string{`emission "U05" {`, `format = "{word[-1]}/{word[0]}"`, `transition "B" {}`,
+		"c2       = 0.125 # 1/(2C)", `features = "all"`, "so c2 = 1/(2C) = 0.125"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("the spec lacks %q:\n%s", want, out)
+		}
+	}
+	abs, _ := filepath.Abs("testdata/chunk-train.txt")
+	if !strings.Contains(out, quoteHCL(abs)) {
+		t.Errorf("the train path is not absolute (%s):\n%s", abs, out)
+	}
+	spec := filepath.Join(dir, "chunking.hcl")
+	if err := os.WriteFile(spec, []byte(out), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	stdout, _ := mustRun(t, "", "validate", spec)
+	if !strings.Contains(stdout, "ok (experiment \"crfpp\"") {
+		t.Errorf("validate: %s", stdout)
+	}
+	run := filepath.Join(dir, "run")
+	mustRun(t, "", "run", spec, "--out", run)
+	var metrics map[string]any
+	if err := json.Unmarshal(readFile(t, filepath.Join(run, "metrics.json")), &metrics); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := os.Stat(filepath.Join(run, "models", "crf.model")); err != nil {
+		t.Errorf("no model: %v", err)
+	}
+}
+
+func quoteHCL(s string) string { b, _ := json.Marshal(s); return string(b) }
+
+func TestImportErrors(t *testing.T) {
+	chunking := crfppTemplates + "chunking.template"
+	tests := []struct {
+		name   string
+		args   []string
+		stderr string
+	}{
+		{"no format", []string{"import"}, "trellis import crfpp TEMPLATE"},
+		{"other format", []string{"import", "wapiti", chunking}, "trellis import crfpp TEMPLATE"},
+		{"no template", []string{"import", "crfpp", "--columns", "w,y"}, "one template file"},
+		{"no columns", []string{"import", "crfpp", chunking}, "--columns"},
+		{"missing template", []string{"import", "crfpp", "testdata/nope.template", "--columns", "w,y"}, "nope.template"},
+		{"bad template", []string{"import", "crfpp", crfppTemplates + "errors.template", "--columns", "w,y"},
+			"11 error(s) in the template:\n" + crfppTemplates + "errors.template:2:1: "},
+		{"input-conditioned transitions", []string{"import", "crfpp", crfppTemplates + "unimportable.template", "--columns", "word,pos,chunk"},
+			crfppTemplates + `unimportable.template:5:5: "B01:%x[0,0]" conditions transitions on the input`},
+		{"MIRA", []string{"import", "crfpp", chunking, "--columns", "word,pos,chunk", "-a", "MIRA"}, "no MIRA learner"},
+		{"bad cost", []string{"import", "crfpp", chunking, "--columns", "word,pos,chunk", "-c", "0"}, "-c 0"},
+		{"bad flag", []string{"import", "crfpp", chunking, "--columns", "word,pos,chunk", "--cost", "4"}, "cost"},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			code, stdout, stderr := trellis(t, "", tc.args...)
+			if code != exitUsage {
+				t.Errorf("exit %d, want %d", code, exitUsage)
+			}
+			if stdout != "" {
+				t.Errorf("stdout %q, want nothing", stdout)
+			}
+			if !strings.Contains(stderr, tc.stderr) {
+				t.Errorf("stderr %q lacks %q", stderr, tc.stderr)
+			}
+		})
+	}
+}
