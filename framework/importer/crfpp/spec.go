@@ -211,7 +211,7 @@ func (s *plan) write(b *strings.Builder) {
 	p := func(format string, args ...any) { fmt.Fprintf(b, format, args...) }
 	s.writeHeader(b)
 	p("\nexperiment %s {\n  seed        = 1\n  description = %s\n}\n", quote(o.Name),
-		quote(fmt.Sprintf("Imported from the CRF++ template %s (crf_learn -a %s -c %s).", s.template, o.Algorithm, num(o.C))))
+		quote(fmt.Sprintf("Imported from the CRF++ template %q (crf_learn -a %s -c %s).", s.template, o.Algorithm, num(o.C))))
 	s.writeCorpora(b)
 	s.writeFeatures(b)
 	s.writeLearner(b)
@@ -225,7 +225,7 @@ func (s *plan) write(b *strings.Builder) {
 func (s *plan) writeHeader(b *strings.Builder) {
 	o := s.opts
 	p := func(format string, args ...any) { fmt.Fprintf(b, format, args...) }
-	p("# The trellis spec of the CRF++ template %s, made by trellis import crfpp", s.template)
+	p("# The trellis spec of the CRF++ template %q, made by trellis import crfpp", s.template)
 	if o.Command != "" {
 		p(":\n#   %s\n", o.Command)
 	} else {
