@@ -57,7 +57,7 @@ func (a *app) cmdImport(args []string) error {
 			}
 		}
 	}
-	o.Command = "trellis " + strings.Join(append([]string{"import"}, args...), " ")
+	o.Command = commandLine(append([]string{"trellis", "import"}, args...))
 	src, err := os.Open(pos[0])
 	if err != nil {
 		return usagef("cannot read template: %v", err)
@@ -85,4 +85,17 @@ func importError(err error) error {
 		return usagef("%d error(s) in the template:\n%v", len(errs), err)
 	}
 	return usagef("%v", err)
+}
+
+// commandLine is args as a shell would need them typed: arguments with
+// spaces or quotes quoted.
+func commandLine(args []string) string {
+	quoted := make([]string, len(args))
+	for i, a := range args {
+		quoted[i] = a
+		if a == "" || strings.ContainsAny(a, " \t\n\"'\\$`*?;&|<>()#~") {
+			quoted[i] = "'" + strings.ReplaceAll(a, "'", `'\''`) + "'"
+		}
+	}
+	return strings.Join(quoted, " ")
 }

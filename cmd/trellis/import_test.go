@@ -86,3 +86,11 @@ func TestImportErrors(t *testing.T) {
 		})
 	}
 }
+
+func TestCommandLine(t *testing.T) {
+	got := commandLine([]string{"trellis", "import", "crfpp", "my template", "--name", "it's", "", "-c", "4"})
+	want := `trellis import crfpp 'my template' --name 'it'\''s' '' -c 4`
+	if got != want {
+		t.Errorf("got  %s\nwant %s", got, want)
+	}
+}

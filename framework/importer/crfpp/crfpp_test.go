@@ -331,3 +331,18 @@ func unigramLines(t *testing.T, path string) []string {
 	}
 	return lines
 }
+
+// TestCommandLineBreak: a line break in the recorded command stays inside
+// the comment.
+func TestCommandLineBreak(t *testing.T) {
+	f := parseFile(t, "testdata/l1.template")
+	var out bytes.Buffer
+	if _, err := WriteSpec(&out, f, Options{Columns: []string{"w", "y"}, Train: "train.data", Test: "test.data", C: 1, Eta: 1e-4,
+		Command: "trellis import crfpp 'a\nb\r'"}); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(out.String(), `#   trellis import crfpp 'a\nb\r'`+"\n") {
+		t.Errorf("command line not escaped:\n%s", out.String())
+	}
+	decode(t, dataDir(t), out.Bytes(), nil)
+}

@@ -227,7 +227,8 @@ func (s *plan) writeHeader(b *strings.Builder) {
 	p := func(format string, args ...any) { fmt.Fprintf(b, format, args...) }
 	p("# The trellis spec of the CRF++ template %q, made by trellis import crfpp", s.template)
 	if o.Command != "" {
-		p(":\n#   %s\n", o.Command)
+		// A line break in an argument would end the comment.
+		p(":\n#   %s\n", strings.NewReplacer("\n", `\n`, "\r", `\r`).Replace(o.Command))
 	} else {
 		p(".\n")
 	}
