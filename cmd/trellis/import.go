@@ -82,7 +82,11 @@ func (a *app) cmdImport(args []string) error {
 func importError(err error) error {
 	var errs crfpp.Errors
 	if errors.As(err, &errs) {
-		return usagef("%d error(s) in the template:\n%v", len(errs), err)
+		noun := "errors"
+		if len(errs) == 1 {
+			noun = "error"
+		}
+		return usagef("%d %s in the template:\n%v", len(errs), noun, err)
 	}
 	return usagef("%v", err)
 }
