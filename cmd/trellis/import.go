@@ -12,16 +12,22 @@ import (
 
 const importUsage = `usage: trellis import crfpp TEMPLATE --columns word,pos,chunk [--train F] [--test F] [--dev F]
                             [--scheme S] [-c C] [-a CRF|CRF-L1] [-f N] [-e ETA] [-m N] [--name NAME]
-Writes the trellis spec that trains what crf_learn trains with TEMPLATE on stdout.
+
+Writes on stdout the trellis spec that trains what crf_learn trains with the CRF++ template file
+TEMPLATE. --columns names every column of the data, the answer (label) column last; -c, -a, -f, -e
+and -m are crf_learn's (cost C, default 1, becomes c2 = 1/(2C); eta default 0.0001). Without
+--train or --test the spec takes them as --var train=FILE / --var test=FILE.
 `
 
 // cmdImport converts another toolkit's feature templates into a spec.
 func (a *app) cmdImport(args []string) error {
-	if len(args) == 0 || args[0] != "crfpp" {
-		if len(args) > 0 && (args[0] == "-h" || args[0] == "--help") {
+	for _, arg := range args {
+		if arg == "-h" || arg == "-help" || arg == "--help" {
 			fmt.Fprint(a.stdout, importUsage)
 			return nil
 		}
+	}
+	if len(args) == 0 || args[0] != "crfpp" {
 		return usagef("import: say what to import from: trellis import crfpp TEMPLATE …")
 	}
 	fs := newFlagSet("import crfpp", a.stderr)

@@ -98,3 +98,12 @@ func TestCommandLine(t *testing.T) {
 		t.Errorf("got  %s\nwant %s", got, want)
 	}
 }
+
+func TestImportHelp(t *testing.T) {
+	for _, args := range [][]string{{"import", "--help"}, {"import", "crfpp", "-h"}, {"import", "crfpp", "t", "--columns", "a,b", "--help"}} {
+		stdout, stderr := mustRun(t, "", args...)
+		if !strings.HasPrefix(stdout, "usage: trellis import crfpp TEMPLATE") || stderr != "" {
+			t.Errorf("%v: stdout %q, stderr %q", args, stdout, stderr)
+		}
+	}
+}
