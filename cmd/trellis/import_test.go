@@ -107,3 +107,32 @@ func TestImportHelp(t *testing.T) {
 		}
 	}
 }
+
+// TestImportCRFPPConll2000 imports CRF++'s chunking template for the
+// public CoNLL-2000 corpus, as the README's walk-through does, and
+// validates the spec against the data (training it takes minutes: see
+// docs/results.md). It skips when the shared data is absent.
+func TestImportCRFPPConll2000(t *testing.T) {
+	data := os.Getenv("TRELLIS_DATA_DIR")
+	if data == "" {
+		data = filepath.Join("..", "..", "..", "shared", "data")
+	}
+	train, test := filepath.Join(data, "conll2000", "train.txt"), filepath.Join(data, "conll2000", "test.txt")
+	for _, p := range []string{train, test} {
+		if _, err := os.Stat(p); err != nil {
+			t.Skipf("../shared/data not found (set TRELLIS_DATA_DIR): %v", err)
+		}
+	}
+	out, _ := mustRun(t, "", "import", "crfpp", crfppTemplates+"chunking.template", "--columns", "word,pos,chunk",
+		"--train", train, "--test", test, "--scheme", "iob2", "-c", "4")
+	spec := filepath.Join(t.TempDir(), "chunking.hcl")
+	if err := os.WriteFile(spec, []byte(out), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	stdout, _ := mustRun(t, "", "validate", spec)
+	for _, want := range []string{"8936 sentences, 211727 tokens, 22 labels", "2012 sentences, 47377 tokens", "20 templates"} {
+		if !strings.Contains(stdout, want) {
+			t.Errorf("validate output lacks %q:\n%s", want, stdout)
+		}
+	}
+}
