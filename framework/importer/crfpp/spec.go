@@ -104,7 +104,7 @@ func build(f *File, o Options) (*plan, error) {
 				continue
 			}
 			if s.transitions != nil {
-				s.warnings = append(s.warnings, at(0, "a second B template: CRF++ would train another copy of the transition weights (the same model with the transitions' L2 penalty halved); the spec has one set of transitions (the B on line %d)", s.transitions.Line))
+				s.warnings = append(s.warnings, at(0, "a second B template: CRF++ would add the transition weights again (another copy, or the same weights counted twice when the lines are equal), which changes only how strongly they are regularized; the spec has one set of transitions (the B on line %d)", s.transitions.Line))
 				continue
 			}
 			s.transitions = t
