@@ -46,6 +46,7 @@ func commandTable() []command {
 		compareCommand(),
 		reproduceCommand(),
 		pluginsCommand(),
+		importCommand(),
 		versionCommand(),
 		helpCommand(),
 	}
