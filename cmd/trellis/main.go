@@ -60,6 +60,7 @@ usage:
                                           (stdin when no FILE)
   trellis eval --model MODEL FILE [--json]
   trellis inspect MODEL [--top N] [--json]
+  trellis serve --model NAME=PATH... [--addr 127.0.0.1:8080] [--concurrency N]  (HTTP/JSON tagging)
   trellis plugins [SPEC] [--var name=value]... [--path DIR]... [--json]
   trellis compare DIR... [--seed N]       (learners of earlier runs side by side, with significance)
   trellis reproduce DIR [--threads N]     (rerun DIR's command and check every byte)
@@ -149,6 +150,8 @@ func realMain(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		cmdErr = a.cmdInspect(args[1:])
 	case "plugins":
 		cmdErr = a.cmdPlugins(ctx, args[1:])
+	case "serve":
+		cmdErr = a.cmdServe(ctx, args[1:])
 	case "version":
 		fmt.Fprintln(stdout, "trellis", version())
 	default:
