@@ -19,7 +19,8 @@
 // column; a model whose templates read other columns (part-of-speech tags
 // for a chunker) needs them in "columns", one value per token, and a
 // request without them is refused naming them (ModelInput in
-// framework/tagger finds which columns a model reads). Every error is JSON,
+// framework/tagger finds which columns a model reads). For a word
+// segmentation model (the chars format) the tokens are the characters. Every error is JSON,
 // {"error": "…", "status": N}: 400 for malformed JSON or a wrong shape,
 // 404 for an unknown model or route, 405 for a wrong method, 413 for a
 // body over Options.MaxBody or more tokens than Options.MaxTokens, 503

@@ -47,6 +47,7 @@ func TestErrors(t *testing.T) {
 		{"body too large", "POST", "/v1/models/ewt/tag", `{"sentences": [["` + strings.Repeat("a", 3000) + `"]]}`, 413, "the request body is over 2000 bytes"},
 		{"body too large, chunked", "POST", "/v1/models/ewt/tag", "chunked:" + `{"sentences": [["` + strings.Repeat("a", 3000) + `"]]}`, 413, "the request body is over 2000 bytes"},
 		{"too many tokens", "POST", "/v1/models/ewt/tag", `{"sentences": [` + strings.Repeat(`["a","b","c","d","e"],`, 10) + `["f"]]}`, 413, "51 tokens in one request; the limit is 50"},
+		{"too many labels", "POST", "/v1/models/ewt/tag", `{"nbest": 3, "sentences": [` + strings.Repeat(`["a","b","c","d","e"],`, 3) + `["f","g"]]}`, 413, "17 tokens × nbest 3 is over the limit of 50 labels"},
 		{"missing column", "POST", "/v1/models/xpos/tag", `{"sentences": ` + words + `}`, 400, `model "xpos" reads column "xpos" besides the words`},
 		{"ragged column", "POST", "/v1/models/xpos/tag", `{"sentences": ` + words + `, "columns": {"xpos": [["DT"]]}}`, 400, `columns: "xpos" of sentence 0 has 1 values for 2 tokens`},
 		{"column sentences", "POST", "/v1/models/xpos/tag", `{"sentences": ` + words + `, "columns": {"xpos": [["DT","NN"],["NN"]]}}`, 400, `columns: "xpos" has 2 sentences, "sentences" has 1`},
@@ -313,6 +314,21 @@ func waitFor(t *testing.T, what string, cond func() bool) {
 	for deadline := time.Now().Add(time.Minute); !cond(); time.Sleep(5 * time.Millisecond) {
 		if time.Now().After(deadline) {
 			t.Fatalf("gave up waiting for %s", what)
+		}
+	}
+}
+
+// TestEmptyRequest: no sentences is a valid request with an empty answer,
+// plain and detailed.
+func TestEmptyRequest(t *testing.T) {
+	srv := start(t, testOptions(ModelFile{"ewt", trainedModel(t, "ewt")}))
+	for body, want := range map[string]string{
+		`{"sentences": []}`: `{"model":"ewt","labels":[]}`,
+		`{"sentences": [], "marginals": true, "nbest": 2}`: `{"model":"ewt","labels":[]}`,
+	} {
+		status, got := post(t, http.DefaultClient, srv.base+"/v1/models/ewt/tag", body)
+		if status != 200 || strings.TrimSpace(string(got)) != want {
+			t.Errorf("%s: %d %s, want 200 %s", body, status, got, want)
 		}
 	}
 }

@@ -212,6 +212,10 @@ func (s *Server) sentences(sm *servedModel, req *TagRequest) ([]*corpus.Sentence
 	if tokens > s.opts.MaxTokens {
 		return nil, 0, &statusError{http.StatusRequestEntityTooLarge, fmt.Sprintf("%d tokens in one request; the limit is %d (the service's --max-tokens): send fewer sentences per request", tokens, s.opts.MaxTokens)}
 	}
+	if req.NBest > 1 && tokens*req.NBest > s.opts.MaxTokens {
+		// The answer holds nbest labels per token: the limit bounds it too.
+		return nil, 0, &statusError{http.StatusRequestEntityTooLarge, fmt.Sprintf("%d tokens × nbest %d is over the limit of %d labels in one answer (the service's --max-tokens): send fewer sentences per request", tokens, req.NBest, s.opts.MaxTokens)}
+	}
 	extra, err := extraColumns(sm, req)
 	if err != nil {
 		return nil, 0, err
