@@ -29,8 +29,9 @@
 // Concurrency: a model has Options.Concurrency taggers (a Tagger is not
 // safe for concurrent use); a request takes one, tags, and gives it back,
 // so requests to one model tag in parallel up to that many and queue
-// beyond it. The model file is read once and its weights shared; each
-// tagger holds its own feature dictionaries and scoring buffers.
+// beyond it. The model file is read once; the taggers of a model share
+// its dictionaries and weights (tagger.Replica) and own only their
+// extractors and buffers.
 //
 // Plugins: the taggers of a model share one plugin.Host, so each plugin
 // binary runs as one process per model. When tagging fails because a

@@ -72,13 +72,21 @@ func loadModel(mf ModelFile, opts *Options, met *metrics) (*servedModel, error) 
 }
 
 // build makes a generation: a plugin host (plugins start as the taggers
-// compile their templates, once per binary) and Concurrency taggers.
+// compile their templates, once per binary) and Concurrency taggers, one
+// loaded from the model and its replicas.
 func (sm *servedModel) build() (*generation, error) {
 	host := sm.opts.PluginHost()
 	reg := sm.opts.Templates(host)
 	g := &generation{host: host, pool: make(chan *tagger.Tagger, sm.opts.Concurrency)}
-	for range sm.opts.Concurrency {
-		t, err := tagger.New(sm.model, reg, tagger.Options{})
+	first, err := tagger.New(sm.model, reg, tagger.Options{})
+	if err != nil {
+		g.retire()
+		return nil, err
+	}
+	g.pool <- first
+	// The others share the first's dictionaries and weights.
+	for range sm.opts.Concurrency - 1 {
+		t, err := first.Replica(reg)
 		if err != nil {
 			g.retire()
 			return nil, err

@@ -2,6 +2,7 @@ package tagger_test
 
 import (
 	"encoding/json"
+	"fmt"
 	"reflect"
 	"testing"
 
@@ -72,5 +73,69 @@ func TestModelInput(t *testing.T) {
 	}
 	if want := []string{"B-NP", "I-NP", "O"}; !reflect.DeepEqual(got[0], want) {
 		t.Errorf("labels %v, want %v", got[0], want)
+	}
+}
+
+// TestReplica: replicas tag exactly as the tagger they come from, all at
+// the same time (run with -race: what they share is only read).
+func TestReplica(t *testing.T) {
+	m := tinyModel(t)
+	reg, _ := builtin.Registries()
+	tg, err := tagger.New(m, reg, tagger.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer tg.Close()
+	in, err := tagger.ModelInput(m, reg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	words := [][]string{{"the", "cat", "sat"}, {"zebra"}, {"sat", "the", "mat", "the", "dog"}}
+	tags := [][]string{{"DT", "NN", "VBD"}, {"NN"}, {"VBD", "DT", "NN", "DT", "NN"}}
+	sents := make([]*corpus.Sentence, len(words))
+	for k := range words {
+		sents[k] = in.Sentence(words[k], [][]string{tags[k]})
+	}
+	want, err := tg.TagDetailed(sents, 3)
+	if err != nil {
+		t.Fatal(err)
+	}
+	taggers := []*tagger.Tagger{tg}
+	for range 3 {
+		r, err := tg.Replica(reg)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer r.Close()
+		taggers = append(taggers, r)
+	}
+	errs := make(chan error, len(taggers))
+	for _, x := range taggers {
+		go func() {
+			for range 50 {
+				got, err := x.TagDetailed(sents, 3)
+				if err == nil && !reflect.DeepEqual(got, want) {
+					err = fmt.Errorf("replica tagged %v, want %v", got, want)
+				}
+				if err != nil {
+					errs <- err
+					return
+				}
+				labels, err := x.Tag(sents)
+				if err == nil && !reflect.DeepEqual(labels[2], want[2].Paths[0]) {
+					err = fmt.Errorf("replica tagged %v, want %v", labels[2], want[2].Paths[0])
+				}
+				if err != nil {
+					errs <- err
+					return
+				}
+			}
+			errs <- nil
+		}()
+	}
+	for range taggers {
+		if err := <-errs; err != nil {
+			t.Error(err)
+		}
 	}
 }
