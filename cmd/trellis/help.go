@@ -43,6 +43,7 @@ func commandTable() []command {
 		evalCommand(),
 		inspectCommand(),
 		explainCommand(),
+		serveCommand(),
 		compareCommand(),
 		reproduceCommand(),
 		pluginsCommand(),
