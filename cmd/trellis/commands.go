@@ -353,12 +353,12 @@ func tagDetailed(ctx context.Context, tg *tagger.Tagger, r corpus.Reader, w *buf
 		if err != nil {
 			return err
 		}
-		batch = append(batch, s)
-		if len(batch) == cap(batch) {
+		if tg.EndsBatch(batch, s) { // never cuts a document (document features)
 			if err := flush(); err != nil {
 				return err
 			}
 		}
+		batch = append(batch, s)
 	}
 	if err := flush(); err != nil {
 		return err
