@@ -18,14 +18,20 @@
 //     context aggregation: "NAME/ctx[-1]=mr" when some other occurrence
 //     follows "Mr" (contexts lowercased, offsets within context), for
 //     capitalised tokens (all tokens with all_words) whose word occurs at
-//     most max_occurrences times in the document.
+//     most max_occurrences times in the document; with context_case, also
+//     the capitalisation class of those words, "NAME/ctxcase[-1]=cap"
+//     (another occurrence is preceded by a capitalised word: it is part of
+//     a longer name there).
 //
-//     document "doc" {
-//     column          = "word"
-//     context         = 2    # words either side of other occurrences; 0: none
-//     max_occurrences = 20   # more frequent words get no context features
-//     all_words       = false
-//     }
+// The block, with its defaults:
+//
+//	document "doc" {
+//	  column          = "word"
+//	  context         = 2     # words either side of other occurrences; 0: none
+//	  max_occurrences = 20    # more frequent words get no context features
+//	  all_words       = false # contexts for lower-case tokens too
+//	  context_case    = false # and the capitalisation class of context words
+//	}
 //
 // Documents are the corpus's ("-DOCSTART-" in CoNLL, "# newdoc" in
 // CoNLL-U, corpus.Sentence.Document); a file without boundaries is one
@@ -70,6 +76,8 @@ type Config struct {
 	// AllWords aggregates contexts for every token, not only those that
 	// begin with an upper-case letter.
 	AllWords bool `hcl:"all_words,optional" json:"all_words,omitempty"`
+	// ContextCase adds the capitalisation class of each context word.
+	ContextCase bool `hcl:"context_case,optional" json:"context_case,omitempty"`
 }
 
 // Template is the document template.
@@ -108,7 +116,7 @@ func (t *Template) Compile(name string, cols feature.Columns) (feature.Extractor
 		return nil, err
 	}
 	x := &extractor{
-		column: col, context: DefaultContext, maxOcc: DefaultMaxOccurrences, allWords: t.cfg.AllWords,
+		column: col, context: DefaultContext, maxOcc: DefaultMaxOccurrences, allWords: t.cfg.AllWords, contextCase: t.cfg.ContextCase,
 		words: map[string]int32{}, types: map[typeKey]int32{}, docs: map[docKey]int32{},
 		sentOff: map[*corpus.Sentence]int32{}, buf: make([]byte, 0, 256),
 	}
@@ -129,6 +137,7 @@ func (t *Template) Compile(name string, cols feature.Columns) (feature.Extractor
 	}
 	for o := -x.context; o <= x.context; o++ {
 		x.ctxPrefixes = append(x.ctxPrefixes, []byte(name+"/ctx["+strconv.Itoa(o)+"]="))
+		x.casePrefixes = append(x.casePrefixes, []byte(name+"/ctxcase["+strconv.Itoa(o)+"]="))
 	}
 	return x, nil
 }
@@ -193,7 +202,8 @@ type typeStat struct {
 }
 
 // ctxEntry is one (offset, word) seen around the occurrences of a type,
-// and how many times.
+// and how many times. A negative word is the capitalisation class
+// -1-word of the word there (context_case).
 type ctxEntry struct {
 	typ   int32
 	off   int32
@@ -206,12 +216,13 @@ type ctxEntry struct {
 // sentence's tokens start at sentOff[s].
 type extractor struct {
 	column, context, maxOcc int
-	allWords                bool
+	allWords, contextCase   bool
 
 	countKeys          [][]byte
 	firstKey, laterKey []byte
 	caseKeys           [numShapes][3][]byte
 	ctxPrefixes        [][]byte // ctxPrefixes[o+context] for offset o
+	casePrefixes       [][]byte // the same for context_case
 
 	words     map[string]int32 // lowercased word → ID, per batch
 	wordNames []string
@@ -298,6 +309,9 @@ func (x *extractor) aggregate() {
 			for o := -x.context; o <= x.context; o++ {
 				if j := i + o; o != 0 && j >= 0 && j < n {
 					x.ctx = append(x.ctx, ctxEntry{typ: t, off: int32(o), word: x.tokWord[base+j], count: 1})
+					if x.contextCase {
+						x.ctx = append(x.ctx, ctxEntry{typ: t, off: int32(o), word: caseWord(x.tokShape[base+j]), count: 1})
+					}
 				}
 			}
 		}
@@ -371,13 +385,21 @@ func (x *extractor) contexts(s *corpus.Sentence, base, i int, st *typeStat, sink
 	n := s.Len()
 	for _, e := range x.ctx[st.ctxLo:st.ctxHi] {
 		c := e.count
-		if j := i + int(e.off); j >= 0 && j < n && x.tokWord[base+j] == e.word {
+		if j := i + int(e.off); j >= 0 && j < n && (x.tokWord[base+j] == e.word || caseWord(x.tokShape[base+j]) == e.word) {
 			c--
 		}
 		if c == 0 {
 			continue
 		}
-		x.buf = append(append(x.buf[:0], x.ctxPrefixes[int(e.off)+x.context]...), x.wordNames[e.word]...)
+		if e.word < 0 {
+			x.buf = append(append(x.buf[:0], x.casePrefixes[int(e.off)+x.context]...), shapeNames[-1-e.word]...)
+		} else {
+			x.buf = append(append(x.buf[:0], x.ctxPrefixes[int(e.off)+x.context]...), x.wordNames[e.word]...)
+		}
 		sink.Add(i, x.buf, 1)
 	}
 }
+
+// caseWord is the context entry's word standing for capitalisation class
+// sh (negative, so it never equals a word ID).
+func caseWord(sh shape) int32 { return -1 - int32(sh) }

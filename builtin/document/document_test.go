@@ -117,6 +117,11 @@ func TestExtract(t *testing.T) {
 				{"d/n=1 d/first d/case=lower:lower d/ctx[1]=z", "d/n=0"},
 				{"d/n=1 d/later d/case=lower:lower d/ctx[1]=y", "d/n=0"},
 			}},
+		{"context_case: elsewhere part of a longer name", Config{Column: "word", ContextCase: true}, "Mr Bill Clinton / Then Clinton said",
+			[][]string{
+				{"d/n=0", "d/n=0", "d/n=1 d/first d/case=cap:cap d/ctxcase[-1]=init d/ctx[-1]=then d/ctxcase[1]=lower d/ctx[1]=said"},
+				{"d/n=0", "d/n=1 d/later d/case=cap:cap d/ctxcase[-2]=init d/ctx[-2]=mr d/ctxcase[-1]=cap d/ctx[-1]=bill", "d/n=0"},
+			}},
 		{"over max_occurrences: no contexts", Config{Column: "word", Context: &one, MaxOccurrences: 2}, "A b / A c / A d",
 			[][]string{
 				{"d/n=2 d/first", "d/n=0"},
@@ -196,16 +201,25 @@ func reference(cfg Config, sents []*corpus.Sentence) [][][]string {
 							if off == 0 || j < 0 || j >= s2.Len() {
 								continue
 							}
-							a := fmt.Sprintf("%d\x00%s", off+100, lowered(s2.Tokens[j][0]))
-							if !seen[a] {
-								seen[a] = true
-								ctx = append(ctx, a)
+							keys := []string{fmt.Sprintf("%d\x00%s", off+100, lowered(s2.Tokens[j][0]))}
+							if cfg.ContextCase {
+								keys = append(keys, fmt.Sprintf("%d\x00#%s", off+100, shapeNames[shapeOf(s2.Tokens[j][0], j == 0)]))
+							}
+							for _, a := range keys {
+								if !seen[a] {
+									seen[a] = true
+									ctx = append(ctx, a)
+								}
 							}
 						}
 					}
-					// The extractor orders contexts by offset, then by the
-					// word's first appearance in the batch.
+					// The extractor orders contexts by offset, then
+					// capitalisation classes (last class first), then words
+					// by first appearance in the batch.
 					ids := map[string]int{}
+					for sh, name := range shapeNames {
+						ids["#"+name] = -1 - sh
+					}
 					for _, s2 := range sents {
 						for _, row2 := range s2.Tokens {
 							if _, ok := ids[lowered(row2[0])]; !ok {
@@ -226,6 +240,10 @@ func reference(cfg Config, sents []*corpus.Sentence) [][][]string {
 					for _, a := range ctx {
 						o, w, _ := strings.Cut(a, "\x00")
 						off, _ := strconv.Atoi(o)
+						if c, ok := strings.CutPrefix(w, "#"); ok {
+							attrs = append(attrs, fmt.Sprintf("d/ctxcase[%d]=%s", off-100, c))
+							continue
+						}
 						attrs = append(attrs, fmt.Sprintf("d/ctx[%d]=%s", off-100, w))
 					}
 				}
@@ -247,6 +265,8 @@ func TestAgainstBruteForce(t *testing.T) {
 		{Column: "word", Context: &zero},
 		{Column: "word", Context: &three, MaxOccurrences: 4},
 		{Column: "word", AllWords: true, MaxOccurrences: 1000},
+		{Column: "word", ContextCase: true},
+		{Column: "word", Context: &three, ContextCase: true, AllWords: true},
 	}
 	rng := rand.New(rand.NewPCG(1, 2))
 	for round := range 40 {
