@@ -242,7 +242,15 @@ var _ feature.DocumentExtractor = (*extractor)(nil)
 
 // Documents implements feature.DocumentExtractor: it indexes every word of
 // the batch by (document, lowercased word) and aggregates the contexts.
+// Documents(nil) releases the index and its buffers.
 func (x *extractor) Documents(sents []*corpus.Sentence) error {
+	if len(sents) == 0 {
+		x.words, x.docs, x.types = map[string]int32{}, map[docKey]int32{}, map[typeKey]int32{}
+		x.sentOff = map[*corpus.Sentence]int32{}
+		x.wordNames, x.stats, x.order = nil, nil, nil
+		x.tokType, x.tokWord, x.tokShape, x.ctx = nil, nil, nil, nil
+		return nil
+	}
 	clear(x.words)
 	clear(x.docs)
 	clear(x.types)

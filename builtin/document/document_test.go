@@ -324,6 +324,21 @@ func TestExtractOutsideTheBatch(t *testing.T) {
 	if err == nil || !strings.Contains(err.Error(), "not in the batch") {
 		t.Errorf("error %v, want one about the batch", err)
 	}
+	// Released (Documents(nil)), the index knows no sentence any more.
+	sents := docs("a b")
+	if err := x.Documents(sents); err != nil {
+		t.Fatal(err)
+	}
+	if err := x.Documents(nil); err != nil {
+		t.Fatal(err)
+	}
+	if err := x.Extract(sents[0], &recorder{tokens: make([][]string, 2)}); err == nil {
+		t.Error("extracted a sentence of a released batch")
+	}
+	// And it indexes the next batch as before.
+	if got := extractAll(t, x, docs("A b / A")); strings.Join(got[1][0], " ") != "d/n=1 d/later d/ctx[1]=b" {
+		t.Errorf("after release: %q", got[1][0])
+	}
 }
 
 func TestValidate(t *testing.T) {

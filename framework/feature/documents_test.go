@@ -5,6 +5,8 @@ import (
 	"reflect"
 	"testing"
 
+	"github.com/hashicorp/hcl/v2"
+
 	"github.com/trellis-nlp/trellis/framework/corpus"
 )
 
@@ -12,11 +14,16 @@ import (
 // handed, each as the documents of its sentences, and emits "doc=N" with
 // the number of sentences of the token's document in the batch.
 type docRecorder struct {
-	batches [][]int
-	size    map[*corpus.Sentence]int
+	batches  [][]int
+	size     map[*corpus.Sentence]int
+	released int // Documents(nil) calls
 }
 
 func (d *docRecorder) Documents(sents []*corpus.Sentence) error {
+	if sents == nil {
+		d.released++
+		return nil
+	}
 	var docs []int
 	d.size = map[*corpus.Sentence]int{}
 	for _, g := range corpus.GroupDocuments(sents) {
@@ -99,4 +106,37 @@ func TestEncodeAllKeepsDocumentsWhole(t *testing.T) {
 			t.Errorf("batches of %v, want [4 4 2]", done)
 		}
 	})
+}
+
+// docTemplate compiles to a docRecorder.
+type docTemplate struct{ x *docRecorder }
+
+func (t *docTemplate) Config() any               { return &struct{}{} }
+func (t *docTemplate) Validate() hcl.Diagnostics { return nil }
+func (t *docTemplate) Compile(string, Columns) (Extractor, error) {
+	return t.x, nil
+}
+
+// TestMapperReleasesDocuments: Fit and Encode hand the document extractor
+// the whole corpus at once (Encode) or in whole documents (Fit), and
+// release its index when done.
+func TestMapperReleasesDocuments(t *testing.T) {
+	x := &docRecorder{}
+	m, err := NewMapper([]MapperTemplate{{Spec: TemplateSpec{Type: "doc", Name: "d"}, Template: &docTemplate{x}}}, mapperCols)
+	if err != nil {
+		t.Fatal(err)
+	}
+	sents := []*corpus.Sentence{docSent(0), docSent(0), docSent(1)}
+	if _, err := m.Fit(context.Background(), sents, FitOptions{BatchSize: 1}); err != nil {
+		t.Fatal(err)
+	}
+	if want := [][]int{{0, 0}, {1}}; !reflect.DeepEqual(x.batches, want) || x.released != 1 {
+		t.Errorf("Fit: batches %v, released %d times; want %v, once", x.batches, x.released, want)
+	}
+	if _, _, err := m.Encode(sents); err != nil {
+		t.Fatal(err)
+	}
+	if want := [][]int{{0, 0}, {1}, {0, 0, 1}}; !reflect.DeepEqual(x.batches, want) || x.released != 2 {
+		t.Errorf("Encode: batches %v, released %d times; want %v, twice", x.batches, x.released, want)
+	}
 }

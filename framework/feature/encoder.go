@@ -233,6 +233,16 @@ func (e *Encoder) EncodeAll(ctx context.Context, sents []*corpus.Sentence, batch
 	return nil
 }
 
+// releaseDocuments lets the document extractors drop their index of the
+// last batch (Documents(nil)).
+func (e *Encoder) releaseDocuments() {
+	for _, x := range e.Extractors {
+		if dx, ok := x.(DocumentExtractor); ok {
+			_ = dx.Documents(nil) // releasing cannot fail
+		}
+	}
+}
+
 // HasDocumentExtractor reports whether an extractor reads whole documents
 // (DocumentExtractor), so that batches must not cut documents.
 func (e *Encoder) HasDocumentExtractor() bool {

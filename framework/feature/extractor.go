@@ -84,7 +84,9 @@ type Fetched interface {
 //
 // The sentences handed to Documents stay valid until the next Documents
 // call; an extractor must not keep them longer. Extract on a sentence
-// that was not in the last batch is an error.
+// that was not in the last batch is an error. Documents(nil) releases the
+// index: Mapper.Fit and Mapper.Encode call it when they are done, so a
+// training corpus is not kept indexed while learners train.
 type DocumentExtractor interface {
 	Extractor
 	Documents(sents []*corpus.Sentence) error
