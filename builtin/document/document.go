@@ -238,7 +238,13 @@ type extractor struct {
 	buf       []byte
 }
 
-var _ feature.DocumentExtractor = (*extractor)(nil)
+var (
+	_ feature.DocumentExtractor = (*extractor)(nil)
+	_ feature.ColumnReader      = (*extractor)(nil)
+)
+
+// ReadColumns implements feature.ColumnReader.
+func (x *extractor) ReadColumns() []int { return []int{x.column} }
 
 // Documents implements feature.DocumentExtractor: it indexes every word of
 // the batch by (document, lowercased word) and aggregates the contexts.

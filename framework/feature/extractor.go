@@ -92,6 +92,17 @@ type DocumentExtractor interface {
 	Documents(sents []*corpus.Sentence) error
 }
 
+// ColumnReader is implemented by extractors that declare the columns they
+// read. Every builtin extractor and the plugin host's extractor do (a
+// plugin declares its columns when it is configured). It is how a tagger
+// knows that a model needs only the word column and can tag plain text.
+type ColumnReader interface {
+	// ReadColumns returns the indices, into the Columns the extractor was
+	// compiled against, of the columns Extract reads: empty when it reads
+	// none (bias, boundary).
+	ReadColumns() []int
+}
+
 // Closer is implemented by extractors that hold resources (plugin
 // processes) which must be released at the end of a run.
 type Closer interface {

@@ -15,6 +15,7 @@ import (
 	"github.com/trellis-nlp/trellis/framework/feature"
 	"github.com/trellis-nlp/trellis/framework/fileio"
 	"github.com/trellis-nlp/trellis/framework/linear"
+	"github.com/trellis-nlp/trellis/framework/plural"
 )
 
 // Version is the model file format this build writes and reads.
@@ -212,7 +213,7 @@ func Decode(data []byte) (*Model, error) {
 		return nil, fmt.Errorf("model file format version %d is not supported (this trellis reads version %d)", version, Version)
 	}
 	if len(data) < len(magic)+4+sha256.Size {
-		return nil, fmt.Errorf("truncated model file (%d bytes)", len(data))
+		return nil, fmt.Errorf("truncated model file (%s)", plural.Count(len(data), "byte"))
 	}
 	body, trailer := data[:len(data)-sha256.Size], data[len(data)-sha256.Size:]
 	if sum := sha256.Sum256(body); !bytes.Equal(sum[:], trailer) {

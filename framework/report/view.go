@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"github.com/trellis-nlp/trellis/framework/eval"
+	"github.com/trellis-nlp/trellis/framework/plural"
 	"github.com/trellis-nlp/trellis/framework/rundir"
 )
 
@@ -555,7 +556,7 @@ func curves(ls []*Learner, colours map[string]int) (*chart, string, []lossPanel,
 		if len(lx) > 0 {
 			panels = append(panels, lossPanel{Name: l.Name, Chart: lossChart(l.Name, colours[l.Name], lx, ly)})
 			if len(lx) > 0 {
-				panels[len(panels)-1].Note = fmt.Sprintf("%d points, final %s", len(lx), strconv.FormatFloat(ly[len(ly)-1], 'g', 4, 64))
+				panels[len(panels)-1].Note = fmt.Sprintf("%s, final %s", plural.Count(len(lx), "point"), strconv.FormatFloat(ly[len(ly)-1], 'g', 4, 64))
 			}
 		}
 	}
@@ -833,7 +834,7 @@ func confusion(l *Learner) (*chart, string) {
 		c.Lines = append(c.Lines, diagBox(left+cell*float64(k), top+cell*float64(k), cell)...)
 	}
 	heatLegend(c, left+gridW+70, top, math.Min(gridW, 240))
-	note := fmt.Sprintf("%d labels; colour is the share of each gold row (square-root scale, so rare confusions stay visible)", n)
+	note := fmt.Sprintf("%s; colour is the share of each gold row (square-root scale, so rare confusions stay visible)", plural.Count(n, "label"))
 	if showCounts {
 		note += "; cells show counts"
 	} else {

@@ -264,7 +264,7 @@ func single(content *hcl.BodyContent, typ string, required bool) (*hcl.Block, hc
 	var diags hcl.Diagnostics
 	if len(blocks) == 0 {
 		if required {
-			diags = append(diags, errorAt(&content.MissingItemRange, "Missing "+typ+" block", fmt.Sprintf("A spec needs a %s block.", typ)))
+			diags = append(diags, errorAt(&content.MissingItemRange, "Missing "+typ+" block", fmt.Sprintf("A spec needs one %s block.", typ)))
 		}
 		return nil, diags
 	}

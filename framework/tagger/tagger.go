@@ -24,6 +24,7 @@ type Options struct {
 type Tagger struct {
 	Model      *model.Model
 	Format     corpus.Format
+	mapper     *feature.Mapper // what the templates read (CheckPlain)
 	extractors []feature.Extractor
 	enc        *feature.Encoder
 	ws         *lattice.Workspace
@@ -55,7 +56,7 @@ func New(m *model.Model, reg *feature.Registry, opt Options) (*Tagger, error) {
 	if err != nil {
 		return nil, err
 	}
-	t := &Tagger{Model: m, Format: f, extractors: mp.Extractors(), enc: mp.NewEncoder()}
+	t := &Tagger{Model: m, Format: f, mapper: mp, extractors: mp.Extractors(), enc: mp.NewEncoder()}
 	t.documents = t.enc.HasDocumentExtractor()
 	t.ws = lattice.NewWorkspace(len(m.Labels))
 	lm := m.Linear

@@ -6,6 +6,7 @@ import (
 	"math/rand/v2"
 
 	"github.com/trellis-nlp/trellis/framework/learn"
+	"github.com/trellis-nlp/trellis/framework/plural"
 )
 
 // sgd is stochastic gradient descent on the L2-regularized objective, one
@@ -120,7 +121,7 @@ func (g *sgd) sentence(sent int) (float64, error) {
 	// zeroed buffer, then applied and cleared over the same features.
 	loss := g.wk.sentence(obj, w, sent, grad)
 	if eta*g.lambda >= 1 {
-		return 0, fmt.Errorf("crf: learning_rate %v is too large for c2 %v on %d sentences (the weight decay would flip the weights' sign)", s.eta, s.c2, len(obj.sents))
+		return 0, fmt.Errorf("crf: learning_rate %v is too large for c2 %v on %s (the weight decay would flip the weights' sign)", s.eta, s.c2, plural.Count(len(obj.sents), "sentence"))
 	}
 	g.scale *= 1 - eta*g.lambda
 	step := eta / g.scale
