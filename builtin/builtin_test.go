@@ -306,7 +306,7 @@ func TestRegistries(t *testing.T) {
 		got  []string
 		want []string
 	}{
-		{"templates", templates.Names(), []string{"attributes", "bias", "boundary", "case", "digit", "emission",
+		{"templates", templates.Names(), []string{"attributes", "bias", "boundary", "case", "digit", "document", "emission",
 			"hyphen", "prefix", "shape", "suffix", "transition"}},
 		{"learners", learners.Names(), []string{"crf", "hmm", "perceptron"}},
 	}

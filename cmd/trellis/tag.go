@@ -204,12 +204,12 @@ func eachDecoded(ctx context.Context, tg *tagger.Tagger, r corpus.Reader, o tagO
 		if err != nil {
 			return err
 		}
-		batch = append(batch, s)
-		if len(batch) == cap(batch) {
+		if tg.EndsBatch(batch, s) { // never cuts a document (document features)
 			if err := flush(); err != nil {
 				return err
 			}
 		}
+		batch = append(batch, s)
 	}
 }
 
