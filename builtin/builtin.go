@@ -19,6 +19,8 @@ import (
 	"github.com/trellis-nlp/trellis/framework/learn/arow"
 	"github.com/trellis-nlp/trellis/framework/learn/crf"
 	"github.com/trellis-nlp/trellis/framework/learn/hmm"
+	"github.com/trellis-nlp/trellis/framework/learn/maxent"
+	"github.com/trellis-nlp/trellis/framework/learn/memm"
 	"github.com/trellis-nlp/trellis/framework/learn/pa"
 	"github.com/trellis-nlp/trellis/framework/learn/perceptron"
 )
@@ -47,6 +49,8 @@ func RegisterLearners(r *learn.Registry) {
 	r.MustRegister("crf", crf.New)
 	r.MustRegister("pa", pa.New)
 	r.MustRegister("arow", arow.New)
+	r.MustRegister("maxent", maxent.New)
+	r.MustRegister("memm", memm.New)
 }
 
 // Registries returns registries filled with everything builtin.
