@@ -3,9 +3,9 @@
 # online structured learners (perceptron, pa, arow) and the globally
 # normalized CRF, all on the same features: those of specs/conll2000.hcl,
 # CRFsuite's baseline chunking features (example/chunking.py): words and
-# POS tags at offsets -2..2, word bigrams w[-1]|w[0] and w[0]|w[1], POS bigrams and trigrams across the
-# window, plus __BOS__/__EOS__; n-grams that reach outside the sentence are
-# not generated, as in CRFsuite.
+# POS tags at offsets -2..2, word bigrams w[-1]|w[0] and w[0]|w[1], POS
+# bigrams and trigrams across the window, plus __BOS__/__EOS__; n-grams
+# that reach outside the sentence are not generated, as in CRFsuite.
 #
 #   go run ./cmd/trellis run specs/conll2000-learners.hcl
 #
@@ -69,6 +69,18 @@ features {
 
 learner "hmm" {
   type = "hmm"
+}
+
+# maxent ignores the transition template (it says so in the log); L-BFGS
+# with the CRF's c2, as the CRF below.
+learner "maxent" {
+  type = "maxent"
+  c2   = 1
+}
+
+learner "memm" {
+  type = "memm"
+  c2   = 1
 }
 
 learner "perceptron" {

@@ -313,15 +313,22 @@ func TestTrain(t *testing.T) {
 	}
 }
 
+// BenchmarkGradient: the CRF's gradient pass and the locally normalized
+// one (MEMM) side by side.
 func BenchmarkGradient(b *testing.B) {
-	r := rand.New(rand.NewPCG(8, 9))
-	d := synthetic(r, 2000, false)
-	m := linear.NewObserved(d, 5, 3, true)
-	o := newObjective(m, d, allSentences(d), true, 1, 1, false)
-	g := make([]float64, len(m.W))
-	b.ReportAllocs()
-	for b.Loop() {
-		o.Evaluate(m.W, g)
+	for _, local := range []bool{false, true} {
+		b.Run(fmt.Sprintf("local=%v", local), func(b *testing.B) {
+			r := rand.New(rand.NewPCG(8, 9))
+			d := synthetic(r, 2000, false)
+			m := linear.NewObserved(d, 5, 3, true)
+			m.Local = local
+			o := newObjective(m, d, allSentences(d), true, 1, 1, local)
+			g := make([]float64, len(m.W))
+			b.ReportAllocs()
+			for b.Loop() {
+				o.Evaluate(m.W, g)
+			}
+		})
 	}
 }
 
