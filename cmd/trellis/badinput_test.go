@@ -224,6 +224,13 @@ func TestBadInput(t *testing.T) {
 		{name: "join of a missing column", edit: replace(`transition "trans" {}`, "transition \"trans\" {}\n  emission \"wp\" {\n    join = [\"word[-1]\", \"tag[0]\"]\n  }"), code: 2,
 			specErr: "Invalid template", place: specPlace{`join = [`, `["word[-1]", "tag[0]"]`},
 			stderr: []string{`"tag"`}},
+		// a learner setting the learner does not take: named, with the learners that take it
+		{name: "c1 on pa", edit: replace(`type = "hmm"`, "type = \"pa\"\n  c1   = 0.5"), code: 2,
+			specErr: "Unsupported learner setting", place: specPlace{`c1   = 0.5`, `c1`},
+			stderr: []string{`Learner type pa does not take "c1". It is a setting of crf, maxent and memm.`}},
+		{name: "variance on the perceptron", edit: replace(`type = "hmm"`, "type = \"perceptron\"\n  variance = 2"), code: 2,
+			specErr: "Unsupported learner setting", place: specPlace{`variance = 2`, `variance`},
+			stderr: []string{`Learner type perceptron does not take "variance". It is a setting of arow.`}},
 		// 10. a missing corpus file
 		{name: "missing test file", edit: replace(`"test.txt"`, `"nope.txt"`), code: 2,
 			specErr: "Corpus file not found", place: specPlace{`"nope.txt"`, `"nope.txt"`},

@@ -6,9 +6,9 @@
 // distance (the cost-sensitive update; 1 without error_sensitive):
 //
 //	loss = w·Φ(ŷ) − w·Φ(y) + √ρ
-//	τ = loss / ‖Δ‖²                 (PA,    type = 0)
-//	τ = min(c, loss / ‖Δ‖²)          (PA-I,  type = 1, the default)
-//	τ = loss / (‖Δ‖² + 1 / (2c))     (PA-II, type = 2)
+//	τ = loss / ‖Δ‖²                 (PA,    pa_type = 0)
+//	τ = min(c, loss / ‖Δ‖²)          (PA-I,  pa_type = 1, the default)
+//	τ = loss / (‖Δ‖² + 1 / (2c))     (PA-II, pa_type = 2)
 //	w ← w + τ·Δ
 //
 // The returned weights are averaged over all steps, like the perceptron's;
@@ -35,8 +35,10 @@ type Config struct {
 	Average   *bool  `hcl:"average,optional" json:"average,omitempty"`
 	BestEpoch *bool  `hcl:"best_epoch,optional" json:"best_epoch,omitempty"`
 	Features  string `hcl:"features,optional" json:"features,omitempty"`
-	// Type is 0 (PA), 1 (PA-I, the default) or 2 (PA-II).
-	Type *int `hcl:"type,optional" json:"type,omitempty"`
+	// Type is 0 (PA), 1 (PA-I, the default) or 2 (PA-II): CRFsuite's
+	// "type", named pa_type as in sklearn-crfsuite because a learner
+	// block's type is the learner's.
+	Type *int `hcl:"pa_type,optional" json:"pa_type,omitempty"`
 	// C is the aggressiveness of PA-I and PA-II (default 1).
 	C *float64 `hcl:"c,optional" json:"c,omitempty"`
 	// ErrorSensitive makes the margin √(Hamming distance) rather than 1
@@ -75,7 +77,7 @@ func (l *Learner) Validate() hcl.Diagnostics {
 	diags := l.cfg.online().Validate()
 	if t := l.cfg.Type; t != nil && (*t < 0 || *t > 2) {
 		diags = append(diags, &hcl.Diagnostic{Severity: hcl.DiagError, Summary: "Invalid pa type",
-			Detail: fmt.Sprintf("type must be 0 (PA), 1 (PA-I) or 2 (PA-II), got %d", *t)})
+			Detail: fmt.Sprintf("pa_type must be 0 (PA), 1 (PA-I) or 2 (PA-II), got %d", *t)})
 	}
 	if c := l.cfg.C; c != nil && (!(*c > 0) || math.IsInf(*c, 0)) {
 		diags = append(diags, &hcl.Diagnostic{Severity: hcl.DiagError, Summary: "Invalid pa setting",
@@ -91,7 +93,7 @@ func (l *Learner) Train(ctx context.Context, p *learn.Problem) (*learn.Result, e
 	if err != nil {
 		return nil, err
 	}
-	res.Info["type"], res.Info["c"], res.Info["error_sensitive"] = r.Type, r.C, r.ErrorSensitive
+	res.Info["pa_type"], res.Info["c"], res.Info["error_sensitive"] = r.Type, r.C, r.ErrorSensitive
 	return res, nil
 }
 
