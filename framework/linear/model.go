@@ -169,6 +169,9 @@ func (m *Model) StateScores(dst []float64, w []float64, data *feature.Dataset, s
 // reallocated, when large enough.
 func (m *Model) Lattice(s *lattice.Scores, w []float64, data *feature.Dataset, sent int) {
 	in := m.inPlace(w)
+	if m.Local {
+		in.setLocal(m, w) // prepared per call: decoders keep a Scorer instead
+	}
 	in.Lattice(s, data, sent)
 	// A local model's normalizers are in s now (TransAt, State's first
 	// row); the weights below complete it.

@@ -39,9 +39,11 @@ type Scorer struct {
 	labels []int32
 	w      []float64
 	// local, for a locally normalized model: its transition and start
-	// weights, from which Lattice computes the normalizers.
-	local        bool
-	trans, start []float64
+	// weights, from which Lattice computes the normalizers, and
+	// exp(Trans[p][c] − maxTrans[p]) with maxTrans[p] the row's maximum.
+	local              bool
+	trans, start       []float64
+	expTrans, maxTrans []float64
 }
 
 // feat is a packed state feature: the label it scores and its weight.
@@ -65,23 +67,40 @@ func (m *Model) InPlaceScorer(w []float64) *Scorer {
 	if m.dense() {
 		s.dense, s.labels, s.w = w[:m.NumFeatures()], nil, nil
 	}
+	s.setLocal(m, w)
 	return &s
 }
 
 // inPlace is the in-place Scorer without the dense check, which reads
-// every label: Model.StateScores builds one per call.
+// every label, and without a local model's normalizers: Model.StateScores
+// builds one per call.
 func (m *Model) inPlace(w []float64) Scorer {
-	s := Scorer{l: m.NumLabels, off: m.FeatOff, labels: m.FeatLabel, w: w}
-	s.setLocal(m, w)
-	return s
+	return Scorer{l: m.NumLabels, off: m.FeatOff, labels: m.FeatLabel, w: w}
 }
 
-// setLocal records a local model's transition and start weights in w.
+// setLocal records a local model's transition and start weights in w and
+// prepares exp(Trans) for normalize.
 func (s *Scorer) setLocal(m *Model, w []float64) {
 	s.local, s.trans, s.start = m.Local, nil, nil
-	if m.Local {
-		f, l := m.NumFeatures(), m.NumLabels
-		s.trans, s.start = w[f:f+l*l], w[f+l*l:f+l*l+l]
+	if !m.Local {
+		return
+	}
+	f, l := m.NumFeatures(), m.NumLabels
+	s.trans, s.start = w[f:f+l*l], w[f+l*l:f+l*l+l]
+	if cap(s.expTrans) < l*l {
+		s.expTrans, s.maxTrans = make([]float64, l*l), make([]float64, l)
+	}
+	s.expTrans, s.maxTrans = s.expTrans[:l*l], s.maxTrans[:l]
+	for p := 0; p < l; p++ {
+		tr := s.trans[p*l : (p+1)*l]
+		mt := math.Inf(-1)
+		for _, v := range tr {
+			mt = max(mt, v)
+		}
+		s.maxTrans[p] = mt
+		for c, v := range tr {
+			s.expTrans[p*l+c] = math.Exp(v - mt)
+		}
 	}
 }
 
@@ -160,6 +179,13 @@ func (s *Scorer) Lattice(dst *lattice.Scores, data *feature.Dataset, sent int) {
 // State[0][c] − log Σ exp(Start + State[0]) at position 0, and for i > 0
 // TransAt[i−1][p][c] = −log Σ_c' exp(State[i][c'] + Trans[p][c']), the
 // same for every c (the lattice adds Trans[p][c] and State[i][c]).
+//
+// The L normalizers of a position share the state row, so they are
+// computed as a product with exp(Trans) prepared once (expTrans, each row
+// scaled by its maximum): L exponentials per position instead of L², the
+// difference between an MEMM tagging at a third of a CRF's speed and at
+// about its speed. A sum that underflows (a row whose every term is below
+// ~1e-280 of its largest factor) is recomputed the direct way.
 func (s *Scorer) normalize(dst *lattice.Scores) {
 	n, l := dst.N, dst.L
 	if n == 0 {
@@ -179,8 +205,29 @@ func (s *Scorer) normalize(dst *lattice.Scores) {
 	for i := 1; i < n; i++ {
 		row := dst.State[i*l : (i+1)*l]
 		blk := ta[(i-1)*l*l : i*l*l]
+		// exp(State[i] − max) goes into the block's last row, which is
+		// written last.
+		e := blk[(l-1)*l:]
+		ms := math.Inf(-1)
+		for _, v := range row {
+			ms = max(ms, v)
+		}
+		for c, v := range row {
+			e[c] = math.Exp(v - ms)
+		}
 		for p := 0; p < l; p++ {
-			z := -logSumExp2(row, s.trans[p*l:(p+1)*l])
+			et := s.expTrans[p*l : (p+1)*l]
+			et = et[:len(e)]
+			sum := 0.0
+			for c, v := range e {
+				sum += v * et[c]
+			}
+			var z float64
+			if sum > 1e-280 {
+				z = -(ms + s.maxTrans[p] + math.Log(sum))
+			} else {
+				z = -logSumExp2(row, s.trans[p*l:(p+1)*l])
+			}
 			out := blk[p*l : (p+1)*l]
 			for c := range out {
 				out[c] = z

@@ -310,14 +310,23 @@ func TestDecodeMatchesPlain(t *testing.T) {
 // TestLocalLattice: for a locally normalized model every layout fills the
 // same lattice (normalizers included, to the bit), each position's
 // outgoing scores are log probabilities (Σ_c exp = 1 for every previous
-// label, and at position 0), and forward-backward's log Z is 0.
+// label, and at position 0), and forward-backward's log Z is 0. Weights
+// scaled by 1000 make the fast normalizer's sums underflow, which must be
+// caught and done the direct way.
 func TestLocalLattice(t *testing.T) {
 	r := rand.New(rand.NewPCG(21, 22))
-	for _, dense := range []bool{false, true} {
-		t.Run(fmt.Sprintf("dense=%v", dense), func(t *testing.T) {
+	for _, tc := range []struct {
+		dense bool
+		scale float64
+	}{{false, 1}, {true, 1}, {false, 1000}, {true, 1000}} {
+		dense := tc.dense
+		t.Run(fmt.Sprintf("dense=%v,scale=%v", dense, tc.scale), func(t *testing.T) {
 			l := 4
 			m := randomModel(r, 6, l, dense)
 			m.Local = true
+			for f := range m.W {
+				m.W[f] *= tc.scale
+			}
 			clear(m.Stop())
 			d := randomSentences(r, 6, 20, 5, true)
 			ws := lattice.NewWorkspace(l)
