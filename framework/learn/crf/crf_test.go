@@ -343,14 +343,19 @@ func TestCheckpointResume(t *testing.T) {
 	for _, c := range []struct {
 		name string
 		cfg  Config
+		form Form
 	}{
-		{"lbfgs", Config{MaxIterations: 40}},
-		{"owlqn", Config{C1: &one, C2: &small, MaxIterations: 40}},
-		{"lbfgs patience", Config{Patience: 3}},
-		{"sgd", Config{Algorithm: "sgd", MaxIterations: 9}},
+		{"lbfgs", Config{MaxIterations: 40}, Chain},
+		{"owlqn", Config{C1: &one, C2: &small, MaxIterations: 40}, Chain},
+		{"lbfgs patience", Config{Patience: 3}, Chain},
+		{"sgd", Config{Algorithm: "sgd", MaxIterations: 9}, Chain},
+		{"maxent lbfgs", Config{MaxIterations: 40}, PerToken},
+		{"memm lbfgs", Config{MaxIterations: 40}, Local},
+		{"memm owlqn", Config{C1: &one, C2: &small, MaxIterations: 40}, Local},
+		{"memm sgd", Config{Algorithm: "sgd", MaxIterations: 9}, Local},
 	} {
 		t.Run(c.name, func(t *testing.T) {
-			l := &Learner{cfg: c.cfg}
+			l := &Learner{cfg: c.cfg, form: c.form}
 			if diags := l.Validate(); diags.HasErrors() {
 				t.Fatal(diags)
 			}
