@@ -85,6 +85,17 @@ func (f Form) String() string {
 	return "crf"
 }
 
+// title names the form in diagnostics.
+func (f Form) title() string {
+	switch f {
+	case PerToken:
+		return "maxent"
+	case Local:
+		return "MEMM"
+	}
+	return "CRF"
+}
+
 // Learner is the CRF learner, or, with another Form, maxent or the MEMM.
 type Learner struct {
 	cfg  Config
@@ -156,33 +167,33 @@ func (l *Learner) Validate() hcl.Diagnostics {
 	switch s.algorithm {
 	case "lbfgs", "sgd":
 	default:
-		bad("Invalid CRF algorithm", `algorithm must be "lbfgs" or "sgd", got %q`, s.algorithm)
+		bad("Invalid "+l.form.title()+" algorithm", `algorithm must be "lbfgs" or "sgd", got %q`, s.algorithm)
 	}
 	for _, c := range []struct {
 		name string
 		v    float64
 	}{{"c1", s.c1}, {"c2", s.c2}, {"epsilon", s.epsilon}} {
 		if !(c.v >= 0) || math.IsInf(c.v, 0) {
-			bad("Invalid CRF setting", "%s must be a finite number >= 0, got %v", c.name, c.v)
+			bad("Invalid "+l.form.title()+" setting", "%s must be a finite number >= 0, got %v", c.name, c.v)
 		}
 	}
 	if s.algorithm == "sgd" && s.c1 > 0 {
-		bad("Invalid CRF setting", "c1 (L1) needs algorithm = \"lbfgs\" (OWL-QN); SGD supports L2 only")
+		bad("Invalid "+l.form.title()+" setting", "c1 (L1) needs algorithm = \"lbfgs\" (OWL-QN); SGD supports L2 only")
 	}
 	if s.algorithm == "sgd" && s.c2 == 0 {
-		bad("Invalid CRF setting", "SGD's step schedule needs c2 > 0")
+		bad("Invalid "+l.form.title()+" setting", "SGD's step schedule needs c2 > 0")
 	}
 	if !(s.eta > 0) || math.IsInf(s.eta, 0) {
-		bad("Invalid CRF setting", "learning_rate must be > 0, got %v", s.eta)
+		bad("Invalid "+l.form.title()+" setting", "learning_rate must be > 0, got %v", s.eta)
 	}
 	if math.IsNaN(s.delta) {
-		bad("Invalid CRF setting", "delta must be a number")
+		bad("Invalid "+l.form.title()+" setting", "delta must be a number")
 	}
 	if l.cfg.MaxIterations < 0 || l.cfg.Period < 0 || l.cfg.Memory < 0 || l.cfg.Patience < 0 {
-		bad("Invalid CRF setting", "max_iterations, period, memory and patience must be >= 0")
+		bad("Invalid "+l.form.title()+" setting", "max_iterations, period, memory and patience must be >= 0")
 	}
 	if l.cfg.DevEvery < -1 {
-		bad("Invalid CRF setting", "dev_every must be >= 1, or -1 for never")
+		bad("Invalid "+l.form.title()+" setting", "dev_every must be >= 1, or -1 for never")
 	}
 	diags = append(diags, learn.ValidateFeatures(l.cfg.Features)...)
 	return diags
