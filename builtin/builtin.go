@@ -17,8 +17,12 @@ import (
 	"github.com/trellis-nlp/trellis/builtin/transition"
 	"github.com/trellis-nlp/trellis/framework/feature"
 	"github.com/trellis-nlp/trellis/framework/learn"
+	"github.com/trellis-nlp/trellis/framework/learn/arow"
 	"github.com/trellis-nlp/trellis/framework/learn/crf"
 	"github.com/trellis-nlp/trellis/framework/learn/hmm"
+	"github.com/trellis-nlp/trellis/framework/learn/maxent"
+	"github.com/trellis-nlp/trellis/framework/learn/memm"
+	"github.com/trellis-nlp/trellis/framework/learn/pa"
 	"github.com/trellis-nlp/trellis/framework/learn/perceptron"
 )
 
@@ -45,6 +49,10 @@ func RegisterLearners(r *learn.Registry) {
 	r.MustRegister("hmm", hmm.New)
 	r.MustRegister("perceptron", perceptron.New)
 	r.MustRegister("crf", crf.New)
+	r.MustRegister("pa", pa.New)
+	r.MustRegister("arow", arow.New)
+	r.MustRegister("maxent", maxent.New)
+	r.MustRegister("memm", memm.New)
 }
 
 // Registries returns registries filled with everything builtin.

@@ -308,7 +308,7 @@ func TestRegistries(t *testing.T) {
 	}{
 		{"templates", templates.Names(), []string{"attributes", "bias", "boundary", "case", "digit", "document", "emission",
 			"hyphen", "prefix", "shape", "suffix", "transition"}},
-		{"learners", learners.Names(), []string{"crf", "hmm", "perceptron"}},
+		{"learners", learners.Names(), []string{"arow", "crf", "hmm", "maxent", "memm", "pa", "perceptron"}},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {

@@ -25,6 +25,7 @@ type inspection struct {
 	Features       int                       `json:"features"`
 	ActiveFeatures int                       `json:"active_features"`
 	Transitions    bool                      `json:"transitions"`
+	Normalization  string                    `json:"normalization,omitempty"`
 	TopFeatures    map[string][]weightedAttr `json:"top_features"`
 	Trans          [][]float64               `json:"transitions_matrix,omitempty"`
 	Start          []float64                 `json:"start,omitempty"`
@@ -87,7 +88,7 @@ func inspect(m *model.Model, top int) *inspection {
 	in := &inspection{
 		Learner: m.Learner, Provenance: m.Provenance, Scheme: m.Scheme, Labels: m.Labels,
 		Attributes: lm.NumAttrs(), Features: lm.NumFeatures(), Transitions: lm.Transitions,
-		TopFeatures: map[string][]weightedAttr{},
+		Normalization: m.Normalization, TopFeatures: map[string][]weightedAttr{},
 	}
 	perLabel := make([][]weightedAttr, l)
 	for a := 0; a < lm.NumAttrs(); a++ {
@@ -134,6 +135,9 @@ func writeInspection(a *app, in *inspection, top int) error {
 	fmt.Fprintf(w, "attributes:   %d\n", in.Attributes)
 	fmt.Fprintf(w, "features:     %d (%d with a non-zero weight)\n", in.Features, in.ActiveFeatures)
 	fmt.Fprintf(w, "transitions:  %v\n", in.Transitions)
+	if in.Normalization != "" {
+		fmt.Fprintf(w, "normalization: %s (scores are log P(y_i | y_i-1, x): sequence scores are log probabilities)\n", in.Normalization)
+	}
 	if top > 0 {
 		fmt.Fprintf(w, "\ntop %s per label:\n", plural.Count(top, "feature"))
 		for _, y := range in.Labels {

@@ -53,7 +53,7 @@ type Options struct {
 	// Progress, when set, shows extraction, training and tagging progress
 	// on a terminal.
 	Progress *progress.Meter
-	// CheckpointEvery > 0 makes learners that can (perceptron, CRF) save
+	// CheckpointEvery > 0 makes learners that can (perceptron, pa, arow, crf, maxent, memm) save
 	// their training state every so many epochs or iterations under
 	// OutDir/checkpoints, which the run removes when it ends.
 	CheckpointEvery int
