@@ -1,0 +1,301 @@
+// Command libtrellis is trellis as a C shared library, for the Python
+// package in python/trellis (and any language with a C FFI):
+//
+//	go build -buildmode=c-shared -o libtrellis.so ./cmd/libtrellis
+//
+// Models live in a handle table; every call that can fail takes a
+// char **err and sets it to a message (free it with
+// trellis_free_buffer) instead of keeping a "last error", because
+// callers run calls in parallel (Python releases the GIL around them) and
+// a shared last error would race. Requests and results are JSON: any
+// string is a valid attribute name or label in it (tabs, newlines and
+// colons included, which CRFsuite's text format cannot carry), both ends
+// have it in their standard library, and decoding it costs little next
+// to training (see the README section for a measurement).
+//
+// This file is the library's logic in plain Go, tested without cgo;
+// exports.go is the thin cgo layer over it.
+package main
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"sync"
+
+	"github.com/rs/zerolog"
+
+	"github.com/trellis-nlp/trellis/framework/trellis"
+)
+
+func main() {}
+
+// table holds the models handed out to C. Handles start at 1; 0 means
+// failure.
+type table struct {
+	mu     sync.Mutex
+	next   int64
+	models map[int64]*trellis.Model
+}
+
+var models = &table{models: map[int64]*trellis.Model{}}
+
+func (t *table) add(m *trellis.Model) int64 {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	t.next++
+	t.models[t.next] = m
+	return t.next
+}
+
+func (t *table) get(h int64) (*trellis.Model, error) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	m, ok := t.models[h]
+	if !ok {
+		return nil, fmt.Errorf("no model with handle %d (freed, or never made)", h)
+	}
+	return m, nil
+}
+
+// remove takes the model out of the table and closes it.
+func (t *table) remove(h int64) {
+	t.mu.Lock()
+	m, ok := t.models[h]
+	delete(t.models, h)
+	t.mu.Unlock()
+	if ok {
+		m.Close()
+	}
+}
+
+// token is one token's attributes: names A and values V, V absent when
+// every value is 1 (the common case, which keeps requests short).
+type token struct {
+	A []string  `json:"a"`
+	V []float64 `json:"v,omitempty"`
+}
+
+// trainRequest is what trellis_train decodes.
+type trainRequest struct {
+	X       [][]token  `json:"X"`
+	Y       [][]string `json:"y"`
+	XDev    [][]token  `json:"X_dev,omitempty"`
+	YDev    [][]string `json:"y_dev,omitempty"`
+	Learner struct {
+		Type   string         `json:"type"`
+		Config map[string]any `json:"config,omitempty"`
+	} `json:"learner"`
+	Scheme  string `json:"scheme,omitempty"`
+	Seed    uint64 `json:"seed,omitempty"`
+	Threads int    `json:"threads,omitempty"`
+	// Verbose logs training progress to standard error.
+	Verbose bool `json:"verbose,omitempty"`
+}
+
+func decodeStrict(data []byte, dst any) error {
+	dec := json.NewDecoder(bytes.NewReader(data))
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(dst); err != nil {
+		return fmt.Errorf("bad request: %w", err)
+	}
+	return nil
+}
+
+// attributes turns request tokens into trellis attributes.
+func attributes(name string, k int, toks []token) ([][]trellis.Attribute, error) {
+	out := make([][]trellis.Attribute, len(toks))
+	for i, t := range toks {
+		if t.V != nil && len(t.V) != len(t.A) {
+			return nil, fmt.Errorf("%s sentence %d token %d: %d attribute names, %d values", name, k+1, i+1, len(t.A), len(t.V))
+		}
+		attrs := make([]trellis.Attribute, len(t.A))
+		for j, a := range t.A {
+			attrs[j] = trellis.Attribute{Name: a, Value: 1}
+			if t.V != nil {
+				attrs[j].Value = t.V[j]
+			}
+		}
+		out[i] = attrs
+	}
+	return out, nil
+}
+
+func attributeSentences(name string, xs [][]token, ys [][]string) ([]trellis.AttributeSentence, error) {
+	if len(xs) != len(ys) {
+		return nil, fmt.Errorf("X%s has %d sentences, y%s %d", devSuffix(name), len(xs), devSuffix(name), len(ys))
+	}
+	out := make([]trellis.AttributeSentence, len(xs))
+	for k := range xs {
+		toks, err := attributes(name, k, xs[k])
+		if err != nil {
+			return nil, err
+		}
+		out[k] = trellis.AttributeSentence{Tokens: toks, Labels: ys[k]}
+	}
+	return out, nil
+}
+
+func devSuffix(name string) string {
+	if name == "dev" {
+		return "_dev"
+	}
+	return ""
+}
+
+// train trains a model from a JSON trainRequest.
+func train(req []byte) (*trellis.Model, error) {
+	var r trainRequest
+	if err := decodeStrict(req, &r); err != nil {
+		return nil, err
+	}
+	sents, err := attributeSentences("train", r.X, r.Y)
+	if err != nil {
+		return nil, err
+	}
+	dev, err := attributeSentences("dev", r.XDev, r.YDev)
+	if err != nil {
+		return nil, err
+	}
+	o := trellis.AttributeOptions{
+		Learner: trellis.Learner{Type: r.Learner.Type, Config: r.Learner.Config},
+		Scheme:  r.Scheme, Seed: r.Seed, Dev: dev, Threads: r.Threads,
+	}
+	if r.Verbose {
+		l := zerolog.New(zerolog.ConsoleWriter{Out: os.Stderr}).With().Timestamp().Logger()
+		o.Log = &l
+	}
+	return trellis.TrainAttributes(context.Background(), sents, o)
+}
+
+// info is what trellis_info returns about a model.
+type info struct {
+	Labels  []string `json:"labels"`
+	Learner string   `json:"learner"`
+	Columns []string `json:"columns"`
+	// Attributes: the model tags attribute tokens; else tokens (Plain)
+	// or rows of Columns.
+	Attributes bool `json:"attributes"`
+	Plain      bool `json:"plain"`
+	// PlainError says why the model does not take bare tokens.
+	PlainError string `json:"plain_error,omitempty"`
+}
+
+func modelInfo(m *trellis.Model) ([]byte, error) {
+	in := info{Labels: m.Labels(), Learner: m.Learner(), Columns: m.Columns(), Attributes: m.ReadsAttributes()}
+	if _, err := m.Rows(nil); err == nil {
+		in.Plain = true
+	} else {
+		in.PlainError = err.Error()
+	}
+	return json.Marshal(in)
+}
+
+// tagRequest holds sentences in exactly one of three forms: attribute
+// tokens (models that read attributes), bare tokens (models whose
+// templates read only the word), or rows of column values.
+type tagRequest struct {
+	Attributes [][]token    `json:"attributes,omitempty"`
+	Tokens     [][]string   `json:"tokens,omitempty"`
+	Rows       [][][]string `json:"rows,omitempty"`
+}
+
+// tagResult is what trellis_tag returns: per sentence the labels, and
+// with marginals, per token P(label) for every label in the order of the
+// model's labels.
+type tagResult struct {
+	Labels    [][]string    `json:"labels"`
+	Marginals [][][]float64 `json:"marginals,omitempty"`
+}
+
+// tag labels the sentences of a JSON tagRequest.
+func tag(m *trellis.Model, req []byte, marginals bool) ([]byte, error) {
+	var r tagRequest
+	if err := decodeStrict(req, &r); err != nil {
+		return nil, err
+	}
+	forms := 0
+	for _, n := range []int{len(r.Attributes), len(r.Tokens), len(r.Rows)} {
+		if n > 0 {
+			forms++
+		}
+	}
+	if forms > 1 {
+		return nil, errors.New("bad request: give attributes, tokens or rows, not several")
+	}
+	res := tagResult{Labels: [][]string{}}
+	if marginals {
+		res.Marginals = [][][]float64{}
+	}
+	var err error
+	switch {
+	case len(r.Attributes) > 0:
+		err = each(&res, len(r.Attributes), marginals, func(k int) ([]string, [][]float64, error) {
+			toks, err := attributes("input", k, r.Attributes[k])
+			if err != nil {
+				return nil, nil, err
+			}
+			return tagAttributes(m, toks, marginals)
+		})
+	case len(r.Tokens) > 0:
+		err = each(&res, len(r.Tokens), marginals, func(k int) ([]string, [][]float64, error) {
+			rows, err := m.Rows(r.Tokens[k])
+			if err != nil {
+				return nil, nil, err
+			}
+			return tagRows(m, rows, marginals)
+		})
+	default:
+		err = each(&res, len(r.Rows), marginals, func(k int) ([]string, [][]float64, error) {
+			return tagRows(m, r.Rows[k], marginals)
+		})
+	}
+	if err != nil {
+		return nil, err
+	}
+	return json.Marshal(res)
+}
+
+// each runs one sentence's tagging for k = 0..n-1, collecting results and
+// naming the sentence in an error.
+func each(res *tagResult, n int, marginals bool, f func(k int) ([]string, [][]float64, error)) error {
+	for k := 0; k < n; k++ {
+		labels, marg, err := f(k)
+		if err != nil {
+			return fmt.Errorf("sentence %d: %w", k+1, err)
+		}
+		res.Labels = append(res.Labels, labels)
+		if marginals {
+			res.Marginals = append(res.Marginals, marg)
+		}
+	}
+	return nil
+}
+
+func tagAttributes(m *trellis.Model, toks [][]trellis.Attribute, marginals bool) ([]string, [][]float64, error) {
+	labels, err := m.TagAttributes(toks)
+	if err != nil || !marginals {
+		return labels, nil, err
+	}
+	marg, err := m.MarginalsAttributes(toks)
+	return labels, marg, err
+}
+
+func tagRows(m *trellis.Model, rows [][]string, marginals bool) ([]string, [][]float64, error) {
+	labels, err := m.TagRows(rows)
+	if err != nil || !marginals {
+		return labels, nil, err
+	}
+	marg, err := m.Marginals(rows)
+	return labels, marg, err
+}
+
+// guard turns a panic into an error, so that none crosses into C.
+func guard(err *error) {
+	if r := recover(); r != nil {
+		*err = fmt.Errorf("internal error (please report): %v", r)
+	}
+}
