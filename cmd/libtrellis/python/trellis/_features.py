@@ -1,0 +1,123 @@
+"""sklearn-crfsuite's X in the form libtrellis takes.
+
+A token is a dict or a list of attribute names, as in python-crfsuite:
+
+* {"key": "value"} is the attribute "key=value" with value 1;
+* {"key": True} is "key" with value 1, False with value 0;
+* {"key": 2.5} (any real number) is "key" with value 2.5;
+* {"key": {...}} / {"key": [...]} / {"key": {"a", "b"}} nest: the inner
+  attributes' names are prefixed with "key:";
+* ["a", "b"] are the attributes "a" and "b" with value 1.
+
+libtrellis takes a token as {"a": [names], "v": [values]}, "v" left out
+when every value is 1. Every error names where it is: X[k][i] and the key.
+"""
+
+import math
+import numbers
+
+
+def _where(path):
+    return "".join("[%r]" % p if isinstance(p, str) else "[%d]" % p for p in path)
+
+
+def _attrs(x, prefix, names, values, path, name):
+    """Append the attributes of x (a token or a nested value) to names and
+    values, each name prefixed with prefix."""
+    if isinstance(x, dict):
+        for key, value in x.items():
+            if isinstance(key, bytes):
+                key = key.decode("utf-8")
+            if not isinstance(key, str):
+                raise TypeError("%s%s: attribute names are strings, got %s %r"
+                                % (name, _where(path), type(key).__name__, key))
+            full = prefix + key
+            here = path + [key]
+            if isinstance(value, (dict, list, set, frozenset, tuple)):
+                _attrs(value, full + ":", names, values, here, name)
+            elif isinstance(value, str):
+                names.append(full + "=" + value)
+                values.append(1.0)
+            elif isinstance(value, bytes):
+                names.append(full + "=" + value.decode("utf-8"))
+                values.append(1.0)
+            elif isinstance(value, bool):
+                names.append(full)
+                values.append(1.0 if value else 0.0)
+            elif isinstance(value, numbers.Real):
+                v = float(value)
+                if not math.isfinite(v):
+                    raise ValueError("%s%s: value %r is not a finite number" % (name, _where(here), value))
+                names.append(full)
+                values.append(v)
+            else:
+                raise TypeError("%s%s: a value is a str, bool, number, dict, list or set, got %s"
+                                % (name, _where(here), type(value).__name__))
+    elif isinstance(x, (list, tuple, set, frozenset)):
+        for j, item in enumerate(sorted(x) if isinstance(x, (set, frozenset)) else x):
+            if isinstance(item, bytes):
+                item = item.decode("utf-8")
+            if not isinstance(item, str):
+                raise TypeError("%s%s: a list of attributes holds names (str), got %s at index %d"
+                                % (name, _where(path), type(item).__name__, j))
+            names.append(prefix + item)
+            values.append(1.0)
+    else:
+        raise TypeError("%s%s: a token is a dict of attributes or a list of attribute names, got %s"
+                        % (name, _where(path), type(x).__name__))
+
+
+def token(x, path, name="X"):
+    """One token in libtrellis's form."""
+    names, values = [], []
+    _attrs(x, "", names, values, path, name)
+    out = {"a": names}
+    if any(v != 1.0 for v in values):
+        out["v"] = values
+    return out
+
+
+def sentence(xseq, k, name="X"):
+    """One sentence (a sequence of tokens) in libtrellis's form."""
+    if isinstance(xseq, (str, bytes, dict)) or not hasattr(xseq, "__iter__"):
+        raise TypeError("%s[%d]: a sentence is a list of tokens, got %s" % (name, k, type(xseq).__name__))
+    return [token(x, [k, i], name) for i, x in enumerate(xseq)]
+
+
+def sentences(X, name="X"):
+    """Every sentence of X in libtrellis's form."""
+    if isinstance(X, (str, bytes, dict)) or not hasattr(X, "__iter__"):
+        raise TypeError("%s is a list of sentences, got %s" % (name, type(X).__name__))
+    return [sentence(xseq, k, name) for k, xseq in enumerate(X)]
+
+
+def labels(y, lengths, name="y", xname="X"):
+    """y checked against X's shape: a list of lists of str."""
+    if isinstance(y, (str, bytes, dict)) or not hasattr(y, "__iter__"):
+        raise TypeError("%s is a list of label sequences, got %s" % (name, type(y).__name__))
+    y = [list(ys) if not isinstance(ys, (str, bytes)) else ys for ys in y]
+    if len(y) != len(lengths):
+        raise ValueError("%s has %d sentences, %s has %d" % (xname, len(lengths), name, len(y)))
+    for k, ys in enumerate(y):
+        if isinstance(ys, (str, bytes)):
+            raise TypeError("%s[%d]: a label sequence is a list of str, got %s" % (name, k, type(ys).__name__))
+        if len(ys) != lengths[k]:
+            raise ValueError("%s[%d] has %d tokens, %s[%d] has %d labels" % (xname, k, lengths[k], name, k, len(ys)))
+        for i, label in enumerate(ys):
+            if not isinstance(label, str):
+                raise TypeError("%s[%d][%d]: labels are str, got %s" % (name, k, i, type(label).__name__))
+    return y
+
+
+def plain(X):
+    """X for a model that reads words or column rows (made by `trellis
+    run` on a corpus of columns): {"tokens": ...} when every token is a
+    str, {"rows": ...} when every token is a list of column values."""
+    X = [list(xseq) for xseq in X]
+    toks = [x for xseq in X for x in xseq]
+    if all(isinstance(x, str) for x in toks):
+        return {"tokens": X}
+    if all(isinstance(x, (list, tuple)) and all(isinstance(c, str) for c in x) for x in toks):
+        return {"rows": [[list(x) for x in xseq] for xseq in X]}
+    raise TypeError("this model reads words (or rows of column values), not attribute dicts: "
+                    "give each token as a str, or every token as a list of str")
