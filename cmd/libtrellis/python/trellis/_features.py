@@ -23,43 +23,40 @@ def _where(path):
 
 def _attrs(x, prefix, names, values, path, name):
     """Append the attributes of x (a token or a nested value) to names and
-    values, each name prefixed with prefix."""
-    if isinstance(x, dict):
+    values, each name prefixed with prefix. path locates x in errors; it is
+    extended only when an error is raised (this loop runs for every
+    attribute of a corpus)."""
+    if type(x) is dict or isinstance(x, dict):
         for key, value in x.items():
-            if isinstance(key, bytes):
-                key = key.decode("utf-8")
-            if not isinstance(key, str):
-                raise TypeError("%s%s: attribute names are strings, got %s %r"
-                                % (name, _where(path), type(key).__name__, key))
-            full = prefix + key
-            here = path + [key]
-            if isinstance(value, (dict, list, set, frozenset, tuple)):
-                _attrs(value, full + ":", names, values, here, name)
-            elif isinstance(value, str):
-                names.append(full + "=" + value)
+            t = type(key)
+            if t is not str:
+                if t is bytes:
+                    key = key.decode("utf-8")
+                elif not isinstance(key, str):
+                    raise TypeError("%s%s: attribute names are strings, got %s %r"
+                                    % (name, _where(path), type(key).__name__, key))
+            t = type(value)
+            if t is str:
+                names.append(prefix + key + "=" + value)
                 values.append(1.0)
-            elif isinstance(value, bytes):
-                names.append(full + "=" + value.decode("utf-8"))
-                values.append(1.0)
-            elif isinstance(value, bool):
-                names.append(full)
+            elif t is bool:
+                names.append(prefix + key)
                 values.append(1.0 if value else 0.0)
-            elif isinstance(value, numbers.Real):
-                v = float(value)
-                if not math.isfinite(v):
-                    raise ValueError("%s%s: value %r is not a finite number" % (name, _where(here), value))
-                names.append(full)
-                values.append(v)
+            elif t is float or t is int:
+                if not math.isfinite(value):
+                    raise ValueError("%s%s: value %r is not a finite number" % (name, _where(path + [key]), value))
+                names.append(prefix + key)
+                values.append(float(value))
             else:
-                raise TypeError("%s%s: a value is a str, bool, number, dict, list or set, got %s"
-                                % (name, _where(here), type(value).__name__))
+                _other(key, value, prefix, names, values, path, name)
     elif isinstance(x, (list, tuple, set, frozenset)):
         for j, item in enumerate(sorted(x) if isinstance(x, (set, frozenset)) else x):
-            if isinstance(item, bytes):
-                item = item.decode("utf-8")
-            if not isinstance(item, str):
-                raise TypeError("%s%s: a list of attributes holds names (str), got %s at index %d"
-                                % (name, _where(path), type(item).__name__, j))
+            if type(item) is not str:
+                if isinstance(item, bytes):
+                    item = item.decode("utf-8")
+                elif not isinstance(item, str):
+                    raise TypeError("%s%s: a list of attributes holds names (str), got %s at index %d"
+                                    % (name, _where(path), type(item).__name__, j))
             names.append(prefix + item)
             values.append(1.0)
     else:
@@ -67,14 +64,40 @@ def _attrs(x, prefix, names, values, path, name):
                         % (name, _where(path), type(x).__name__))
 
 
+def _other(key, value, prefix, names, values, path, name):
+    """The values that are not plain str, bool, int or float: nested
+    containers, bytes, str and number subclasses (numpy's floats)."""
+    full, here = prefix + key, path + [key]
+    if isinstance(value, (dict, list, set, frozenset, tuple)):
+        _attrs(value, full + ":", names, values, here, name)
+    elif isinstance(value, str):
+        names.append(full + "=" + value)
+        values.append(1.0)
+    elif isinstance(value, bytes):
+        names.append(full + "=" + value.decode("utf-8"))
+        values.append(1.0)
+    elif isinstance(value, bool):
+        names.append(full)
+        values.append(1.0 if value else 0.0)
+    elif isinstance(value, numbers.Real):
+        v = float(value)
+        if not math.isfinite(v):
+            raise ValueError("%s%s: value %r is not a finite number" % (name, _where(here), value))
+        names.append(full)
+        values.append(v)
+    else:
+        raise TypeError("%s%s: a value is a str, bool, number, dict, list or set, got %s"
+                        % (name, _where(here), type(value).__name__))
+
+
 def token(x, path, name="X"):
     """One token in libtrellis's form."""
     names, values = [], []
     _attrs(x, "", names, values, path, name)
-    out = {"a": names}
-    if any(v != 1.0 for v in values):
-        out["v"] = values
-    return out
+    for v in values:
+        if v != 1.0:
+            return {"a": names, "v": values}
+    return {"a": names}
 
 
 def sentence(xseq, k, name="X"):
