@@ -126,7 +126,7 @@ func attributes(name string, k int, toks []token) ([][]trellis.Attribute, error)
 
 func attributeSentences(name string, xs [][]token, ys [][]string) ([]trellis.AttributeSentence, error) {
 	if len(xs) != len(ys) {
-		return nil, fmt.Errorf("X%s has %d sentences, y%s %d", devSuffix(name), len(xs), devSuffix(name), len(ys))
+		return nil, fmt.Errorf("sentences: %d in X%s, %d in y%s", len(xs), devSuffix(name), len(ys), devSuffix(name))
 	}
 	out := make([]trellis.AttributeSentence, len(xs))
 	for k := range xs {

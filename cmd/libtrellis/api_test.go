@@ -89,7 +89,7 @@ func TestErrors(t *testing.T) {
 		{"ragged X y", func() error {
 			_, err := train([]byte(`{"X": [[{"a": ["x"]}]], "y": [["A"], ["B"]], "learner": {"type": "crf"}}`))
 			return err
-		}, "X has 1 sentences, y 2"},
+		}, "sentences: 1 in X, 2 in y"},
 		{"ragged tokens", func() error {
 			_, err := train([]byte(`{"X": [[{"a": ["x"]}, {"a": ["y"]}]], "y": [["A"]], "learner": {"type": "crf"}}`))
 			return err
@@ -101,7 +101,7 @@ func TestErrors(t *testing.T) {
 		{"ragged dev", func() error {
 			_, err := train([]byte(`{"X": [[{"a": ["x"]}]], "y": [["A"]], "X_dev": [[{"a": ["x"]}]], "y_dev": [], "learner": {"type": "crf"}}`))
 			return err
-		}, "X_dev has 1 sentences, y_dev 0"},
+		}, "sentences: 1 in X_dev, 0 in y_dev"},
 		{"bad setting", func() error {
 			_, err := train([]byte(`{"X": [[{"a": ["x"]}]], "y": [["A"]], "learner": {"type": "crf", "config": {"c2": -1}}}`))
 			return err
