@@ -522,6 +522,39 @@ class GILTest(unittest.TestCase):
         self.assertGreater(during[0], 1000, "the main thread did not run while the other trained")
 
 
+class FilesTest(unittest.TestCase):
+    def test_no_temporary_files(self):
+        """fit, predict, pickling and save write nothing but the saved
+        model: not in $TMPDIR, not in the working directory, not beside
+        the model."""
+        with tempfile.TemporaryDirectory() as tmp, tempfile.TemporaryDirectory() as cwd, \
+                tempfile.TemporaryDirectory() as out:
+            prog = ("import pickle, trellis\n"
+                    "X = [[['w=a', 'x'], ['w=b']], [['w=b'], ['w=a']]]\n"
+                    "crf = trellis.CRF(c2=0.1).fit(X, [['A', 'B'], ['B', 'A']], X_dev=X, y_dev=[['A', 'B'], ['B', 'A']])\n"
+                    "crf.predict_marginals(X)\n"
+                    "pickle.loads(pickle.dumps(crf)).predict(X)\n"
+                    "crf.save(%r)\n" % os.path.join(out, "m.model"))
+            env = dict(os.environ, TMPDIR=tmp, PYTHONPATH=PYDIR, PYTHONDONTWRITEBYTECODE="1",
+                       TRELLIS_LIB=trellis.library_path())
+            subprocess.run([sys.executable, "-c", prog], cwd=cwd, env=env, check=True)
+            self.assertEqual(os.listdir(tmp), [])
+            self.assertEqual(os.listdir(cwd), [])
+            self.assertEqual(os.listdir(out), ["m.model"])
+
+    def test_threads_share_a_model(self):
+        X, y = chunk_data()
+        crf = trellis.CRF(c2=0.1).fit(X, y)
+        want = crf.predict_marginals(X)
+        results = []
+        threads = [threading.Thread(target=lambda: results.append(crf.predict_marginals(X))) for _ in range(4)]
+        for t in threads:
+            t.start()
+        for t in threads:
+            t.join()
+        self.assertEqual(results, [want] * 4)
+
+
 class LibraryTest(unittest.TestCase):
     def test_found_beside_the_package_or_not_at_all(self):
         lib = trellis.library_path()
