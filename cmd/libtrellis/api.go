@@ -7,11 +7,12 @@
 // char **err and sets it to a message (free it with
 // trellis_free_buffer) instead of keeping a "last error", because
 // callers run calls in parallel (Python releases the GIL around them) and
-// a shared last error would race. Requests and results are JSON: any
-// string is a valid attribute name or label in it (tabs, newlines and
-// colons included, which CRFsuite's text format cannot carry), both ends
-// have it in their standard library, and decoding it costs little next
-// to training (see the README section for a measurement).
+// a shared last error would race. Attribute sentences, which can be
+// large, travel in a sentence buffer (buffer.go); settings, tokens of
+// models that read words, model information and results are JSON, small
+// and in both ends' standard library. Either way any string is a valid
+// attribute name or label (tabs, newlines and colons included, which
+// CRFsuite's text format cannot carry), NUL excepted.
 //
 // This file is the library's logic in plain Go, tested without cgo;
 // exports.go is the thin cgo layer over it.
@@ -72,19 +73,9 @@ func (t *table) remove(h int64) {
 	}
 }
 
-// token is one token's attributes: names A and values V, V absent when
-// every value is 1 (the common case, which keeps requests short).
-type token struct {
-	A []string  `json:"a"`
-	V []float64 `json:"v,omitempty"`
-}
-
-// trainRequest is what trellis_train decodes.
+// trainRequest holds the settings trellis_train decodes (the sentences
+// come in sentence buffers).
 type trainRequest struct {
-	X       [][]token  `json:"X"`
-	Y       [][]string `json:"y"`
-	XDev    [][]token  `json:"X_dev,omitempty"`
-	YDev    [][]string `json:"y_dev,omitempty"`
 	Learner struct {
 		Type   string         `json:"type"`
 		Config map[string]any `json:"config,omitempty"`
@@ -105,60 +96,22 @@ func decodeStrict(data []byte, dst any) error {
 	return nil
 }
 
-// attributes turns request tokens into trellis attributes.
-func attributes(name string, k int, toks []token) ([][]trellis.Attribute, error) {
-	out := make([][]trellis.Attribute, len(toks))
-	for i, t := range toks {
-		if t.V != nil && len(t.V) != len(t.A) {
-			return nil, fmt.Errorf("%s sentence %d token %d: %d attribute names, %d values", name, k+1, i+1, len(t.A), len(t.V))
-		}
-		attrs := make([]trellis.Attribute, len(t.A))
-		for j, a := range t.A {
-			attrs[j] = trellis.Attribute{Name: a, Value: 1}
-			if t.V != nil {
-				attrs[j].Value = t.V[j]
-			}
-		}
-		out[i] = attrs
+// train trains a model: settings are a JSON trainRequest, train and dev
+// sentence buffers (dev may be empty: no dev set).
+func train(settings, trainBuf, devBuf []byte) (*trellis.Model, error) {
+	var r trainRequest
+	if err := decodeStrict(settings, &r); err != nil {
+		return nil, err
 	}
-	return out, nil
-}
-
-func attributeSentences(name string, xs [][]token, ys [][]string) ([]trellis.AttributeSentence, error) {
-	if len(xs) != len(ys) {
-		return nil, fmt.Errorf("sentences: %d in X%s, %d in y%s", len(xs), devSuffix(name), len(ys), devSuffix(name))
+	sents, err := decodeSentences(trainBuf, "train", true)
+	if err != nil {
+		return nil, err
 	}
-	out := make([]trellis.AttributeSentence, len(xs))
-	for k := range xs {
-		toks, err := attributes(name, k, xs[k])
-		if err != nil {
+	var dev []trellis.AttributeSentence
+	if len(devBuf) > 0 {
+		if dev, err = decodeSentences(devBuf, "dev", true); err != nil {
 			return nil, err
 		}
-		out[k] = trellis.AttributeSentence{Tokens: toks, Labels: ys[k]}
-	}
-	return out, nil
-}
-
-func devSuffix(name string) string {
-	if name == "dev" {
-		return "_dev"
-	}
-	return ""
-}
-
-// train trains a model from a JSON trainRequest.
-func train(req []byte) (*trellis.Model, error) {
-	var r trainRequest
-	if err := decodeStrict(req, &r); err != nil {
-		return nil, err
-	}
-	sents, err := attributeSentences("train", r.X, r.Y)
-	if err != nil {
-		return nil, err
-	}
-	dev, err := attributeSentences("dev", r.XDev, r.YDev)
-	if err != nil {
-		return nil, err
 	}
 	o := trellis.AttributeOptions{
 		Learner: trellis.Learner{Type: r.Learner.Type, Config: r.Learner.Config},
@@ -194,13 +147,13 @@ func modelInfo(m *trellis.Model) ([]byte, error) {
 	return json.Marshal(in)
 }
 
-// tagRequest holds sentences in exactly one of three forms: attribute
-// tokens (models that read attributes), bare tokens (models whose
-// templates read only the word), or rows of column values.
+// tagRequest holds sentences for models that read columns, in one of
+// two forms: bare tokens (models whose templates read only the word) or
+// rows of column values. (Attribute sentences come in a sentence
+// buffer: tagAttributes.)
 type tagRequest struct {
-	Attributes [][]token    `json:"attributes,omitempty"`
-	Tokens     [][]string   `json:"tokens,omitempty"`
-	Rows       [][][]string `json:"rows,omitempty"`
+	Tokens [][]string   `json:"tokens,omitempty"`
+	Rows   [][][]string `json:"rows,omitempty"`
 }
 
 // tagResult is what trellis_tag returns: per sentence the labels, and
@@ -217,29 +170,12 @@ func tag(m *trellis.Model, req []byte, marginals bool) ([]byte, error) {
 	if err := decodeStrict(req, &r); err != nil {
 		return nil, err
 	}
-	forms := 0
-	for _, n := range []int{len(r.Attributes), len(r.Tokens), len(r.Rows)} {
-		if n > 0 {
-			forms++
-		}
+	if len(r.Tokens) > 0 && len(r.Rows) > 0 {
+		return nil, errors.New("bad request: give tokens or rows, not both")
 	}
-	if forms > 1 {
-		return nil, errors.New("bad request: give attributes, tokens or rows, not several")
-	}
-	res := tagResult{Labels: [][]string{}}
-	if marginals {
-		res.Marginals = [][][]float64{}
-	}
+	res := newResult(marginals)
 	var err error
 	switch {
-	case len(r.Attributes) > 0:
-		err = each(&res, len(r.Attributes), marginals, func(k int) ([]string, [][]float64, error) {
-			toks, err := attributes("input", k, r.Attributes[k])
-			if err != nil {
-				return nil, nil, err
-			}
-			return tagAttributes(m, toks, marginals)
-		})
 	case len(r.Tokens) > 0:
 		err = each(&res, len(r.Tokens), marginals, func(k int) ([]string, [][]float64, error) {
 			rows, err := m.Rows(r.Tokens[k])
@@ -257,6 +193,30 @@ func tag(m *trellis.Model, req []byte, marginals bool) ([]byte, error) {
 		return nil, err
 	}
 	return json.Marshal(res)
+}
+
+// tagBuffer labels the sentences of a sentence buffer.
+func tagBuffer(m *trellis.Model, buf []byte, marginals bool) ([]byte, error) {
+	sents, err := decodeSentences(buf, "input", false)
+	if err != nil {
+		return nil, err
+	}
+	res := newResult(marginals)
+	err = each(&res, len(sents), marginals, func(k int) ([]string, [][]float64, error) {
+		return tagAttributes(m, sents[k].Tokens, marginals)
+	})
+	if err != nil {
+		return nil, err
+	}
+	return json.Marshal(res)
+}
+
+func newResult(marginals bool) tagResult {
+	res := tagResult{Labels: [][]string{}}
+	if marginals {
+		res.Marginals = [][][]float64{}
+	}
+	return res
 }
 
 // each runs one sentence's tagging for k = 0..n-1, collecting results and

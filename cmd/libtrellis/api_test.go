@@ -6,23 +6,28 @@ import (
 	"reflect"
 	"strings"
 	"testing"
+
+	"github.com/trellis-nlp/trellis/framework/trellis"
 )
 
-// request is a small chunking training request: attributes as names with
-// values 1, one token with explicit values.
-const request = `{
- "X": [[{"a": ["w=the", "bias"]}, {"a": ["w=dog", "bias", "len"], "v": [1, 1, 0.75]}, {"a": ["w=barks", "bias"]}],
-       [{"a": ["w=a", "bias"]}, {"a": ["w=cat", "bias"]}, {"a": ["w=sleeps", "bias"]}]],
- "y": [["B-NP", "I-NP", "B-VP"], ["B-NP", "I-NP", "B-VP"]],
- "learner": {"type": "crf", "config": {"c2": 0.01}},
- "scheme": "iob2", "seed": 1
-}`
+// chunkSentences are two small chunking sentences, one token with
+// real values.
+func chunkSentences() []trellis.AttributeSentence {
+	return []trellis.AttributeSentence{
+		{Tokens: [][]trellis.Attribute{attrs("w=the", "bias"), {{Name: "w=dog", Value: 1}, {Name: "bias", Value: 1}, {Name: "len", Value: 0.75}}, attrs("w=barks", "bias")},
+			Labels: []string{"B-NP", "I-NP", "B-VP"}},
+		{Tokens: [][]trellis.Attribute{attrs("w=a", "bias"), attrs("w=cat", "bias"), attrs("w=sleeps", "bias")},
+			Labels: []string{"B-NP", "I-NP", "B-VP"}},
+	}
+}
+
+const settings = `{"learner": {"type": "crf", "config": {"c2": 0.01}}, "scheme": "iob2", "seed": 1}`
 
 // TestTrainTagInfo: a request trains, the handle table hands the model
 // out, it tags attribute tokens (with marginals over every label summing
 // to 1), and its info says it reads attributes.
 func TestTrainTagInfo(t *testing.T) {
-	m, err := train([]byte(request))
+	m, err := train([]byte(settings), encodeSentences(chunkSentences()), nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -43,7 +48,8 @@ func TestTrainTagInfo(t *testing.T) {
 	if !in.Attributes || in.Learner != "crf" || len(in.Labels) != 3 || in.Plain {
 		t.Errorf("info %s", raw)
 	}
-	out, err := tag(m, []byte(`{"attributes": [[{"a": ["w=the", "bias"]}, {"a": ["w=cat", "bias"]}, {"a": ["w=barks", "bias"]}]]}`), true)
+	input := []trellis.AttributeSentence{{Tokens: [][]trellis.Attribute{attrs("w=the", "bias"), attrs("w=cat", "bias"), attrs("w=barks", "bias")}}}
+	out, err := tagBuffer(m, encodeSentences(input), true)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -74,39 +80,44 @@ func TestTrainTagInfo(t *testing.T) {
 
 // TestErrors: bad requests are refused with messages naming the problem.
 func TestErrors(t *testing.T) {
-	m, err := train([]byte(request))
+	m, err := train([]byte(settings), encodeSentences(chunkSentences()), nil)
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer m.Close()
+	one := encodeSentences([]trellis.AttributeSentence{{Tokens: [][]trellis.Attribute{attrs("x")}, Labels: []string{"A"}}})
+	trainWith := func(settings string, sents, dev []trellis.AttributeSentence) func() error {
+		return func() error {
+			var devBuf []byte
+			if dev != nil {
+				devBuf = encodeSentences(dev)
+			}
+			_, err := train([]byte(settings), encodeSentences(sents), devBuf)
+			return err
+		}
+	}
+	crf := `{"learner": {"type": "crf"}}`
 	for _, tc := range []struct {
 		name string
 		f    func() error
 		want string
 	}{
-		{"not JSON", func() error { _, err := train([]byte("{")); return err }, "bad request"},
-		{"unknown field", func() error { _, err := train([]byte(`{"X": [], "y": [], "c3": 1}`)); return err }, `unknown field "c3"`},
-		{"ragged X y", func() error {
-			_, err := train([]byte(`{"X": [[{"a": ["x"]}]], "y": [["A"], ["B"]], "learner": {"type": "crf"}}`))
+		{"not JSON", func() error { _, err := train([]byte("{"), one, nil); return err }, "bad request"},
+		{"unknown field", func() error { _, err := train([]byte(`{"c3": 1}`), one, nil); return err }, `unknown field "c3"`},
+		{"bad buffer", func() error { _, err := train([]byte(crf), one[:len(one)-1], nil); return err }, "bad sentence buffer"},
+		{"ragged tokens", trainWith(crf, []trellis.AttributeSentence{{Tokens: [][]trellis.Attribute{attrs("x"), attrs("y")}, Labels: []string{"A"}}}, nil), "bad sentence buffer"},
+		{"no labels", func() error {
+			_, err := train([]byte(crf), encodeSentences([]trellis.AttributeSentence{{Tokens: [][]trellis.Attribute{attrs("x")}}}), nil)
 			return err
-		}, "sentences: 1 in X, 2 in y"},
-		{"ragged tokens", func() error {
-			_, err := train([]byte(`{"X": [[{"a": ["x"]}, {"a": ["y"]}]], "y": [["A"]], "learner": {"type": "crf"}}`))
+		}, "train sentences have no labels"},
+		{"empty sentence", trainWith(crf, []trellis.AttributeSentence{{Tokens: [][]trellis.Attribute{attrs("x")}, Labels: []string{"A"}}, {Tokens: [][]trellis.Attribute{}, Labels: []string{}}}, nil), "train sentence 2: no tokens"},
+		{"NaN", trainWith(crf, []trellis.AttributeSentence{{Tokens: [][]trellis.Attribute{{{Name: "x", Value: math.NaN()}}}, Labels: []string{"A"}}}, nil), "not a finite number"},
+		{"dev without labels", func() error {
+			_, err := train([]byte(crf), one, encodeSentences([]trellis.AttributeSentence{{Tokens: [][]trellis.Attribute{attrs("x")}}}))
 			return err
-		}, "train sentence 1: 2 tokens, 1 labels"},
-		{"values", func() error {
-			_, err := train([]byte(`{"X": [[{"a": ["x", "y"], "v": [1]}]], "y": [["A"]], "learner": {"type": "crf"}}`))
-			return err
-		}, "train sentence 1 token 1: 2 attribute names, 1 values"},
-		{"ragged dev", func() error {
-			_, err := train([]byte(`{"X": [[{"a": ["x"]}]], "y": [["A"]], "X_dev": [[{"a": ["x"]}]], "y_dev": [], "learner": {"type": "crf"}}`))
-			return err
-		}, "sentences: 1 in X_dev, 0 in y_dev"},
-		{"bad setting", func() error {
-			_, err := train([]byte(`{"X": [[{"a": ["x"]}]], "y": [["A"]], "learner": {"type": "crf", "config": {"c2": -1}}}`))
-			return err
-		}, "c2 must be a finite number >= 0"},
-		{"several forms", func() error { _, err := tag(m, []byte(`{"tokens": [["a"]], "rows": [[["a"]]]}`), false); return err }, "not several"},
+		}, "dev sentences have no labels"},
+		{"bad setting", trainWith(`{"learner": {"type": "crf", "config": {"c2": -1}}}`, chunkSentences(), nil), "c2 must be a finite number >= 0"},
+		{"tokens and rows", func() error { _, err := tag(m, []byte(`{"tokens": [["a"]], "rows": [[["a"]]]}`), false); return err }, "not both"},
 		{"tokens to an attribute model", func() error { _, err := tag(m, []byte(`{"tokens": [["the", "dog"]]}`), false); return err }, "sentence 1:"},
 		{"unknown handle", func() error { _, err := models.get(-5); return err }, "no model with handle -5"},
 	} {

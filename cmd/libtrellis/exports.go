@@ -40,11 +40,12 @@ func goBytes(p unsafe.Pointer, n C.size_t) []byte {
 }
 
 //export trellis_train
-func trellis_train(req unsafe.Pointer, n C.size_t, errOut **C.char) (h C.int64_t) {
+func trellis_train(settings unsafe.Pointer, settingsLen C.size_t, trainBuf unsafe.Pointer, trainLen C.size_t,
+	devBuf unsafe.Pointer, devLen C.size_t, errOut **C.char) (h C.int64_t) {
 	var err error
 	defer func() { setError(errOut, err) }()
 	defer guard(&err)
-	m, err := train(goBytes(req, n))
+	m, err := train(goBytes(settings, settingsLen), goBytes(trainBuf, trainLen), goBytes(devBuf, devLen))
 	if err != nil {
 		return 0
 	}
@@ -101,6 +102,22 @@ func trellis_tag(h C.int64_t, req unsafe.Pointer, reqLen C.size_t, marginals C.i
 		return nil
 	}
 	b, err := tag(m, goBytes(req, reqLen), marginals != 0)
+	if err != nil {
+		return nil
+	}
+	return cBytes(b, n)
+}
+
+//export trellis_tag_attributes
+func trellis_tag_attributes(h C.int64_t, buf unsafe.Pointer, bufLen C.size_t, marginals C.int, n *C.size_t, errOut **C.char) (out unsafe.Pointer) {
+	var err error
+	defer func() { setError(errOut, err) }()
+	defer guard(&err)
+	m, err := models.get(int64(h))
+	if err != nil {
+		return nil
+	}
+	b, err := tagBuffer(m, goBytes(buf, bufLen), marginals != 0)
 	if err != nil {
 		return nil
 	}

@@ -146,8 +146,8 @@ def crfsuite_line(label, token):
 def flatten(token):
     """A token dict as (name, value) pairs, as the package flattens it."""
     from trellis import _features
-    t = _features.token(token, [0, 0])
-    return list(zip(t["a"], t.get("v", [1.0] * len(t["a"]))))
+    names, values = _features.token(token, [0, 0])
+    return list(zip(names, values))
 
 
 class UDTest(unittest.TestCase):
@@ -355,9 +355,8 @@ class InputTest(unittest.TestCase):
         self.assertEqual(
             _features.token({"w": "a", "up": True, "dig": False, "len": 3, "p": {"x": 0.5}, "q": ["u", "v"],
                              "s": {"z"}}, [0, 0]),
-            {"a": ["w=a", "up", "dig", "len", "p:x", "q:u", "q:v", "s:z"],
-             "v": [1.0, 1.0, 0.0, 3.0, 0.5, 1.0, 1.0, 1.0]})
-        self.assertEqual(_features.token(["x", "y"], [0, 0]), {"a": ["x", "y"]})
+            (["w=a", "up", "dig", "len", "p:x", "q:u", "q:v", "s:z"], [1.0, 1.0, 0.0, 3.0, 0.5, 1.0, 1.0, 1.0]))
+        self.assertEqual(_features.token(["x", "y"], [0, 0]), (["x", "y"], [1.0, 1.0]))
 
     def test_real_values_matter(self):
         X, y = chunk_data()
@@ -377,6 +376,12 @@ class InputTest(unittest.TestCase):
         self.assertEqual(sorted(crf.classes_), ["X:1", "Y\t2"])
         self.assertEqual(crf.predict([[["a:1"], ["new\nline"]]]), [["X:1", "Y\t2"]])
 
+    def test_nul_is_refused(self):
+        with self.assertRaisesRegex(ValueError, "attribute name 'a\\\\x00b' contains NUL"):
+            trellis.CRF().fit([[["a\0b"]]], [["A"]])
+        with self.assertRaisesRegex(ValueError, "label 'A\\\\x00' contains NUL"):
+            trellis.CRF().fit([[["a"]]], [["A\0"]])
+
     def test_bad_input(self):
         X, y = chunk_data()
         crf = trellis.CRF()
@@ -392,7 +397,7 @@ class InputTest(unittest.TestCase):
             ([[7]], [["A"]], TypeError, r"X\[0\]\[0\]: a token is a dict of attributes or a list of attribute names, got int"),
             ([["word"]], [["A"]], TypeError, r"X\[0\]\[0\]: a token is a dict .* got str"),
             ([[["a", 2]]], [["A"]], TypeError, r"X\[0\]\[0\]: a list of attributes holds names \(str\), got int at index 1"),
-            (["abc"], [["A"]], TypeError, r"X\[0\]: a sentence is a list of tokens, got str"),
+            (["abc"], [["A"]], TypeError, r"X\[0\] is a list of tokens, got str"),
             ("abc", [["A"]], TypeError, "X is a list of sentences, got str"),
         ]
         for X_, y_, exc, msg in cases:
@@ -483,9 +488,8 @@ class GILTest(unittest.TestCase):
         import ctypes
         from trellis import _features, _native
         X, y, _ = ud("train.conllu", 200)
-        request = {"X": _features.sentences(X), "y": y, "learner": {"type": "crf", "config": {"max_iterations": 20}},
-                   "threads": 1}
-        data = json.dumps(request).encode("utf-8")
+        settings = json.dumps({"learner": {"type": "crf", "config": {"max_iterations": 20}}, "threads": 1}).encode()
+        data, _ = _features.encode(X, y)
         lib = _native.lib()
         counter = [0]
         during = []
@@ -495,7 +499,7 @@ class GILTest(unittest.TestCase):
             err = ctypes.c_void_p()
             started.set()
             before = counter[0]
-            h = lib.trellis_train(data, len(data), ctypes.byref(err))
+            h = lib.trellis_train(settings, len(settings), data, len(data), None, 0, ctypes.byref(err))
             during.append(counter[0] - before)
             done.set()
             self.assertNotEqual(h, 0)

@@ -182,17 +182,16 @@ class CRF:
         corpus: the perceptron keeps its best epoch on them, and the CRF
         stops early on them when patience is set. Returns self."""
         learner = self._learner()
-        request = {"learner": learner, "seed": self.seed, "threads": self.threads, "verbose": bool(self.verbose)}
+        settings = {"learner": learner, "seed": self.seed, "threads": self.threads, "verbose": bool(self.verbose)}
         if self.scheme is not None:
-            request["scheme"] = self.scheme
-        request["X"] = _features.sentences(X)
-        request["y"] = _features.labels(y, [len(s) for s in request["X"]])
+            settings["scheme"] = self.scheme
         if (X_dev is None) != (y_dev is None):
             raise ValueError("give both X_dev and y_dev, or neither")
+        train, _ = _features.encode(X, y)
+        dev = None
         if X_dev is not None:
-            request["X_dev"] = _features.sentences(X_dev, "X_dev")
-            request["y_dev"] = _features.labels(y_dev, [len(s) for s in request["X_dev"]], "y_dev", "X_dev")
-        model = Model.train(request)
+            dev, _ = _features.encode(X_dev, y_dev, "X_dev", "y_dev")
+        model = Model.train(settings, train, dev)
         self._set_model(model)
         if self.model_filename is not None:
             self.save(self.model_filename)
@@ -206,15 +205,15 @@ class CRF:
 
     # -- tagging ----------------------------------------------------------
 
-    def _request(self, X):
+    def _tag(self, X, marginals):
         model = self._fitted()
         if model.info["attributes"]:
-            return {"attributes": _features.sentences(X)}
-        return _features.plain(X)
+            return model.tag_attributes(_features.encode(X)[0], marginals)
+        return model.tag(_features.plain(X), marginals)
 
     def predict(self, X):
         """The labels of every sentence of X: a list of lists of str."""
-        return self._fitted().tag(self._request(X))["labels"]
+        return self._tag(X, False)["labels"]
 
     def predict_single(self, xseq):
         """The labels of one sentence."""
@@ -223,7 +222,7 @@ class CRF:
     def predict_marginals(self, X):
         """Per sentence, per token, a dict label -> P(label | sentence),
         over every label of classes_."""
-        res = self._fitted().tag(self._request(X), marginals=True)
+        res = self._tag(X, True)
         labels = self.classes_
         return [[dict(zip(labels, p)) for p in sent] for sent in res["marginals"]]
 

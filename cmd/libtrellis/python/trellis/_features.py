@@ -9,12 +9,14 @@ A token is a dict or a list of attribute names, as in python-crfsuite:
   attributes' names are prefixed with "key:";
 * ["a", "b"] are the attributes "a" and "b" with value 1.
 
-libtrellis takes a token as {"a": [names], "v": [values]}, "v" left out
-when every value is 1. Every error names where it is: X[k][i] and the key.
+libtrellis takes sentences in a sentence buffer (cmd/libtrellis/buffer.go),
+built here. Every error names where it is: X[k][i] and the key.
 """
 
 import math
 import numbers
+import sys
+from array import array
 
 
 def _where(path):
@@ -91,27 +93,68 @@ def _other(key, value, prefix, names, values, path, name):
 
 
 def token(x, path, name="X"):
-    """One token in libtrellis's form."""
+    """One token's attributes: (names, values)."""
     names, values = [], []
     _attrs(x, "", names, values, path, name)
-    for v in values:
-        if v != 1.0:
-            return {"a": names, "v": values}
-    return {"a": names}
+    return names, values
 
 
-def sentence(xseq, k, name="X"):
-    """One sentence (a sequence of tokens) in libtrellis's form."""
-    if isinstance(xseq, (str, bytes, dict)) or not hasattr(xseq, "__iter__"):
-        raise TypeError("%s[%d]: a sentence is a list of tokens, got %s" % (name, k, type(xseq).__name__))
-    return [token(x, [k, i], name) for i, x in enumerate(xseq)]
+def _check_iterable(x, what, name):
+    if isinstance(x, (str, bytes, dict)) or not hasattr(x, "__iter__"):
+        raise TypeError("%s is a list of %s, got %s" % (name, what, type(x).__name__))
 
 
-def sentences(X, name="X"):
-    """Every sentence of X in libtrellis's form."""
-    if isinstance(X, (str, bytes, dict)) or not hasattr(X, "__iter__"):
-        raise TypeError("%s is a list of sentences, got %s" % (name, type(X).__name__))
-    return [sentence(xseq, k, name) for k, xseq in enumerate(X)]
+def _nul_free(strings, blob, what):
+    """Refuse strings holding NUL, which ends a string in the buffer."""
+    if blob.count("\0") != len(strings):
+        for s in strings:
+            if "\0" in s:
+                raise ValueError("%s %r contains NUL, which trellis does not allow" % (what, s))
+
+
+def _u32s(values):
+    a = array("I", values)
+    if a.itemsize != 4:
+        a = array("L", values)
+    if sys.byteorder != "little":
+        a.byteswap()
+    return a.tobytes()
+
+
+def encode(X, y=None, name="X", yname="y"):
+    """X (and its labels y, checked against X's shape) as a sentence
+    buffer; returns (buffer, token counts per sentence)."""
+    _check_iterable(X, "sentences", name)
+    sent_lens, tok_lens, names, values = [], [], [], []
+    for k, xseq in enumerate(X):
+        _check_iterable(xseq, "tokens", "%s[%d]" % (name, k))
+        n = 0
+        for i, x in enumerate(xseq):
+            ns, vs = token(x, [k, i], name)
+            tok_lens.append(len(ns))
+            names += ns
+            values += vs
+            n += 1
+        sent_lens.append(n)
+    flat = None
+    if y is not None:
+        flat = [label for ys in labels(y, sent_lens, yname, name) for label in ys]
+    has_values = values.count(1.0) != len(values)
+    parts = [_u32s([len(sent_lens)]), _u32s(sent_lens), _u32s(tok_lens),
+             _u32s([(1 if has_values else 0) | (2 if flat is not None else 0)])]
+    if has_values:
+        v = array("d", values)
+        if sys.byteorder != "little":
+            v.byteswap()
+        parts.append(v.tobytes())
+    blob = "\0".join(names) + "\0" if names else ""
+    _nul_free(names, blob, "attribute name")
+    parts.append(blob.encode("utf-8"))
+    if flat is not None:
+        blob = "\0".join(flat) + "\0" if flat else ""
+        _nul_free(flat, blob, "label")
+        parts.append(blob.encode("utf-8"))
+    return b"".join(parts), sent_lens
 
 
 def labels(y, lengths, name="y", xname="X"):

@@ -2,7 +2,8 @@
 
 The library is loaded with ctypes.CDLL, which releases the GIL for the
 duration of every foreign call: other Python threads run while a model
-trains or tags. Requests and results are JSON (see cmd/libtrellis/api.go);
+trains or tags. Attribute sentences go in a sentence buffer (_features.encode,
+cmd/libtrellis/buffer.go), settings and results as JSON;
 every call that can fail fills a char ** with trellis's message, raised
 here as TrellisError.
 """
@@ -59,11 +60,13 @@ def _declare(lib):
     err = ctypes.POINTER(ctypes.c_void_p)
     size = ctypes.POINTER(c_size_t)
     sigs = {
-        "trellis_train": ([ctypes.c_char_p, c_size_t, err], c_int64),
+        "trellis_train": ([ctypes.c_char_p, c_size_t, ctypes.c_char_p, c_size_t, ctypes.c_char_p, c_size_t, err],
+                          c_int64),
         "trellis_load": ([ctypes.c_char_p, err], c_int64),
         "trellis_load_bytes": ([ctypes.c_char_p, c_size_t, err], c_int64),
         "trellis_info": ([c_int64, size, err], ctypes.c_void_p),
         "trellis_tag": ([c_int64, ctypes.c_char_p, c_size_t, ctypes.c_int, size, err], ctypes.c_void_p),
+        "trellis_tag_attributes": ([c_int64, ctypes.c_char_p, c_size_t, ctypes.c_int, size, err], ctypes.c_void_p),
         "trellis_save": ([c_int64, ctypes.c_char_p, err], ctypes.c_int),
         "trellis_bytes": ([c_int64, size, err], ctypes.c_void_p),
         "trellis_free": ([c_int64], None),
@@ -128,10 +131,13 @@ class Model:
         self.info = json.loads(self._call_buffer(lib().trellis_info))
 
     @classmethod
-    def train(cls, request):
-        data = json.dumps(request, allow_nan=False, separators=(",", ":")).encode("utf-8")
+    def train(cls, settings, train, dev=None):
+        """A model trained with settings (a dict) on sentence buffers."""
+        data = json.dumps(settings, allow_nan=False).encode("utf-8")
+        dev = dev or b""
         err = ctypes.c_void_p()
-        return cls(_handle(lib().trellis_train(data, len(data), ctypes.byref(err)), err))
+        h = lib().trellis_train(data, len(data), train, len(train), dev, len(dev), ctypes.byref(err))
+        return cls(_handle(h, err))
 
     @classmethod
     def load(cls, path):
@@ -150,8 +156,14 @@ class Model:
         return _result(ptr, n, err)
 
     def tag(self, request, marginals=False):
+        """Tag tokens or rows ({"tokens": ...} or {"rows": ...})."""
         data = json.dumps(request, allow_nan=False, separators=(",", ":")).encode("utf-8")
         out = self._call_buffer(lib().trellis_tag, data, len(data), 1 if marginals else 0)
+        return json.loads(out)
+
+    def tag_attributes(self, buf, marginals=False):
+        """Tag the sentences of a sentence buffer."""
+        out = self._call_buffer(lib().trellis_tag_attributes, buf, len(buf), 1 if marginals else 0)
         return json.loads(out)
 
     def save(self, path):
