@@ -118,7 +118,7 @@ func train(settings, trainBuf, devBuf []byte) (*trellis.Model, error) {
 		Scheme:  r.Scheme, Seed: r.Seed, Dev: dev, Threads: r.Threads,
 	}
 	if r.Verbose {
-		l := zerolog.New(zerolog.ConsoleWriter{Out: os.Stderr}).With().Timestamp().Logger()
+		l := zerolog.New(zerolog.ConsoleWriter{Out: os.Stderr, NoColor: true}).With().Timestamp().Logger()
 		o.Log = &l
 	}
 	return trellis.TrainAttributes(context.Background(), sents, o)

@@ -546,6 +546,18 @@ class FilesTest(unittest.TestCase):
             self.assertEqual(os.listdir(cwd), [])
             self.assertEqual(os.listdir(out), ["m.model"])
 
+    def test_verbose(self):
+        """verbose=True logs training progress to standard error; by
+        default nothing is printed."""
+        prog = ("import trellis\n"
+                "trellis.CRF(c2=0.1, max_iterations=3, verbose=%s).fit([[['a'], ['b']]], [['A', 'B']])\n")
+        env = dict(os.environ, PYTHONPATH=PYDIR, PYTHONDONTWRITEBYTECODE="1", TRELLIS_LIB=trellis.library_path())
+        loud = run([sys.executable, "-c", prog % True], env=env)
+        self.assertIn("crf iteration", loud.stderr)
+        self.assertIn("iteration=3", loud.stderr)
+        quiet = run([sys.executable, "-c", prog % False], env=env)
+        self.assertEqual((quiet.stdout, quiet.stderr), ("", ""))
+
     def test_threads_share_a_model(self):
         X, y = chunk_data()
         crf = trellis.CRF(c2=0.1).fit(X, y)
