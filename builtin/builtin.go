@@ -10,6 +10,7 @@ import (
 	"github.com/trellis-nlp/trellis/builtin/bias"
 	"github.com/trellis-nlp/trellis/builtin/boundary"
 	"github.com/trellis-nlp/trellis/builtin/digit"
+	"github.com/trellis-nlp/trellis/builtin/document"
 	"github.com/trellis-nlp/trellis/builtin/emission"
 	"github.com/trellis-nlp/trellis/builtin/hyphen"
 	"github.com/trellis-nlp/trellis/builtin/shape"
@@ -35,6 +36,7 @@ func RegisterTemplates(r *feature.Registry) {
 	r.MustRegister("boundary", boundary.New)
 	r.MustRegister("bias", bias.New)
 	r.MustRegister("attributes", attributes.New)
+	r.MustRegister("document", document.New)
 }
 
 // RegisterLearners adds the learners. It panics if r already holds one of

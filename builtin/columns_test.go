@@ -31,6 +31,7 @@ func TestReadColumns(t *testing.T) {
 		"shape":      {{`column = "word"`, []int{0}}},
 		"case":       {{`column = "pos"`, []int{1}}},
 		"digit":      {{`column = "word"`, []int{0}}},
+		"document":   {{`column = "pos"`, []int{1}}},
 		"hyphen":     {{`column = "word"`, []int{0}}},
 		"boundary":   {{``, nil}},
 		"bias":       {{``, nil}},

@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -326,11 +325,18 @@ func (a *app) cmdEval(ctx context.Context, args []string) error {
 		return err
 	}
 	var sents []eval.Sentence
+	vocab, word := tg.Vocabulary(), tg.WordColumn()
 	_, err = tg.Stream(ctx, tg.Format.NewReader(in, name, corpus.ReadOptions{}), nil, nil,
 		func(s *corpus.Sentence, pred []string) {
 			es := eval.Sentence{Gold: make([]string, s.Len()), Pred: pred}
 			for i := range es.Gold {
 				es.Gold[i] = s.Tokens[i][labelCol]
+			}
+			if vocab != nil {
+				es.OOV = make([]bool, s.Len())
+				for i := range es.OOV {
+					es.OOV[i] = !vocab.Has(s.Tokens[i][word])
+				}
 			}
 			if sch == scheme.BMES || sch == scheme.BI {
 				es.Chars = make([]string, s.Len())
@@ -348,21 +354,7 @@ func (a *app) cmdEval(ctx context.Context, args []string) error {
 	}
 	res := eval.Evaluate(sents, eval.Options{Scheme: sch})
 	if *asJSON {
-		b, err := json.MarshalIndent(res, "", "  ")
-		if err != nil {
-			return err
-		}
-		_, err = fmt.Fprintf(a.stdout, "%s\n", b)
-		return err
+		return writeEvalJSON(a.stdout, res, vocab)
 	}
-	if sch.HasSpans() {
-		return res.WriteConlleval(a.stdout)
-	}
-	fmt.Fprintf(a.stdout, "tokens: %d  sentences: %d\naccuracy: %.2f%%  sentence accuracy: %.2f%%\n",
-		res.Tokens, res.Sentences, 100*res.Accuracy, 100*res.SentenceAccuracy)
-	if res.Words != nil {
-		fmt.Fprintf(a.stdout, "words: precision %.2f%%  recall %.2f%%  F1 %.2f%%\n",
-			100*res.Words.Precision, 100*res.Words.Recall, 100*res.Words.F1)
-	}
-	return nil
+	return writeEvalText(a.stdout, res, sch, vocab)
 }

@@ -132,12 +132,12 @@ func (x *explainer) stream(ctx context.Context, r corpus.Reader) error {
 		if err != nil {
 			return err
 		}
-		batch = append(batch, s)
-		if len(batch) == cap(batch) {
+		if x.tg.EndsBatch(batch, s) { // never cuts a document (document features)
 			if err := flush(); err != nil {
 				return err
 			}
 		}
+		batch = append(batch, s)
 	}
 }
 

@@ -43,9 +43,11 @@ func commandTable() []command {
 		evalCommand(),
 		inspectCommand(),
 		explainCommand(),
+		serveCommand(),
 		compareCommand(),
 		reproduceCommand(),
 		pluginsCommand(),
+		importCommand(),
 		versionCommand(),
 		helpCommand(),
 	}
@@ -91,28 +93,24 @@ func wantsHelp(args []string) bool {
 	return false
 }
 
-// runCommand runs c; with -h or --help among args it prints c's help on
-// stdout instead (exit 0).
-func (a *app) runCommand(ctx context.Context, c command, args []string) error {
-	if !wantsHelp(args) {
-		err := c.Run(a, ctx, args)
-		var hr helpRequest
-		if errors.As(err, &hr) {
-			return writeCommandHelp(a.stdout, c, hr.fs)
-		}
-		return err
+// dispatch runs c; with -h or --help among args it prints c's help on
+// stdout instead (exit 0). The command then sees "--help" alone, so that
+// its first act, parsing flags, stops with the flag set for the page.
+func (a *app) dispatch(ctx context.Context, c command, args []string) error {
+	help := wantsHelp(args)
+	if help {
+		args = []string{"--help"}
 	}
-	// The command sees "--help" alone, so that its first act, parsing
-	// flags, stops with the flag set for the help page.
-	err := c.Run(a, ctx, []string{"--help"})
+	err := c.Run(a, ctx, args)
 	var hr helpRequest
-	if errors.As(err, &hr) {
+	switch {
+	case errors.As(err, &hr):
 		return writeCommandHelp(a.stdout, c, hr.fs)
+	case help && err == nil:
+		// A command without flags that did not parse them.
+		return writeCommandHelp(a.stdout, c, nil)
 	}
-	if err != nil {
-		return err
-	}
-	return writeCommandHelp(a.stdout, c, nil)
+	return err
 }
 
 // writeCommandHelp prints a command's help page: usage, description, its
@@ -236,7 +234,7 @@ func (a *app) cmdHelp(ctx context.Context, args []string) error {
 		if err != nil {
 			return err
 		}
-		return a.runCommand(ctx, c, []string{"--help"})
+		return a.dispatch(ctx, c, []string{"--help"})
 	}
 	return usagef("help takes at most one command name")
 }

@@ -122,7 +122,7 @@ func realMain(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		defer stopProfile()
 	}
 
-	return a.exitCode(a.runCommand(ctx, cmd, args[1:]))
+	return a.exitCode(a.dispatch(ctx, cmd, args[1:]))
 }
 
 func (a *app) exitCode(err error) int {

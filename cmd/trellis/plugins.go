@@ -24,14 +24,19 @@ const (
 // logging into a.log, searching TRELLIS_PLUGIN_PATH, and killing every
 // plugin when ctx is done (Ctrl-C). The caller defers Close.
 func (a *app) newPluginHost(ctx context.Context) *plugin.Host {
+	h := plugin.NewHost(a.pluginOptions())
+	h.KillOnDone(ctx)
+	return h
+}
+
+// pluginOptions are the plugin host's settings from the environment.
+func (a *app) pluginOptions() plugin.Options {
 	allow := os.Getenv(envAllowPluginVersions)
-	h := plugin.NewHost(plugin.Options{
+	return plugin.Options{
 		Log:                a.log,
 		Path:               pluginPath(),
 		AllowVersionChange: allow != "" && allow != "0" && allow != "false",
-	})
-	h.KillOnDone(ctx)
-	return h
+	}
 }
 
 func pluginPath() []string {

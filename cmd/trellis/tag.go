@@ -9,6 +9,7 @@ import (
 	"io"
 	"math"
 	"strconv"
+	"strings"
 
 	"github.com/trellis-nlp/trellis/framework/corpus"
 	"github.com/trellis-nlp/trellis/framework/tagger"
@@ -145,7 +146,7 @@ func tagTo(ctx context.Context, tg *tagger.Tagger, r corpus.Reader, w *bufio.Wri
 	var write func(s *corpus.Sentence, d *tagger.Decoded) error
 	switch o.output {
 	case "corpus":
-		write = detailedWriter(tg, w, o.marginals)
+		write = detailedWriter(tg, w, o)
 	case "tsv":
 		write = tsvWriter(w, tg.WordColumn(), o)
 	case "json":
@@ -203,39 +204,94 @@ func eachDecoded(ctx context.Context, tg *tagger.Tagger, r corpus.Reader, o tagO
 		if err != nil {
 			return err
 		}
-		batch = append(batch, s)
-		if len(batch) == cap(batch) {
+		if tg.EndsBatch(batch, s) { // never cuts a document (document features)
 			if err := flush(); err != nil {
 				return err
 			}
 		}
+		batch = append(batch, s)
 	}
 }
 
-// detailedWriter writes, per sentence and rank, a comment line with the
-// sequence's score and probability, then the sentence in the model's
-// format with that sequence's labels appended (label:marginal on the best
-// sequence with --marginals), the way `crfsuite tag -p -i` reports them.
-func detailedWriter(tg *tagger.Tagger, w *bufio.Writer, marginals bool) func(*corpus.Sentence, *tagger.Decoded) error {
+// detailedWriter writes the k best labels and the marginals in the
+// model's own format, so that the output stays a column file: every token
+// line gets the best label, its marginal (with --marginals), then the
+// 2nd..kth best labels ("_" where a sentence has fewer sequences), as
+// further columns. The sequences' scores and probabilities have no place
+// in a CoNLL file; CoNLL-U gets them as comment lines ("# rank=1 score=…
+// probability=…") before the sentence, and --output json has them for
+// every format. The slash format, one sentence a line, gets one line per
+// rank after such a comment line.
+func detailedWriter(tg *tagger.Tagger, w *bufio.Writer, o tagOptions) func(*corpus.Sentence, *tagger.Decoded) error {
 	cw := tg.Format.NewWriter(w)
-	return func(s *corpus.Sentence, d *tagger.Decoded) error {
-		for rank, path := range d.Paths {
+	format := tg.Format.Name()
+	comments := func(d *tagger.Decoded) {
+		for rank := range d.Paths {
 			fmt.Fprintf(w, "# rank=%d score=%.6f probability=%.6f\n", rank+1, d.Scores[rank], d.Probabilities[rank])
-			labels := path
-			if marginals && rank == 0 {
-				labels = make([]string, len(path))
-				for i, y := range path {
-					labels[i] = fmt.Sprintf("%s:%.6f", y, d.Marginals[i])
+		}
+	}
+	if format == corpus.NameSlash {
+		return func(s *corpus.Sentence, d *tagger.Decoded) error {
+			comments(d)
+			for _, path := range d.Paths {
+				if err := cw.Write(s, path); err != nil {
+					return err
 				}
 			}
-			if err := cw.Write(s, labels); err != nil {
-				return err
-			}
-			if err := cw.Flush(); err != nil {
-				return err
-			}
+			return cw.Flush()
 		}
-		return nil
+	}
+	sep := columnSeparator(tg.Model.Format)
+	var parts []string
+	return func(s *corpus.Sentence, d *tagger.Decoded) error {
+		if format == corpus.NameCoNLLU {
+			comments(d)
+		}
+		cols := make([]string, s.Len())
+		for i := range cols {
+			parts = append(parts[:0], d.Paths[0][i])
+			if o.marginals {
+				parts = append(parts, strconv.FormatFloat(d.Marginals[i], 'f', 6, 64))
+			}
+			for rank := 1; rank < o.nbest; rank++ {
+				if rank < len(d.Paths) {
+					parts = append(parts, d.Paths[rank][i])
+				} else {
+					parts = append(parts, "_")
+				}
+			}
+			line := ""
+			if s.TokenLine != nil {
+				line = s.Lines[s.TokenLine[i]]
+			}
+			cols[i] = strings.Join(parts, sep(line))
+		}
+		if err := cw.Write(s, cols); err != nil {
+			return err
+		}
+		return cw.Flush()
+	}
+}
+
+// columnSeparator returns how the format's writer separates the label it
+// appends from a token line (see corpus.Writer), so that further columns
+// are separated the same way: the conll separator if one is set, else a
+// tab when the line holds one and a space otherwise; a tab for conllu and
+// crfsuite.
+func columnSeparator(cfg corpus.Config) func(line string) string {
+	switch {
+	case cfg.Name != corpus.NameCoNLL:
+		return func(string) string { return "\t" }
+	case cfg.Separator == "\t" || cfg.Separator == "tab":
+		return func(string) string { return "\t" }
+	case cfg.Separator == " " || cfg.Separator == "space":
+		return func(string) string { return " " }
+	}
+	return func(line string) string {
+		if strings.Contains(line, "\t") {
+			return "\t"
+		}
+		return " "
 	}
 }
 

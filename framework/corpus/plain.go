@@ -50,23 +50,27 @@ func (r *plainReader) Read() (*Sentence, error) {
 			r.err = err
 			return nil, err
 		}
-		blank := isBlank(line)
-		switch {
-		case blank && s == nil:
+		// Blank is what holds no token: white space of any kind (a line
+		// of U+3000 ideographic spaces too).
+		if !r.perLine {
+			if tokens := strings.Fields(string(line)); len(tokens) > 0 {
+				return r.sentence(string(line), tokens), nil
+			}
 			continue
-		case blank:
-			return s, nil
-		case !r.perLine:
-			return r.sentence(string(line), strings.Fields(string(line))), nil
 		}
-		if bytes.IndexByte(line, '\t') >= 0 {
+		tok := strings.TrimSpace(string(line))
+		switch {
+		case tok == "" && s == nil:
+			continue
+		case tok == "":
+			return s, nil
+		case bytes.IndexByte(line, '\t') >= 0:
 			r.err = r.lines.errorf(r.lines.lineNo, "a token line holds a tab; this input has one token per line (is it a file with columns? then tag it in the model's own format)")
 			return nil, r.err
 		}
 		if s == nil {
 			s = &Sentence{File: r.lines.file, Line: r.lines.lineNo}
 		}
-		tok := strings.TrimSpace(string(line))
 		s.Lines = append(s.Lines, tok)
 		s.TokenLine = append(s.TokenLine, len(s.Lines)-1)
 		s.TokenLineNo = append(s.TokenLineNo, r.lines.lineNo)

@@ -1,10 +1,12 @@
 package corpus
 
 import (
+	"errors"
 	"io"
 	"reflect"
 	"strings"
 	"testing"
+	"unicode/utf8"
 )
 
 // readPlain reads everything r yields: per sentence, its word column
@@ -62,4 +64,53 @@ func TestPlainReaders(t *testing.T) {
 			}
 		})
 	}
+}
+
+// FuzzReadPlain checks the plain-text readers: no panics, errors are
+// *Error values inside the input and sticky, every sentence non-empty with
+// its tokens in the word column (no white space at their ends, no tab, and
+// for text no white space inside) and the other columns empty.
+func FuzzReadPlain(f *testing.F) {
+	for _, seed := range []string{"The cat sat .\n\nA dog\n", "a\nb\n\nc", "\xef\xbb\xbfx \r\n", "a\tb\n", "\xff\n", " \n\t\n", "a\n\u3000\n", "\u00a0\n"} {
+		f.Add(seed, false)
+		f.Add(seed, true)
+	}
+	f.Fuzz(func(t *testing.T, input string, tokens bool) {
+		lines := strings.Count(input, "\n") + 1
+		var r Reader
+		if tokens {
+			r = NewTokensReader(strings.NewReader(input), "fuzz", 3, 1)
+		} else {
+			r = NewTextReader(strings.NewReader(input), "fuzz", 3, 1)
+		}
+		for n := 0; ; n++ {
+			s, err := r.Read()
+			if err == io.EOF {
+				return
+			}
+			if err != nil {
+				var e *Error
+				if !errors.As(err, &e) || e.File != "fuzz" || e.Line < 1 || e.Line > lines {
+					t.Fatalf("error %v (%T) is not an *Error inside the %d-line input", err, err, lines)
+				}
+				if _, err2 := r.Read(); err2 != err {
+					t.Fatalf("error not sticky: %v then %v", err, err2)
+				}
+				return
+			}
+			if n > lines || s.Len() == 0 || s.Line < 1 || s.Line > lines || len(s.TokenLineNo) != s.Len() {
+				t.Fatalf("sentence %d: %d tokens at line %d of %d", n, s.Len(), s.Line, lines)
+			}
+			for i, row := range s.Tokens {
+				tok := row[1]
+				if len(row) != 3 || row[0] != "" || row[2] != "" || tok == "" || !utf8.ValidString(tok) ||
+					strings.TrimSpace(tok) != tok || strings.ContainsRune(tok, '\t') || !tokens && strings.ContainsAny(tok, " \t\r\v\f") {
+					t.Fatalf("sentence %d token %d: row %q", n, i, row)
+				}
+				if s.TokenLineNo[i] < s.Line || s.TokenLineNo[i] > lines {
+					t.Fatalf("token %d at line %d", i, s.TokenLineNo[i])
+				}
+			}
+		}
+	})
 }

@@ -115,7 +115,9 @@ func (m *Mapper) Fit(ctx context.Context, sents []*corpus.Sentence, o FitOptions
 	if batch <= 0 {
 		batch = max(len(sents), 1)
 	}
-	if err := e.EncodeAll(ctx, sents, batch, o.Done); err != nil {
+	err := e.EncodeAll(ctx, sents, batch, o.Done)
+	e.releaseDocuments()
+	if err != nil {
 		return nil, err
 	}
 	e.Prune(o.MinCount)
@@ -137,7 +139,9 @@ func (m *Mapper) Encode(sents []*corpus.Sentence) (d *Dataset, unknownLabels map
 		return nil, nil, fmt.Errorf("feature mapper used before Fit")
 	}
 	e := m.NewEncoder()
-	if err := e.Encode(sents); err != nil {
+	err = e.Encode(sents)
+	e.releaseDocuments()
+	if err != nil {
 		return nil, nil, err
 	}
 	return e.Dataset(), e.UnknownLabels, nil

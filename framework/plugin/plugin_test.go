@@ -639,3 +639,27 @@ func TestPrefetch(t *testing.T) {
 		t.Errorf("unexpected features: %q", cold[0][0])
 	}
 }
+
+// TestCompileMissingColumn: a plugin that reads a column the corpus lacks
+// is refused with a ConfigError that carries the *feature.ColumnError
+// (so the error names the column, not only the plugin).
+func TestCompileMissingColumn(t *testing.T) {
+	h := plugin.NewHost(plugin.Options{Log: zerolog.Nop()})
+	defer h.Close()
+	templates, _ := builtin.Registries()
+	h.Register(templates)
+	tmpl, err := templates.Instantiate(feature.TemplateSpec{Type: "plugin", Name: "suf",
+		Config: []byte(fmt.Sprintf(`{"binary":%q,"config":{"column":"pos","suffix":true}}`, filepath.Join(bin, "affix")))})
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, err = tmpl.Compile("suf", feature.Columns{Names: []string{"word", "ner"}, Label: 1})
+	var ce *feature.ColumnError
+	var cfg *plugin.ConfigError
+	if !errors.As(err, &cfg) || !errors.As(err, &ce) || ce.Column != "pos" {
+		t.Fatalf("error %v (%T): want a ConfigError wrapping the ColumnError of \"pos\"", err, err)
+	}
+	if !strings.Contains(err.Error(), `reads unknown column "pos"`) {
+		t.Errorf("message %q", err)
+	}
+}

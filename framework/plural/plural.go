@@ -14,6 +14,7 @@ var irregular = map[string]string{
 	"matrix": "matrices",
 	"index":  "indices",
 	"byte":   "bytes",
+	"epoch":  "epochs", // "ch" said as k
 }
 
 // Noun returns noun when n is 1 (or -1) and its plural otherwise. The last

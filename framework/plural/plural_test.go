@@ -21,6 +21,9 @@ func TestCount(t *testing.T) {
 		{1, "test sentence", "1 test sentence"},
 		{-1, "point", "-1 point"},
 		{2, "index", "2 indices"},
+		{10, "epoch", "10 epochs"},
+		{10, "SGD epoch", "10 SGD epochs"},
+		{216, "L-BFGS iteration", "216 L-BFGS iterations"},
 	}
 	for _, tc := range tests {
 		t.Run(tc.want, func(t *testing.T) {

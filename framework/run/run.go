@@ -837,8 +837,8 @@ func WriteTable(w io.Writer, res *Result, sch scheme.Scheme) {
 		case sch.HasSpans() || seg:
 			fmt.Fprintf(w, " %9s %9s %9s", "-", "-", "-")
 		}
-		fmt.Fprintf(w, " %15s %9.2f %9.2f %10.2f %12.0f %10.2f\n", fmt.Sprintf("[%.2f, %.2f]", 100*m.CILow, 100*m.CIHigh),
-			100*m.IVAccuracy, 100*m.OOVAccuracy, m.TrainSeconds, m.TagTokensPerSecond, float64(m.ModelBytes)/(1<<20))
+		fmt.Fprintf(w, " %15s %9s %9s %10.2f %12.0f %10.2f\n", fmt.Sprintf("[%.2f, %.2f]", 100*m.CILow, 100*m.CIHigh),
+			pctOf(m.IVAccuracy, m.IVTokens), pctOf(m.OOVAccuracy, m.OOVTokens), m.TrainSeconds, m.TagTokensPerSecond, float64(m.ModelBytes)/(1<<20))
 	}
 	if len(res.Comparisons) == 0 {
 		return
@@ -873,4 +873,13 @@ func manifestPlugins(templates []feature.TemplateSpec) map[string]model.Plugin {
 		out[p.Template] = p
 	}
 	return out
+}
+
+// pctOf renders an accuracy over n tokens as a percentage, "-" when there
+// were none (a test set without unseen words has no OOV accuracy, not 0).
+func pctOf(acc float64, n int) string {
+	if n == 0 {
+		return "-"
+	}
+	return fmt.Sprintf("%.2f", 100*acc)
 }

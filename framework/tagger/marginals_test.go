@@ -1,9 +1,7 @@
 package tagger_test
 
 import (
-	"io"
 	"math"
-	"strings"
 	"testing"
 
 	"github.com/trellis-nlp/trellis/builtin"
@@ -79,7 +77,10 @@ func TestMarginals(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			sents := readAll(t, f, input)
+			sents, err := readAll(f, input, corpus.ReadOptions{LabelOptional: true})
+			if err != nil {
+				t.Fatal(err)
+			}
 			got, err := tg.Marginals(sents)
 			if err != nil {
 				t.Fatal(err)
@@ -128,21 +129,5 @@ func checkMarginals(t *testing.T, k int, got, want [][]float64, pred []string, m
 				t.Errorf("sentence %d token %d: Tag's label %s has marginal %v", k, i, name, got[i][y])
 			}
 		}
-	}
-}
-
-func readAll(t *testing.T, f corpus.Format, text string) []*corpus.Sentence {
-	t.Helper()
-	r := f.NewReader(strings.NewReader(text), "in", corpus.ReadOptions{LabelOptional: true})
-	var out []*corpus.Sentence
-	for {
-		s, err := r.Read()
-		if err == io.EOF {
-			return out
-		}
-		if err != nil {
-			t.Fatal(err)
-		}
-		out = append(out, s)
 	}
 }

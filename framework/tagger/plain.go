@@ -3,6 +3,7 @@ package tagger
 import (
 	"fmt"
 	"io"
+	"slices"
 	"strings"
 
 	"github.com/trellis-nlp/trellis/framework/corpus"
@@ -34,14 +35,18 @@ func ParseInput(s string) (Input, error) {
 
 // WordColumn returns the index of the column that holds the tokens
 // themselves in the model's format (what plain text fills and what output
-// shows as the token): "form" in conllu, the first column that is not the
-// label in conll, "word" in slash, "char" in chars. It is -1 for crfsuite,
-// whose rows are attributes, not words.
+// shows as the token): the word column the model records (the one a run
+// computed OOV figures on), else "form" in conllu, the first column that
+// is not the label in conll, "word" in slash, "char" in chars. It is -1
+// for crfsuite, whose rows are attributes, not words.
 func (t *Tagger) WordColumn() int {
-	switch t.Format.Name() {
-	case corpus.NameCRFsuite:
+	if t.Format.Name() == corpus.NameCRFsuite {
 		return -1
-	case corpus.NameCoNLLU:
+	}
+	if i := slices.Index(t.Format.Columns(), t.Model.WordColumn); i >= 0 && i != t.Format.LabelColumn() {
+		return i
+	}
+	if t.Format.Name() == corpus.NameCoNLLU {
 		return 1
 	}
 	if t.Format.LabelColumn() == 0 && len(t.Format.Columns()) > 1 {

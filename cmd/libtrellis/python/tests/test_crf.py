@@ -220,15 +220,14 @@ class UDTest(unittest.TestCase):
             out = run([cmd, "tag", "--model", path, "--marginals", data]).stdout
             got, sent = [], []
             for line in out.split("\n"):
-                if line.startswith("#"):
-                    continue  # the sentence probability line
                 if not line.strip():
                     if sent:
                         got.append(sent)
                         sent = []
                     continue
-                label, p = line.split("\t")[-1].rsplit(":", 1)
-                sent.append((label, float(p)))
+                # The input line, then the label and its marginal.
+                fields = line.split("\t")
+                sent.append((fields[-2], float(fields[-1])))
             pred = self.crf.predict(self.Xd)
             marg = self.crf.predict_marginals(self.Xd)
             self.assertEqual([[l for l, _ in s] for s in got], pred)
