@@ -266,11 +266,23 @@ class AlgorithmTest(unittest.TestCase):
         ap2 = trellis.CRF(algorithm="ap", max_iterations=1).fit(X, y)
         self.assertNotEqual(ap1.predict_marginals(X), ap2.predict_marginals(X))
 
+    def test_online_algorithms(self):
+        """pa and arow train trellis's pa and arow learners with their
+        settings: they learn the training data, and their settings change
+        the model."""
+        X, y = chunk_data()
+        for kw in ({"algorithm": "pa"}, {"algorithm": "pa", "pa_type": 2, "c": 0.5, "error_sensitive": False},
+                   {"algorithm": "arow"}, {"algorithm": "arow", "variance": 0.5, "gamma": 2.0, "averaging": False}):
+            with self.subTest(kw=kw):
+                crf = trellis.CRF(max_iterations=5, **kw).fit(X, y)
+                pred = crf.predict(X)
+                right = sum(p == g for ps, gs in zip(pred, y) for p, g in zip(ps, gs))
+                self.assertGreater(right / sum(len(gs) for gs in y), 0.9)
+        a = trellis.CRF(algorithm="pa", max_iterations=1, pa_type=0).fit(X, y)
+        b = trellis.CRF(algorithm="pa", max_iterations=1, pa_type=1, c=0.001).fit(X, y)
+        self.assertNotEqual(a.predict_marginals(X), b.predict_marginals(X))
+
     def test_unsupported_algorithms(self):
-        for algorithm in ("pa", "arow"):
-            with self.assertRaisesRegex(ValueError, "algorithm %r has no trellis learner yet; supported "
-                                        "algorithms: 'lbfgs', 'l2sgd', 'ap'" % algorithm):
-                trellis.CRF(algorithm=algorithm)
         with self.assertRaisesRegex(ValueError, "unknown algorithm 'sgd'; supported algorithms"):
             trellis.CRF(algorithm="sgd")
 
@@ -283,7 +295,9 @@ class AlgorithmTest(unittest.TestCase):
             ({"algorithm": 3}, TypeError, "algorithm must be a str"),
             ({"algorithm": "l2sgd", "c1": 0.1}, ValueError, "c1 is not a setting of algorithm 'l2sgd'"),
             ({"algorithm": "ap", "c2": 0.1}, ValueError, "c2 is not a setting of algorithm 'ap'"),
-            ({"averaging": False}, ValueError, "averaging is a setting of algorithm 'ap'"),
+            ({"averaging": False}, ValueError, "averaging is a setting of algorithms 'ap', 'pa' and 'arow'"),
+            ({"algorithm": "arow", "c": 1.0}, ValueError, "c is not a setting of algorithm 'arow'"),
+            ({"algorithm": "ap", "error_sensitive": True}, ValueError, "error_sensitive is a setting of algorithm 'pa'"),
             ({"all_possible_transitions": False}, ValueError, "all_possible_transitions=False is not supported"),
             ({"all_possible_states": 1}, TypeError, "all_possible_states must be True or False"),
             ({"linesearch": "Backtracking"}, ValueError, "linesearch is a CRFsuite setting"),

@@ -17,14 +17,15 @@ _SETTINGS = {
     "l2sgd": ("crf", {"c2": "c2", "max_iterations": "max_iterations", "period": "period", "delta": "delta",
                       "learning_rate": "learning_rate", "patience": "patience"}),
     "ap": ("perceptron", {"max_iterations": "epochs"}),
+    "pa": ("pa", {"max_iterations": "epochs", "pa_type": "pa_type", "c": "c"}),
+    "arow": ("arow", {"max_iterations": "epochs", "variance": "variance", "gamma": "gamma"}),
 }
-_PLANNED = ("pa", "arow")  # CRFsuite trainers without a trellis learner yet
-_FLOATS = {"c1", "c2", "epsilon", "delta", "learning_rate"}
-_INTS = {"max_iterations", "num_memories", "period", "patience"}
+_AVERAGED = ("ap", "pa", "arow")  # the online learners, which take averaging
+_FLOATS = {"c1", "c2", "epsilon", "delta", "learning_rate", "c", "variance", "gamma"}
+_INTS = {"max_iterations", "num_memories", "period", "patience", "pa_type"}
 # sklearn-crfsuite settings trellis has no counterpart for.
 _UNSUPPORTED = ("linesearch", "max_linesearch", "calibration_eta", "calibration_rate", "calibration_samples",
-                "calibration_candidates", "calibration_max_trials", "pa_type", "c", "error_sensitive",
-                "variance", "gamma", "trainer_cls")
+                "calibration_candidates", "calibration_max_trials", "trainer_cls")
 
 
 def _supported():
@@ -32,12 +33,13 @@ def _supported():
 
 
 class CRF:
-    """A linear-chain CRF (or averaged perceptron) trained by trellis, with
+    """A linear-chain CRF (or an online learner) trained by trellis, with
     sklearn-crfsuite's interface.
 
     algorithm: "lbfgs" (default; L-BFGS, OWL-QN when c1 > 0), "l2sgd"
-    (SGD with L2) or "ap" (averaged perceptron). "pa" and "arow" have no
-    trellis learner yet and raise ValueError.
+    (SGD with L2), "ap" (averaged perceptron), "pa" (passive-aggressive:
+    pa_type 0, 1 or 2, c, error_sensitive) or "arow" (AROW: variance,
+    gamma). max_iterations is the online learners' number of epochs.
 
     c1, c2, max_iterations, num_memories, epsilon, period, delta: as in
     CRFsuite. Unset ones take trellis's defaults, which are CRFsuite's
@@ -49,7 +51,9 @@ class CRF:
     always weights every label transition (CRFsuite's True); False cannot
     be honoured and raises ValueError.
 
-    averaging (ap): False returns the last weights, not their average.
+    averaging (ap, pa, arow): False returns the last weights, not their
+    average. trellis averages all three by default; CRFsuite averages ap
+    and pa but not arow (averaging=False gives CRFsuite's arow).
 
     model_filename: when set, fit saves the model there.
 
@@ -115,9 +119,6 @@ class CRF:
         if not isinstance(algorithm, str):
             raise TypeError("algorithm must be a str, got %s" % type(algorithm).__name__)
         algorithm = algorithm.lower()
-        if algorithm in _PLANNED:
-            raise ValueError("algorithm %r has no trellis learner yet; supported algorithms: %s"
-                             % (algorithm, _supported()))
         if algorithm not in _SETTINGS:
             raise ValueError("unknown algorithm %r; supported algorithms: %s" % (algorithm, _supported()))
         typ, names = _SETTINGS[algorithm]
@@ -143,9 +144,13 @@ class CRF:
         if algorithm == "l2sgd":
             config["algorithm"] = "sgd"
         if self.averaging is not None:
-            if algorithm != "ap":
-                raise ValueError("averaging is a setting of algorithm 'ap'")
+            if algorithm not in _AVERAGED:
+                raise ValueError("averaging is a setting of algorithms 'ap', 'pa' and 'arow'")
             config["average"] = _flag("averaging", self.averaging)
+        if self.error_sensitive is not None:
+            if algorithm != "pa":
+                raise ValueError("error_sensitive is a setting of algorithm 'pa'")
+            config["error_sensitive"] = _flag("error_sensitive", self.error_sensitive)
         for name in ("seed", "threads"):
             _number(name, getattr(self, name), True, minimum=0)
         if self.scheme is not None and not isinstance(self.scheme, str):
