@@ -98,6 +98,12 @@ type FitOptions struct {
 	BatchSize int
 	// Done, if not nil, hears the size of each batch encoded.
 	Done func(n int)
+	// Base, when set, is the mapper of a model to continue training from
+	// (its Record): its attributes and labels keep their IDs, none of
+	// them is pruned, and the new data's attributes and labels are
+	// appended after them. Its templates must be this mapper's (see
+	// SameTemplates).
+	Base *MapperRecord
 }
 
 // Fit builds the dictionaries from the training sentences and returns
@@ -111,6 +117,11 @@ func (m *Mapper) Fit(ctx context.Context, sents []*corpus.Sentence, o FitOptions
 	}
 	m.attrs, m.labels = NewDictionary(), NewDictionary()
 	e := NewEncoder(m.attrs, m.labels, true, m.extractors, m.cols.Label)
+	if o.Base != nil {
+		if err := m.seed(e, o.Base); err != nil {
+			return nil, err
+		}
+	}
 	batch := o.BatchSize
 	if batch <= 0 {
 		batch = max(len(sents), 1)
@@ -123,8 +134,12 @@ func (m *Mapper) Fit(ctx context.Context, sents []*corpus.Sentence, o FitOptions
 	e.Prune(o.MinCount)
 	m.attrGroup = e.AttrGroup
 	for g := range m.extractors {
-		m.unknown = append(m.unknown, m.attrs.InternString(UnknownAttrName(g)))
-		m.attrGroup = append(m.attrGroup, int32(g))
+		// A base model's unknown-value attributes keep their IDs.
+		id := m.attrs.InternString(UnknownAttrName(g))
+		m.unknown = append(m.unknown, id)
+		if int(id) == len(m.attrGroup) {
+			m.attrGroup = append(m.attrGroup, int32(g))
+		}
 	}
 	m.fitted = true
 	return e.Dataset(), nil

@@ -1,6 +1,11 @@
 package feature
 
-import "fmt"
+import (
+	"bytes"
+	"fmt"
+	"math"
+	"strings"
+)
 
 // MapperRecord is what a model file keeps of a Mapper: the labels,
 // templates, transitions and unknown_attrs fields of its JSON header and
@@ -70,6 +75,86 @@ func checkUnknownAttrs(unknown []int32, groups, attrs int) error {
 	for g, a := range unknown {
 		if a < -1 || int(a) >= attrs {
 			return fmt.Errorf("corrupted model: unknown-value attribute %d of template %d out of range", a, g)
+		}
+	}
+	return nil
+}
+
+// SameTemplates reports how the templates of a model (r) differ from
+// those of this mapper, "" when they are the same: a model can be trained
+// further only on the attributes its templates emit.
+func (m *Mapper) SameTemplates(r MapperRecord) string {
+	return TemplatesDiff(r.Templates, m.specs)
+}
+
+// TemplatesDiff says how the templates want differ from have (name,
+// type, config or order), "" when they are the same.
+func TemplatesDiff(have, want []TemplateSpec) string {
+	byName := map[string]TemplateSpec{}
+	for _, t := range have {
+		byName[t.Name] = t
+	}
+	for _, t := range want {
+		h, ok := byName[t.Name]
+		switch {
+		case !ok:
+			return fmt.Sprintf("template %q is not in the model", t.Name)
+		case h.Type != t.Type:
+			return fmt.Sprintf("template %q is of type %s in the model, %s here", t.Name, h.Type, t.Type)
+		case !bytes.Equal(h.Config, t.Config):
+			return fmt.Sprintf("template %q has config %s in the model, %s here", t.Name, h.Config, t.Config)
+		}
+	}
+	wantNames := map[string]bool{}
+	for _, t := range want {
+		wantNames[t.Name] = true
+	}
+	for _, t := range have {
+		if !wantNames[t.Name] {
+			return fmt.Sprintf("the model has template %q, which is missing here", t.Name)
+		}
+	}
+	for i := range want {
+		if want[i].Name != have[i].Name {
+			return fmt.Sprintf("the templates are in another order (the model's: %s)", templateNames(have))
+		}
+	}
+	return ""
+}
+
+func templateNames(ts []TemplateSpec) string {
+	var names []string
+	for _, t := range ts {
+		names = append(names, t.Name)
+	}
+	return strings.Join(names, ", ")
+}
+
+// seed fills the empty dictionaries of a Fit with a base model's
+// attributes and labels, in their order, so that they keep their IDs.
+// Their counts start at the largest count, so that pruning keeps them
+// all; their template group is not recorded in a model file and is -1
+// (only the HMM reads groups, and it does not continue training).
+func (m *Mapper) seed(e *Encoder, base *MapperRecord) error {
+	if d := m.SameTemplates(*base); d != "" {
+		return fmt.Errorf("the model to continue has other templates: %s", d)
+	}
+	if base.Transitions != m.transitions {
+		return fmt.Errorf("the model to continue has transitions %v, the templates %v", base.Transitions, m.transitions)
+	}
+	if err := checkUnknownAttrs(base.UnknownAttrs, len(m.extractors), len(base.Attrs)); err != nil {
+		return err
+	}
+	for _, a := range base.Attrs {
+		if id := m.attrs.InternString(a); int(id) != len(e.AttrGroup) {
+			return fmt.Errorf("corrupted model: attribute %q listed twice", a)
+		}
+		m.attrs.counts[len(m.attrs.counts)-1] = math.MaxInt64 / 2
+		e.AttrGroup = append(e.AttrGroup, -1)
+	}
+	for i, l := range base.Labels {
+		if id := m.labels.InternString(l); int(id) != i {
+			return fmt.Errorf("corrupted model: label %q listed twice", l)
 		}
 	}
 	return nil
