@@ -51,6 +51,17 @@ type Problem struct {
 	// Observe, when set, receives one point per epoch or iteration (the
 	// learning curve in the report).
 	Observe func(Point)
+	// Init, when set, is a trained model to continue from (init_model):
+	// its attribute and label IDs are a prefix of this Problem's (see
+	// feature.FitOptions Base). NewModel starts from its weights.
+	Init *linear.Model
+}
+
+// Continuer is a learner that can start from a trained model's weights
+// (Problem.Init): its config has init_model, the model file's path.
+type Continuer interface {
+	// InitModel is the init_model setting as written ("" when unset).
+	InitModel() string
 }
 
 // Mapper is what a learner may know of the feature mapper behind a

@@ -20,12 +20,25 @@ func ValidateFeatures(v string) hcl.Diagnostics {
 		Detail: fmt.Sprintf(`features must be "observed" (attribute-label pairs seen in training) or "all", got %q`, v)}}
 }
 
-// NewModel allocates the model structure a features setting asks for.
+// NewModel allocates the model structure a features setting asks for,
+// with zero weights (Problem.Init aside: see StartModel).
 func NewModel(features string, p *Problem) *linear.Model {
 	if features == "all" {
 		return linear.NewDense(p.NumAttrs, p.NumLabels, p.Transitions)
 	}
 	return linear.NewObserved(p.Train, p.NumAttrs, p.NumLabels, p.Transitions)
+}
+
+// StartModel is the model a learner starts training from: NewModel's with
+// zero weights or, when the Problem continues a model (Init), with its
+// weights on the union of its structure and NewModel's (new weights
+// zero).
+func StartModel(features string, p *Problem) (*linear.Model, error) {
+	m := NewModel(features, p)
+	if p.Init == nil {
+		return m, nil
+	}
+	return linear.Continue(p.Init, m)
 }
 
 // Complete reports whether every token of sentence s has a gold label the

@@ -35,6 +35,9 @@ type Config struct {
 	Average   *bool  `hcl:"average,optional" json:"average,omitempty"`
 	BestEpoch *bool  `hcl:"best_epoch,optional" json:"best_epoch,omitempty"`
 	Features  string `hcl:"features,optional" json:"features,omitempty"`
+	// InitModel is the path of a trained model to continue training from
+	// (resolved by the spec against its folder); "" trains from zero.
+	InitModel string `hcl:"init_model,optional" json:"init_model,omitempty"`
 	// Variance is every weight's initial variance (default 1).
 	Variance *float64 `hcl:"variance,optional" json:"variance,omitempty"`
 	// Gamma is the trade-off γ between keeping the weights and fitting
@@ -43,11 +46,16 @@ type Config struct {
 }
 
 func (c *Config) online() *online.Config {
-	return &online.Config{Epochs: c.Epochs, Shuffle: c.Shuffle, Average: c.Average, BestEpoch: c.BestEpoch, Features: c.Features}
+	return &online.Config{Epochs: c.Epochs, Shuffle: c.Shuffle, Average: c.Average, BestEpoch: c.BestEpoch, Features: c.Features, InitModel: c.InitModel}
 }
 
 // Learner is the AROW learner.
 type Learner struct{ cfg Config }
+
+// InitModel implements learn.Continuer.
+func (l *Learner) InitModel() string { return l.cfg.InitModel }
+
+var _ learn.Continuer = (*Learner)(nil)
 
 var _ learn.Learner = (*Learner)(nil)
 

@@ -51,6 +51,9 @@ type Config struct {
 	LearningRate *float64 `hcl:"learning_rate,optional" json:"learning_rate,omitempty"`
 	// Features is "observed" (default, as CRFsuite) or "all".
 	Features string `hcl:"features,optional" json:"features,omitempty"`
+	// InitModel is the path of a trained model to continue training from
+	// (see online.Config; resolved by the spec against its folder); "" trains from zero.
+	InitModel string `hcl:"init_model,optional" json:"init_model,omitempty"`
 }
 
 // Form is the probability model a Learner fits. The forms share the
@@ -203,7 +206,10 @@ func (l *Learner) Validate() hcl.Diagnostics {
 func (l *Learner) Train(ctx context.Context, p *learn.Problem) (*learn.Result, error) {
 	s := l.settings()
 	p = l.problem(p)
-	m := learn.NewModel(l.cfg.Features, p)
+	m, err := learn.StartModel(l.cfg.Features, p)
+	if err != nil {
+		return nil, err
+	}
 	m.Local = l.form == Local && p.Transitions
 	sents, err := learn.CompleteSentences(p, s.name)
 	if err != nil {
@@ -359,3 +365,11 @@ func (es *earlyStop) observe(k int, x []float64, pt *learn.Point) bool {
 	es.p.Log.Debug().Int("iteration", k).Float64("dev", pt.DevScore).Float64("best", es.best.Score).Msg("crf dev score")
 	return es.active() && k-es.best.At >= es.patience
 }
+
+// InitModel implements learn.Continuer. Only the weights are continued:
+// a model file holds no optimizer state, so L-BFGS starts afresh from
+// them (an empty curvature history, its first step a scaled gradient
+// step) on the new data's objective.
+func (l *Learner) InitModel() string { return l.cfg.InitModel }
+
+var _ learn.Continuer = (*Learner)(nil)

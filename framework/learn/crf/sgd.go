@@ -49,6 +49,7 @@ func trainSGD(ctx context.Context, obj *objective, s settings, p *learn.Problem,
 	for f := range g.g {
 		g.g[f] = 0
 	}
+	copy(g.v, obj.m.W) // zero, or the weights of the model continued (init_model)
 	g.rng = rand.New(g.src)
 	loop := &learn.Loop{
 		Name: s.name, Unit: "sgd epoch", Steps: s.maxIterations, Hint: "try a smaller learning_rate",

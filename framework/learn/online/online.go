@@ -31,6 +31,9 @@ type Config struct {
 	// Features is "observed" (attribute-label pairs seen in training get a
 	// weight, as CRFsuite does; the default) or "all".
 	Features string `hcl:"features,optional" json:"features,omitempty"`
+	// InitModel is the path of a trained model to continue training from
+	// (resolved by the spec against its folder); "" trains from zero.
+	InitModel string `hcl:"init_model,optional" json:"init_model,omitempty"`
 }
 
 // DefaultEpochs is enough for the averaged online learners to level off
@@ -57,9 +60,11 @@ func (c *Config) NumEpochs() int {
 // Validate checks the shared settings.
 func (c *Config) Validate() hcl.Diagnostics {
 	var diags hcl.Diagnostics
-	if e := c.Epochs; e != nil && (*e < 1 || *e > 100000) {
+	// Zero epochs is the continued model itself (a check that continuing
+	// loses nothing); from zero weights it would be a model of zeros.
+	if e := c.Epochs; e != nil && (*e < 0 || *e > 100000 || (*e == 0 && c.InitModel == "")) {
 		diags = append(diags, &hcl.Diagnostic{Severity: hcl.DiagError, Summary: "Invalid epochs",
-			Detail: fmt.Sprintf("epochs must be between 1 and 100000, got %d", *e)})
+			Detail: fmt.Sprintf("epochs must be between 1 and 100000 (0 only with init_model), got %d", *e)})
 	}
 	diags = append(diags, learn.ValidateFeatures(c.Features)...)
 	return diags
@@ -85,7 +90,10 @@ type Rule interface {
 // Train runs an online learner: the shared settings c, the rule, under
 // the learner's name (errors, logs, checkpoints).
 func Train(ctx context.Context, p *learn.Problem, name string, c *Config, rule Rule) (*learn.Result, error) {
-	m := learn.NewModel(c.Features, p)
+	m, err := learn.StartModel(c.Features, p)
+	if err != nil {
+		return nil, err
+	}
 	order, err := learn.CompleteSentences(p, name)
 	if err != nil {
 		return nil, err

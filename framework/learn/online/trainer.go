@@ -47,11 +47,23 @@ func newTrainer(m *linear.Model, p *learn.Problem, rule Rule) *Trainer {
 		ws: lattice.NewWorkspace(nl),
 	}
 	t.scorer = m.InPlaceScorer(t.w)
-	// The decoding transitions start at zero, as w does, whether or not
-	// the model has a transition template.
+	// The decoding transitions start at zero, whether or not the model
+	// has a transition template, and then at w's when it has one.
 	zero := make([]float64, nl*nl)
 	t.chain = lattice.NewChain(zero, zero[:nl], zero[:nl], p.Constraints)
 	t.chain.Attach(&t.sc)
+	// A continued model (init_model) starts from its weights w0. The
+	// averaging sums start at c·w0 (c = 1) as if w0 had been added at the
+	// first step, so that Result averages this run's weights, w0 + the
+	// updates so far, and is w0 before any step.
+	copy(t.w, m.W)
+	copy(t.u, m.W)
+	if t.transitions {
+		nf := m.NumFeatures()
+		for f := nf; f < len(t.w); f++ {
+			t.Add(f, 0)
+		}
+	}
 	return t
 }
 

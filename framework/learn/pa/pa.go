@@ -35,6 +35,9 @@ type Config struct {
 	Average   *bool  `hcl:"average,optional" json:"average,omitempty"`
 	BestEpoch *bool  `hcl:"best_epoch,optional" json:"best_epoch,omitempty"`
 	Features  string `hcl:"features,optional" json:"features,omitempty"`
+	// InitModel is the path of a trained model to continue training from
+	// (resolved by the spec against its folder); "" trains from zero.
+	InitModel string `hcl:"init_model,optional" json:"init_model,omitempty"`
 	// Type is 0 (PA), 1 (PA-I, the default) or 2 (PA-II): CRFsuite's
 	// "type", named pa_type as in sklearn-crfsuite because a learner
 	// block's type is the learner's.
@@ -47,11 +50,16 @@ type Config struct {
 }
 
 func (c *Config) online() *online.Config {
-	return &online.Config{Epochs: c.Epochs, Shuffle: c.Shuffle, Average: c.Average, BestEpoch: c.BestEpoch, Features: c.Features}
+	return &online.Config{Epochs: c.Epochs, Shuffle: c.Shuffle, Average: c.Average, BestEpoch: c.BestEpoch, Features: c.Features, InitModel: c.InitModel}
 }
 
 // Learner is the passive-aggressive learner.
 type Learner struct{ cfg Config }
+
+// InitModel implements learn.Continuer.
+func (l *Learner) InitModel() string { return l.cfg.InitModel }
+
+var _ learn.Continuer = (*Learner)(nil)
 
 var _ learn.Learner = (*Learner)(nil)
 

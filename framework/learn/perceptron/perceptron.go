@@ -29,10 +29,13 @@ type Config struct {
 	// Features is "observed" (attribute-label pairs seen in training get a
 	// weight, as CRFsuite does; the default) or "all".
 	Features string `hcl:"features,optional" json:"features,omitempty"`
+	// InitModel is the path of a trained model to continue training from
+	// (resolved by the spec against its folder); "" trains from zero.
+	InitModel string `hcl:"init_model,optional" json:"init_model,omitempty"`
 }
 
 func (c *Config) online() *online.Config {
-	return &online.Config{Epochs: c.Epochs, Shuffle: c.Shuffle, Average: c.Average, BestEpoch: c.BestEpoch, Features: c.Features}
+	return &online.Config{Epochs: c.Epochs, Shuffle: c.Shuffle, Average: c.Average, BestEpoch: c.BestEpoch, Features: c.Features, InitModel: c.InitModel}
 }
 
 // DefaultEpochs is enough for the averaged perceptron to level off on the
@@ -41,6 +44,11 @@ const DefaultEpochs = online.DefaultEpochs
 
 // Learner is the averaged perceptron.
 type Learner struct{ cfg Config }
+
+// InitModel implements learn.Continuer.
+func (l *Learner) InitModel() string { return l.cfg.InitModel }
+
+var _ learn.Continuer = (*Learner)(nil)
 
 var _ learn.Learner = (*Learner)(nil)
 
