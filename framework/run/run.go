@@ -70,6 +70,9 @@ type Options struct {
 	// dataChecked is set on the runs of a cross-validation or ablation,
 	// whose corpora CheckData has checked once up front.
 	dataChecked bool
+	// base, when set, is the mapper of the model a learner continues
+	// (continue.go): the training encoding keeps its IDs.
+	base *feature.MapperRecord
 }
 
 // LearnerMetrics and Comparison are the run directory's types.
@@ -160,7 +163,13 @@ func Run(ctx context.Context, o Options) (*Result, error) {
 		if err := ctx.Err(); err != nil {
 			return nil, err
 		}
-		lr, err := runLearner(ctx, o, enc, li, constraints, dataHashes)
+		lenc, lcons := enc, constraints
+		if li.InitModel != nil {
+			if lenc, lcons, err = continuedEncoding(ctx, o, li); err != nil {
+				return nil, fmt.Errorf("learner %q: %w", li.Name, err)
+			}
+		}
+		lr, err := runLearner(ctx, o, lenc, li, lcons, dataHashes)
 		if err != nil {
 			return nil, fmt.Errorf("learner %q: %w", li.Name, err)
 		}
@@ -170,7 +179,7 @@ func Run(ctx context.Context, o Options) (*Result, error) {
 		if err != nil {
 			return nil, err
 		}
-		manifestLearners[li.Name] = rundir.ManifestLearner{Type: li.Type, Config: cfg}
+		manifestLearners[li.Name] = rundir.ManifestLearner{Type: li.Type, Config: cfg, InitModel: manifestInitModel(li)}
 	}
 	if err := compareLearners(res, sch, s.Seed); err != nil {
 		return nil, err
@@ -398,7 +407,7 @@ func encodeSentences(ctx context.Context, o Options, mp *feature.Mapper, sents [
 	bar := meter.Start("extracting features", int64(len(sents)), "sentences")
 	var err error
 	enc.train, err = mp.Fit(ctx, sents, feature.FitOptions{
-		MinCount: s.Features.MinCount, BatchSize: tagger.BatchSize, Done: func(n int) { bar.Add(int64(n)) },
+		MinCount: s.Features.MinCount, BatchSize: tagger.BatchSize, Done: func(n int) { bar.Add(int64(n)) }, Base: o.base,
 	})
 	bar.Done()
 	if err != nil {
@@ -501,6 +510,9 @@ func runLearner(ctx context.Context, o Options, enc *encoded, li *spec.LearnerIn
 	log := o.Log.With().Str("learner", li.Name).Logger()
 	lm := &LearnerMetrics{Learner: li.Type}
 	p := newProblem(o, enc, log, constraints)
+	if li.InitModel != nil {
+		p.Init = li.InitModel.Model.Linear
+	}
 	p.Observe = func(pt learn.Point) { lm.Curve = append(lm.Curve, pt) }
 	modelPath := rundir.ModelPath(o.OutDir, li.Name)
 	var ck *checkpointer

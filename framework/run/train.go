@@ -27,6 +27,7 @@ func Train(ctx context.Context, o Options, learner string) (*model.Model, error)
 	if err != nil {
 		return nil, err
 	}
+	o.base = baseRecord(li)
 	enc, err := encodeTraining(ctx, o)
 	if err != nil {
 		return nil, err
@@ -53,6 +54,7 @@ func TrainSentences(ctx context.Context, o Options, learner string, train, dev [
 	if err != nil {
 		return nil, err
 	}
+	o.base = baseRecord(li)
 	enc, err := encodeSentences(ctx, o, mp, train, func() ([]*corpus.Sentence, error) { return dev, nil })
 	if err != nil {
 		mp.Close()
@@ -89,6 +91,9 @@ func trainOne(ctx context.Context, o Options, enc *encoded, li *spec.LearnerInst
 		constraints = scheme.Constraints(enc.mapper.Labels().Names(), o.Spec.Labels.Scheme)
 	}
 	p := newProblem(o, enc, o.Log.With().Str("learner", li.Name).Logger(), constraints)
+	if li.InitModel != nil {
+		p.Init = li.InitModel.Model.Linear
+	}
 	res, err := li.Learner.Train(ctx, p)
 	if err != nil {
 		return nil, fmt.Errorf("learner %q: %w", li.Name, err)

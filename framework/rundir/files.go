@@ -84,6 +84,16 @@ type Manifest struct {
 type ManifestLearner struct {
 	Type   string          `json:"type"`
 	Config json.RawMessage `json:"config"`
+	// InitModel is the model the learner continued training from
+	// (init_model), when it did.
+	InitModel *ManifestInitModel `json:"init_model,omitempty"`
+}
+
+// ManifestInitModel is a learner's starting model: its path as resolved
+// against the spec's folder and its SHA-256.
+type ManifestInitModel struct {
+	Path   string `json:"path"`
+	SHA256 string `json:"sha256"`
 }
 
 // LearnerMetrics are one learner's figures in metrics.json.

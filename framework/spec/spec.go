@@ -144,6 +144,9 @@ type LearnerInstance struct {
 	Learner learn.Learner `json:"-"`
 	Config  any           `json:"config"`
 	Range   hcl.Range     `json:"-"`
+	// InitModel is the model a learner with init_model continues
+	// training from (see initmodel.go), nil for the others.
+	InitModel *InitModel `json:"init_model,omitempty"`
 }
 
 // Evaluation is the evaluation block.
@@ -230,6 +233,9 @@ func Decode(filename string, src []byte, vars map[string]string, reg Registries)
 	diags = append(diags, s.decodeFeatures(content, ctx, reg.Templates)...)
 	diags = append(diags, s.decodeLearners(content.Blocks.OfType("learner"), ctx, reg.Learners)...)
 	diags = append(diags, s.decodeEvaluation(content, ctx)...)
+	if !diags.HasErrors() {
+		diags = append(diags, s.loadInitModels()...)
+	}
 	if diags.HasErrors() {
 		return nil, dropFollowUps(diags)
 	}
@@ -685,7 +691,11 @@ func (s *Spec) decodeLearners(blocks hcl.Blocks, ctx *hcl.EvalContext, reg *lear
 			}
 			diags = append(diags, vd)
 		}
-		s.Learners = append(s.Learners, &LearnerInstance{Name: name, Type: typ, Learner: l, Config: l.Config(), Range: b.DefRange})
+		li := &LearnerInstance{Name: name, Type: typ, Learner: l, Config: l.Config(), Range: b.DefRange}
+		if c, ok := l.(learn.Continuer); ok && c.InitModel() != "" {
+			li.InitModel = &InitModel{Path: s.path(c.InitModel()), Range: *attrRange(b, "init_model")}
+		}
+		s.Learners = append(s.Learners, li)
 	}
 	return diags
 }

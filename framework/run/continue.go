@@ -1,0 +1,71 @@
+package run
+
+import (
+	"context"
+
+	"github.com/trellis-nlp/trellis/framework/corpus"
+	"github.com/trellis-nlp/trellis/framework/feature"
+	"github.com/trellis-nlp/trellis/framework/lattice"
+	"github.com/trellis-nlp/trellis/framework/rundir"
+	"github.com/trellis-nlp/trellis/framework/scheme"
+	"github.com/trellis-nlp/trellis/framework/spec"
+)
+
+// continuedEncoding is the training side of a learner that continues a
+// model (init_model): the training (and dev) corpus encoded by a mapper
+// fitted from the model's, so that its attribute and label IDs are kept
+// and the new data's are appended, which is the layout learn.StartModel
+// puts the model's weights on. It is the learner's own: the other
+// learners' encoding knows nothing of the model. The scheme constraints
+// are rebuilt for its labels.
+func continuedEncoding(ctx context.Context, o Options, li *spec.LearnerInstance) (*encoded, *lattice.Constraints, error) {
+	s, m := o.Spec, li.InitModel.Model
+	mp, err := trainingMapper(s)
+	if err != nil {
+		return nil, nil, err
+	}
+	o.base, o.dataChecked = baseRecord(li), true // the shared encoding checked the data
+	sents, err := readCorpus(s.Corpus(s.Evaluation.Train))
+	if err != nil {
+		return nil, nil, err
+	}
+	readDev := func() ([]*corpus.Sentence, error) {
+		if s.Evaluation.Dev == "" {
+			return nil, nil
+		}
+		return readCorpus(s.Corpus(s.Evaluation.Dev))
+	}
+	enc, err := encodeSentences(ctx, o, mp, sents, readDev)
+	if err != nil {
+		return nil, nil, err
+	}
+	o.Log.Info().Str("learner", li.Name).Str("init_model", li.InitModel.Path).
+		Int("model_attributes", len(m.Attrs)).Int("attributes", enc.mapper.Attrs().Len()).
+		Int("model_labels", len(m.Labels)).Int("labels", enc.mapper.Labels().Len()).Msg("continuing a model")
+	var constraints *lattice.Constraints
+	if s.Labels.Constrained {
+		constraints = scheme.Constraints(enc.mapper.Labels().Names(), s.Labels.Scheme)
+	}
+	return enc, constraints, nil
+}
+
+// manifestInitModel is what the manifest records of a learner's
+// init_model (nil without one).
+func manifestInitModel(li *spec.LearnerInstance) *rundir.ManifestInitModel {
+	if li.InitModel == nil {
+		return nil
+	}
+	return &rundir.ManifestInitModel{Path: li.InitModel.Path, SHA256: li.InitModel.SHA256}
+}
+
+// baseRecord is the mapper of li's init_model, nil without one.
+func baseRecord(li *spec.LearnerInstance) *feature.MapperRecord {
+	if li.InitModel == nil {
+		return nil
+	}
+	m := li.InitModel.Model
+	return &feature.MapperRecord{
+		Labels: m.Labels, Templates: m.Templates, Transitions: m.Transitions,
+		UnknownAttrs: m.UnknownAttrs, Attrs: m.Attrs,
+	}
+}

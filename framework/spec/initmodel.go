@@ -1,0 +1,89 @@
+package spec
+
+import (
+	"errors"
+	"fmt"
+	"io/fs"
+	"path/filepath"
+
+	"github.com/hashicorp/hcl/v2"
+
+	"github.com/trellis-nlp/trellis/framework/feature"
+	"github.com/trellis-nlp/trellis/framework/fileio"
+	"github.com/trellis-nlp/trellis/framework/model"
+)
+
+// InitModel is a learner's init_model: the trained model it continues
+// training from. The model must have been trained with the spec's
+// templates and label scheme; its dictionaries then grow with the new
+// training data (feature.FitOptions Base).
+type InitModel struct {
+	// Path is the model file, resolved against the spec's folder.
+	Path string `json:"path"`
+	// SHA256 is the model file's, for the manifest.
+	SHA256 string    `json:"sha256"`
+	Range  hcl.Range `json:"-"`
+	// Model is the loaded model.
+	Model *model.Model `json:"-"`
+}
+
+// path resolves a path written in the spec against the spec's folder.
+func (s *Spec) path(p string) string {
+	if filepath.IsAbs(p) {
+		return p
+	}
+	return filepath.Join(s.Dir, p)
+}
+
+// loadInitModels loads every learner's init_model and checks it against
+// the spec: a missing or unreadable model, other templates or another
+// label scheme are diagnostics at the init_model setting.
+func (s *Spec) loadInitModels() hcl.Diagnostics {
+	var diags hcl.Diagnostics
+	for _, li := range s.Learners {
+		im := li.InitModel
+		if im == nil {
+			continue
+		}
+		m, err := model.Load(im.Path)
+		if err != nil {
+			detail := err.Error()
+			if errors.Is(err, fs.ErrNotExist) {
+				detail = fmt.Sprintf("%s (paths are relative to the spec file's folder, %s).", err, s.Dir)
+			}
+			diags = append(diags, errorAt(im.Range.Ptr(), "Cannot read init_model", detail))
+			continue
+		}
+		if d := s.checkInitModel(m); d != "" {
+			diags = append(diags, errorAt(im.Range.Ptr(), "init_model does not fit the spec",
+				fmt.Sprintf("%s was trained with %s; training can continue only with the same templates and label scheme.", im.Path, d)))
+			continue
+		}
+		if im.SHA256, err = fileio.SHA256File(im.Path); err != nil {
+			diags = append(diags, errorAt(im.Range.Ptr(), "Cannot read init_model", err.Error()))
+			continue
+		}
+		im.Model = m
+	}
+	return diags
+}
+
+// checkInitModel says how m's templates or scheme differ from the spec's
+// ("" when they do not).
+func (s *Spec) checkInitModel(m *model.Model) string {
+	if m.Scheme != s.Labels.Scheme.String() {
+		return fmt.Sprintf("label scheme %s, not %s", m.Scheme, s.Labels.Scheme)
+	}
+	var want []feature.TemplateSpec
+	for _, ti := range s.Features.Templates {
+		ts, err := ti.Spec()
+		if err != nil {
+			return err.Error()
+		}
+		want = append(want, ts)
+	}
+	if d := feature.TemplatesDiff(m.Templates, want); d != "" {
+		return "other templates: " + d
+	}
+	return ""
+}
