@@ -1,0 +1,68 @@
+package crf
+
+import (
+	"context"
+	"math"
+	"math/rand/v2"
+	"testing"
+
+	"github.com/trellis-nlp/trellis/framework/learn"
+)
+
+// TestContinue: L-BFGS continued from a model it trained to convergence
+// on the same data starts at that model's objective value (the weights
+// are carried over; only the curvature history is lost) and ends no
+// higher, close to it. SGD continued for one epoch moves further (its
+// step size restarts at learning_rate: the schedule's position is not
+// in a model file) but stays within a few percent. The equality is
+// approximate: the optimizer state is not in a model file, so the
+// continued run is a fresh minimization from the weights.
+func TestContinue(t *testing.T) {
+	r := rand.New(rand.NewPCG(8, 9))
+	train, test := synthetic(r, 300, false), synthetic(r, 100, false)
+	for _, c := range []struct {
+		name string
+		cfg  Config
+	}{
+		{"lbfgs", Config{}},
+		{"sgd", Config{Algorithm: "sgd", MaxIterations: 20}},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			l := &Learner{cfg: c.cfg}
+			a, err := l.Train(context.Background(), problem(train, 1))
+			if err != nil {
+				t.Fatal(err)
+			}
+			p := problem(train, 1)
+			p.Init = a.Model
+			var first float64
+			p.Observe = func(pt learn.Point) {
+				if first == 0 {
+					first = pt.Loss
+				}
+			}
+			cfg := c.cfg
+			if cfg.Algorithm == "sgd" {
+				cfg.MaxIterations = 1
+			}
+			b, err := (&Learner{cfg: cfg}).Train(context.Background(), p)
+			if err != nil {
+				t.Fatal(err)
+			}
+			la, lb := a.Info["loss"].(float64), b.Info["loss"].(float64)
+			if c.cfg.Algorithm != "sgd" && (lb > la+1e-9*math.Abs(la) || math.Abs(first-la) > 1e-6*math.Abs(la)) {
+				t.Errorf("continued L-BFGS: first loss %v, final %v; the model's was %v", first, lb, la)
+			}
+			tol := 0.001
+			if c.cfg.Algorithm == "sgd" {
+				tol = 0.05 // 2.7% on this data
+			}
+			if math.Abs(lb-la) > tol*math.Abs(la) {
+				t.Errorf("continued loss %v far from the model's %v", lb, la)
+			}
+			if aa, ab := accuracy(a.Model, test), accuracy(b.Model, test); math.Abs(aa-ab) > 0.01 {
+				t.Errorf("accuracy %.4f continued, %.4f before", ab, aa)
+			}
+		})
+	}
+}
