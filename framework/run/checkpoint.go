@@ -105,6 +105,10 @@ func newCheckpointer(o Options, li *spec.LearnerInstance, dataHashes map[string]
 	for _, n := range names {
 		fmt.Fprintf(h, "data %s %s\n", n, dataHashes[n])
 	}
+	if im := li.InitModel; im != nil {
+		// The same init_model path may hold another model by now.
+		fmt.Fprintf(h, "init_model %s\n", im.SHA256)
+	}
 	dir := filepath.Join(o.OutDir, CheckpointDir)
 	return &checkpointer{
 		path: filepath.Join(dir, li.Name+".ckpt"), donePath: filepath.Join(dir, li.Name+".done"),
