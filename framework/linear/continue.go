@@ -7,7 +7,8 @@ import "fmt"
 // new ones appended (a mapper fitted from init's, see feature.FitOptions
 // Base). The structure is the union of both, so no weight of init is
 // lost and the new data's features are there too; init's weights are
-// copied in and every other weight is zero. m itself is not changed.
+// copied in (its transition, start and stop weights only when m has
+// transitions) and every other weight is zero. m itself is not changed.
 func Continue(init, m *Model) (*Model, error) {
 	if init.NumAttrs() > m.NumAttrs() || init.NumLabels > m.NumLabels {
 		return nil, fmt.Errorf("the model to continue has %d attributes and %d labels, more than the %d and %d of the data it continues on",
@@ -49,6 +50,11 @@ func Continue(init, m *Model) (*Model, error) {
 		if k >= 0 {
 			out.W[f] = init.W[k]
 		}
+	}
+	if !m.Transitions {
+		// A per-token classifier (maxent) continuing a chain model keeps
+		// its transition weights at zero, as it was trained.
+		return out, nil
 	}
 	trans, start, stop := out.Trans(), out.Start(), out.Stop()
 	t0, s0, e0 := init.Trans(), init.Start(), init.Stop()

@@ -72,6 +72,16 @@ func TestContinue(t *testing.T) {
 			t.Errorf("start/stop of %d: %v %v, want %v %v", p, out.Start()[p], out.Stop()[p], w0, w1)
 		}
 	}
+	noTrans := NewObserved(d, 8, 4, false)
+	pt, err := Continue(init, noTrans)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, w := range pt.W[pt.NumFeatures():] {
+		if w != 0 {
+			t.Fatal("a model without transitions got the continued model's transition weights")
+		}
+	}
 	if _, err := Continue(m, init); err == nil {
 		t.Error("continuing a larger model on a smaller structure: no error")
 	}
