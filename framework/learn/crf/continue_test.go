@@ -66,3 +66,40 @@ func TestContinue(t *testing.T) {
 		})
 	}
 }
+
+// TestContinuePrior: continued on other data, the CRF with prior =
+// "init_model" ends nearer the model's weights than without (which ends
+// at the new data's own optimum, wherever it started).
+func TestContinuePrior(t *testing.T) {
+	r := rand.New(rand.NewPCG(10, 11))
+	first, second := synthetic(r, 200, false), synthetic(r, 50, false)
+	a, err := (&Learner{}).Train(context.Background(), problem(first, 1))
+	if err != nil {
+		t.Fatal(err)
+	}
+	dist := map[string]float64{}
+	for _, prior := range []string{"zero", "init_model"} {
+		l := &Learner{cfg: Config{InitModel: "a.model", Prior: prior}}
+		if d := l.Validate(); d.HasErrors() {
+			t.Fatal(d)
+		}
+		p := problem(second, 1)
+		p.Init = a.Model
+		b, err := l.Train(context.Background(), p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(b.Model.W) != len(a.Model.W) {
+			t.Fatalf("%d weights continued from %d: the synthetic data should share one structure", len(b.Model.W), len(a.Model.W))
+		}
+		for i, w := range b.Model.W {
+			dist[prior] += (w - a.Model.W[i]) * (w - a.Model.W[i])
+		}
+	}
+	if !(dist["init_model"] < dist["zero"]/2) {
+		t.Errorf("squared distance to the model: %v with the prior, %v without", dist["init_model"], dist["zero"])
+	}
+	if d := (&Learner{cfg: Config{Prior: "init_model"}}).Validate(); !d.HasErrors() {
+		t.Error(`prior = "init_model" without init_model: no diagnostic`)
+	}
+}

@@ -54,6 +54,12 @@ type Config struct {
 	// InitModel is the path of a trained model to continue training from
 	// (see online.Config; resolved by the spec against its folder); "" trains from zero.
 	InitModel string `hcl:"init_model,optional" json:"init_model,omitempty"`
+	// Prior is the centre of the L2 penalty: "zero" (default) penalizes
+	// c2·‖w‖²; "init_model" penalizes c2·‖w − w₀‖², w₀ the weights of
+	// init_model (new features 0), so that continuing on new data stays
+	// near the model instead of forgetting the data it was trained on
+	// (Chelba & Acero 2004). L-BFGS only.
+	Prior string `hcl:"prior,optional" json:"prior,omitempty"`
 }
 
 // Form is the probability model a Learner fits. The forms share the
@@ -195,6 +201,15 @@ func (l *Learner) Validate() hcl.Diagnostics {
 	if l.cfg.MaxIterations < 0 || l.cfg.Period < 0 || l.cfg.Memory < 0 || l.cfg.Patience < 0 {
 		bad("Invalid "+l.form.title()+" setting", "max_iterations, period, memory and patience must be >= 0")
 	}
+	switch l.cfg.Prior {
+	case "", "zero":
+	case "init_model":
+		if l.cfg.InitModel == "" || s.algorithm == "sgd" {
+			bad("Invalid "+l.form.title()+" setting", `prior = "init_model" needs init_model and algorithm = "lbfgs"`)
+		}
+	default:
+		bad("Invalid "+l.form.title()+" setting", `prior must be "zero" or "init_model", got %q`, l.cfg.Prior)
+	}
 	if l.cfg.DevEvery < -1 {
 		bad("Invalid "+l.form.title()+" setting", "dev_every must be >= 1, or -1 for never")
 	}
@@ -216,6 +231,9 @@ func (l *Learner) Train(ctx context.Context, p *learn.Problem) (*learn.Result, e
 		return nil, err
 	}
 	obj := newObjective(m, p.Train, sents, p.Transitions, s.c2, p.Threads, l.form != Chain)
+	if l.cfg.Prior == "init_model" && p.Init != nil {
+		obj.prior = append([]float64(nil), m.W...) // the continued weights on this structure
+	}
 	p.Log.Info().Int("features", m.NumFeatures()).Int("labels", m.NumLabels).Int("threads", obj.threads).
 		Str("algorithm", s.algorithm).Float64("c1", s.c1).Float64("c2", s.c2).Msg(s.name + " training")
 	info := map[string]any{"features": m.NumFeatures(), "algorithm": s.algorithm, "c1": s.c1, "c2": s.c2}

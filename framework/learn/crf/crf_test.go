@@ -62,14 +62,16 @@ func TestGradient(t *testing.T) {
 		transitions, dense bool
 		values             bool
 		local              bool // maxent (without transitions) or MEMM
+		prior              bool // L2 centred on random weights (prior = "init_model")
 	}{
-		{"observed", true, false, false, false},
-		{"dense", true, true, true, false},
-		{"no-transitions", false, false, true, false},
-		{"maxent", false, false, true, true},
-		{"maxent dense", false, true, false, true},
-		{"memm", true, false, true, true},
-		{"memm dense", true, true, false, true},
+		{"observed", true, false, false, false, false},
+		{"dense", true, true, true, false, false},
+		{"no-transitions", false, false, true, false, false},
+		{"maxent", false, false, true, true, false},
+		{"maxent dense", false, true, false, true, false},
+		{"memm", true, false, true, true, false},
+		{"memm dense", true, true, false, true, false},
+		{"observed prior", true, false, true, false, true},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			r := rand.New(rand.NewPCG(11, 12))
@@ -82,6 +84,12 @@ func TestGradient(t *testing.T) {
 			}
 			m.Local = c.local && c.transitions
 			o := newObjective(m, d, allSentences(d), c.transitions, 0.3, 2, c.local)
+			if c.prior {
+				o.prior = make([]float64, len(m.W))
+				for i := range o.prior {
+					o.prior[i] = r.NormFloat64()
+				}
+			}
 			x := make([]float64, len(m.W))
 			for i := range x {
 				x[i] = r.NormFloat64()

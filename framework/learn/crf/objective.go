@@ -34,6 +34,8 @@ type objective struct {
 	local   bool
 	c2      float64
 	threads int
+	// prior is the centre of the L2 penalty, c2·‖x − prior‖² (nil: zero).
+	prior []float64
 
 	empirical []float64
 	// pool holds threads+1 gradient buffers for shards in flight.
@@ -173,15 +175,27 @@ func (o *objective) Evaluate(x, grad []float64) float64 {
 			want++
 		}
 	}
-	for f, e := range o.empirical {
-		grad[f] += 2*o.c2*x[f] - e
-	}
-	// The regularizer's sum is taken in index order, sequentially.
+	return loss + o.regularize(x, grad)
+}
+
+// regularize adds the L2 penalty's gradient (and the empirical counts'
+// negation) to grad and returns the penalty, c2·‖x − prior‖². The sum is
+// taken in index order, sequentially.
+func (o *objective) regularize(x, grad []float64) float64 {
 	norm := 0.0
-	for _, v := range x {
+	if o.prior == nil {
+		for f, e := range o.empirical {
+			grad[f] += 2*o.c2*x[f] - e
+			norm += x[f] * x[f]
+		}
+		return o.c2 * norm
+	}
+	for f, e := range o.empirical {
+		v := x[f] - o.prior[f]
+		grad[f] += 2*o.c2*v - e
 		norm += v * v
 	}
-	return loss + o.c2*norm
+	return o.c2 * norm
 }
 
 // shard computes the summed loss (log Z minus the gold score) of a shard's
