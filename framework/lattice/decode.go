@@ -33,6 +33,24 @@ func (m Method) String() string {
 	return fmt.Sprintf("Method(%d)", m)
 }
 
+// MarshalText writes the method's name, for the run's records.
+func (m Method) MarshalText() ([]byte, error) {
+	if int(m) >= len(MethodNames) {
+		return nil, fmt.Errorf("lattice: unknown decoding method %d", m)
+	}
+	return []byte(m.String()), nil
+}
+
+// UnmarshalText reads a method's name.
+func (m *Method) UnmarshalText(b []byte) error {
+	v, ok := ParseMethod(string(b))
+	if !ok {
+		return fmt.Errorf("unknown decoding method %q", b)
+	}
+	*m = v
+	return nil
+}
+
 // ParseMethod returns the method named s (case-insensitive).
 func ParseMethod(s string) (Method, bool) {
 	for k, name := range MethodNames {

@@ -15,7 +15,7 @@ import (
 
 // TestDecodeMethods tags the same sentences with every decoding method:
 // each gives labels the IOB2 constraints allow, a beam as wide as the
-// label set gives Viterbi's labels, and the detailed path (--marginals)
+// label set gives Viterbi's labels, replicas decode alike, and the detailed path (--marginals)
 // reports the method's own path, not Viterbi's.
 func TestDecodeMethods(t *testing.T) {
 	m := tinyModel(t)
@@ -50,6 +50,19 @@ func TestDecodeMethods(t *testing.T) {
 		det, err := tg.TagDetailed(read(tg.Format), 1)
 		if err != nil {
 			t.Fatal(err)
+		}
+		// A replica decodes the way its tagger does.
+		rep, err := tg.Replica(reg)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer rep.Close()
+		again, err := rep.Tag(read(tg.Format))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !slices.EqualFunc(pred, again, slices.Equal) {
+			t.Errorf("replica tagged %v, tagger %v", again, pred)
 		}
 		return pred, det
 	}
