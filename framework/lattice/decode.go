@@ -198,19 +198,34 @@ func (d *Decoder) Beam(dst []int32, s *Scores, width int) float64 {
 		if s.TransAt != nil {
 			at = s.TransAt[(i-1)*l*l : i*l*l]
 		}
+		// Predecessor-major, so that each kept label reads its row of
+		// transitions in order; p ascends and only a strictly greater
+		// score replaces, so ties go to the lowest predecessor.
 		for y := range cur {
-			best, arg := math.Inf(-1), int32(0)
-			for _, p := range keep {
-				t := s.Trans[int(p)*l+y]
-				if at != nil {
-					t += at[int(p)*l+y]
+			cur[y], bp[y] = math.Inf(-1), 0
+		}
+		for _, p := range keep {
+			pv := prev[p]
+			row := s.Trans[int(p)*l : int(p+1)*l]
+			row = row[:len(cur)]
+			if at != nil {
+				atRow := at[int(p)*l : int(p+1)*l]
+				atRow = atRow[:len(cur)]
+				for y, t := range row {
+					if v := pv + (t + atRow[y]); v > cur[y] {
+						cur[y], bp[y] = v, p
+					}
 				}
-				if v := prev[p] + t; v > best {
-					best, arg = v, p
+				continue
+			}
+			for y, t := range row {
+				if v := pv + t; v > cur[y] {
+					cur[y], bp[y] = v, p
 				}
 			}
-			cur[y] = best + state[y]
-			bp[y] = arg
+		}
+		for y, st := range state {
+			cur[y] += st
 		}
 		if i == n-1 {
 			addStop(cur, s.Stop)
