@@ -387,17 +387,21 @@ func TestDecodeZeroAllocs(t *testing.T) {
 			x[k] = r.IntN(4) > 0
 		}
 	}
-	for _, constrained := range []bool{false, true} {
+	for _, kind := range []string{"free", "constrained", "per-position"} {
+		constrained := kind != "free"
 		s := randomScores(r, 40, 22, 1, false)
 		if constrained {
 			NewChain(s.Trans, s.Start, s.Stop, c).Attach(s)
+		}
+		if kind == "per-position" {
+			addTransAt(r, s, 1)
 		}
 		for m := DecodeViterbi; m <= DecodePosterior; m++ {
 			d := NewDecoder(NewWorkspace(22), m, 4)
 			path := make([]int32, 40)
 			d.Decode(path, s)
 			if allocs := testing.AllocsPerRun(20, func() { d.Decode(path, s) }); allocs != 0 {
-				t.Fatalf("%v (constrained %v) allocates %v times per sentence", m, constrained, allocs)
+				t.Fatalf("%v (%s) allocates %v times per sentence", m, kind, allocs)
 			}
 		}
 	}
