@@ -1,7 +1,9 @@
 package main
 
 import (
+	"bytes"
 	"encoding/json"
+	"errors"
 	"os"
 	"path/filepath"
 	"strings"
@@ -74,6 +76,8 @@ func TestImportErrors(t *testing.T) {
 		{"MIRA", []string{"import", "crfpp", chunking, "--columns", "word,pos,chunk", "-a", "MIRA"}, "no MIRA learner"},
 		{"bad cost", []string{"import", "crfpp", chunking, "--columns", "word,pos,chunk", "-c", "0"}, "-c 0"},
 		{"bad flag", []string{"import", "crfpp", chunking, "--columns", "word,pos,chunk", "--cost", "4"}, "cost"},
+		{"braces in a column name", []string{"import", "crfpp", chunking, "--columns", "w{x},pos,chunk"}, `"w{x}": a column name cannot contain`},
+		{"brackets in a column name", []string{"import", "crfpp", chunking, "--columns", "word,pos[1],chunk"}, `"pos[1]"`},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -88,6 +92,22 @@ func TestImportErrors(t *testing.T) {
 				t.Errorf("stderr %q lacks %q", stderr, tc.stderr)
 			}
 		})
+	}
+}
+
+// failingWriter fails every write, as stdout redirected to /dev/full does.
+type failingWriter struct{}
+
+func (failingWriter) Write([]byte) (int, error) { return 0, errors.New("no space left on device") }
+
+// TestImportWriteFailure: a spec that cannot be written is a failure (exit
+// 1), not a mistake on the command line.
+func TestImportWriteFailure(t *testing.T) {
+	var stderr bytes.Buffer
+	code := realMain([]string{"import", "crfpp", crfppTemplates + "chunking.template", "--columns", "word,pos,chunk"},
+		strings.NewReader(""), failingWriter{}, &stderr)
+	if code != exitFailure || !strings.Contains(stderr.String(), "no space left on device") {
+		t.Errorf("exit %d, stderr %q; want %d and the write error", code, stderr.String(), exitFailure)
 	}
 }
 
