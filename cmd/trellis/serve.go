@@ -91,9 +91,11 @@ func (a *app) cmdServe(ctx context.Context, args []string) error {
 }
 
 // modelFiles parses --model NAME=PATH (or PATH, named after the file
-// without its extension).
+// without its extension). A name serve.New would refuse is a usage error
+// here: it is the flag that is wrong.
 func modelFiles(args []string) ([]serve.ModelFile, error) {
 	var out []serve.ModelFile
+	seen := map[string]bool{}
 	for _, arg := range args {
 		name, path, ok := strings.Cut(arg, "=")
 		if !ok {
@@ -103,6 +105,13 @@ func modelFiles(args []string) ([]serve.ModelFile, error) {
 		if name == "" || path == "" {
 			return nil, usagef("--model %q: want NAME=PATH", arg)
 		}
+		if err := serve.CheckName(name); err != nil {
+			return nil, usagef("--model %q: %v", arg, err)
+		}
+		if seen[name] {
+			return nil, usagef("--model %q: model name %q given twice", arg, name)
+		}
+		seen[name] = true
 		out = append(out, serve.ModelFile{Name: name, Path: path})
 	}
 	return out, nil
