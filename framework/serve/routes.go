@@ -57,6 +57,12 @@ func (s *Server) route(name string, methods []string, h func(*recorder, *http.Re
 		start := time.Now()
 		s.metrics.active.Add(1)
 		s.metrics.inFlight.Inc()
+		// Deferred: net/http recovers a handler's panic, and a count left
+		// at +1 would hold the drain until its timeout.
+		defer func() {
+			s.metrics.inFlight.Dec()
+			s.metrics.active.Add(-1)
+		}()
 		rec := &recorder{ResponseWriter: w, status: http.StatusOK}
 		switch {
 		case methods != nil && !slices.Contains(methods, r.Method):
@@ -75,8 +81,6 @@ func (s *Server) route(name string, methods []string, h func(*recorder, *http.Re
 			s.metrics.errors.WithLabelValues(name, code).Inc()
 		}
 		s.metrics.latency.WithLabelValues(name).Observe(elapsed.Seconds())
-		s.metrics.inFlight.Dec()
-		s.metrics.active.Add(-1)
 		ev := s.opts.Log.Info().Str("method", r.Method).Str("path", r.URL.Path).Int("status", rec.status).
 			Int("bytes", rec.bytes).Dur("duration", elapsed).Str("remote", r.RemoteAddr)
 		if rec.model != "" {
