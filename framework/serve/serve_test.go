@@ -41,6 +41,7 @@ func TestErrors(t *testing.T) {
 		{"unknown field", "POST", "/v1/models/ewt/tag", `{"sentence": ` + words + `}`, 400, `unknown field "sentence"`},
 		{"no sentences", "POST", "/v1/models/ewt/tag", `{}`, 400, `"sentences" is required`},
 		{"empty sentence", "POST", "/v1/models/ewt/tag", `{"sentences": [["a"], []]}`, 400, "sentence 1 has no tokens"},
+		{"empty token", "POST", "/v1/models/ewt/tag", `{"sentences": [["a"], ["The", ""]]}`, 400, "sentence 1, token 1 is empty"},
 		{"two objects", "POST", "/v1/models/ewt/tag", `{"sentences": ` + words + `} {}`, 400, "data after the request's JSON object"},
 		{"nbest negative", "POST", "/v1/models/ewt/tag", `{"sentences": ` + words + `, "nbest": -1}`, 400, `"nbest" must be between 1 and 100, got -1`},
 		{"nbest too large", "POST", "/v1/models/ewt/tag", `{"sentences": ` + words + `, "nbest": 101}`, 400, `"nbest" must be between 1 and 100`},

@@ -207,6 +207,10 @@ func (s *Server) sentences(sm *servedModel, req *TagRequest) ([]*corpus.Sentence
 		if len(sent) == 0 {
 			return nil, 0, badRequest("sentence %d has no tokens", k)
 		}
+		// An empty token is no word: in a file it would end the sentence.
+		if i := slices.Index(sent, ""); i >= 0 {
+			return nil, 0, badRequest("sentence %d, token %d is empty", k, i)
+		}
 		tokens += len(sent)
 	}
 	if tokens > s.opts.MaxTokens {
