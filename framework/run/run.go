@@ -359,6 +359,7 @@ func encodeTraining(ctx context.Context, o Options) (*encoded, error) {
 	}
 	sents, err := readCorpus(s.Corpus(s.Evaluation.Train))
 	if err != nil {
+		mp.Close() // its extractors may hold plugin processes
 		return nil, err
 	}
 	readDev := func() ([]*corpus.Sentence, error) {
@@ -367,7 +368,12 @@ func encodeTraining(ctx context.Context, o Options) (*encoded, error) {
 		}
 		return readCorpus(s.Corpus(s.Evaluation.Dev))
 	}
-	return encodeSentences(ctx, o, mp, sents, readDev)
+	enc, err := encodeSentences(ctx, o, mp, sents, readDev)
+	if err != nil {
+		mp.Close()
+		return nil, err
+	}
+	return enc, nil
 }
 
 // trainingMapper compiles the spec's templates against the columns of its
