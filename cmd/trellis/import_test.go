@@ -49,6 +49,12 @@ func TestImportCRFPP(t *testing.T) {
 	if _, err := os.Stat(filepath.Join(run, "models", "crf.model")); err != nil {
 		t.Errorf("no model: %v", err)
 	}
+	// The imported spec's words come from U02 (format "{word[0]}"), for
+	// eval's IV/OOV figures as for the run's.
+	res := evalVocab(t, filepath.Join(run, "models", "crf.model"), "testdata/chunk-test.txt")
+	if res.Vocabulary == nil || res.Vocabulary.Template != "U02" || res.OOVTokens == nil {
+		t.Errorf("eval's vocabulary %+v, want template U02 and IV/OOV figures", res.Vocabulary)
+	}
 }
 
 func quoteHCL(s string) string { b, _ := json.Marshal(s); return string(b) }

@@ -301,8 +301,11 @@ func TestEvalJSON(t *testing.T) {
 	dir := sharedRun(t, quickstart)
 	stdout, _ := mustRun(t, "", "eval", "--model", filepath.Join(dir, "models", "hmm.model"), ewtTest, "--json")
 	var res struct {
-		Accuracy *float64 `json:"accuracy"`
-		Tokens   int      `json:"tokens"`
+		Accuracy    *float64 `json:"accuracy"`
+		Tokens      int      `json:"tokens"`
+		IVAccuracy  *float64 `json:"iv_accuracy"`
+		OOVAccuracy *float64 `json:"oov_accuracy"`
+		OOVTokens   int      `json:"oov_tokens"`
 	}
 	if err := json.Unmarshal([]byte(stdout), &res); err != nil {
 		t.Fatalf("eval --json printed invalid JSON: %v\n%s", err, stdout)
@@ -311,8 +314,11 @@ func TestEvalJSON(t *testing.T) {
 		t.Fatalf("accuracy = %v, want in (0.5, 1]", res.Accuracy)
 	}
 	var metrics map[string]struct {
-		Accuracy float64 `json:"accuracy"`
-		Tokens   int     `json:"tokens"`
+		Accuracy    float64 `json:"accuracy"`
+		Tokens      int     `json:"tokens"`
+		IVAccuracy  float64 `json:"iv_accuracy"`
+		OOVAccuracy float64 `json:"oov_accuracy"`
+		OOVTokens   int     `json:"oov_tokens"`
 	}
 	if err := json.Unmarshal(readFile(t, filepath.Join(dir, "metrics.json")), &metrics); err != nil {
 		t.Fatal(err)
@@ -320,6 +326,19 @@ func TestEvalJSON(t *testing.T) {
 	if m := metrics["hmm"]; m.Accuracy != *res.Accuracy || m.Tokens != res.Tokens {
 		t.Errorf("eval accuracy %v on %d tokens, run's metrics.json %v on %d", *res.Accuracy, res.Tokens, m.Accuracy, m.Tokens)
 	}
+	// One definition of out of vocabulary for both (the model's words).
+	m := metrics["hmm"]
+	if res.IVAccuracy == nil || res.OOVAccuracy == nil || m.IVAccuracy != *res.IVAccuracy || m.OOVAccuracy != *res.OOVAccuracy || m.OOVTokens != res.OOVTokens {
+		t.Errorf("eval IV/OOV accuracy %s/%s over %d OOV tokens, run's metrics.json %v/%v over %d",
+			ptrString(res.IVAccuracy), ptrString(res.OOVAccuracy), res.OOVTokens, m.IVAccuracy, m.OOVAccuracy, m.OOVTokens)
+	}
+}
+
+func ptrString(p *float64) string {
+	if p == nil {
+		return "null"
+	}
+	return fmt.Sprint(*p)
 }
 
 // TestEvalGolden checks eval's text report, which (unlike the run table)

@@ -121,8 +121,6 @@ type encoded struct {
 	dev    *feature.Dataset
 	// devSents are the dev sentences, whose gold labels devScorer reads.
 	devSents []*corpus.Sentence
-	// vocabulary are the training words, for OOV accuracy.
-	vocabulary map[string]bool
 	// words are the training words rebuilt from gold character labels
 	// (segmentation only).
 	words map[string]bool
@@ -449,15 +447,14 @@ func newMapper(s *spec.Spec, cols feature.Columns) (*feature.Mapper, error) {
 	return mp, err
 }
 
-// readVocabulary notes the training words (and, for segmentation, the
-// words the gold labels make of the characters), checking that every
-// training token has a label.
+// readVocabulary checks that every training token has a label and, for
+// segmentation, notes the words the gold labels make of the characters
+// (for OOV word recall). IV/OOV accuracy uses the model's own vocabulary
+// instead (tagger.Vocabulary; see tagTest).
 func (enc *encoded) readVocabulary(sch scheme.Scheme, sents []*corpus.Sentence) error {
 	labelCol := enc.mapper.Columns().Label
-	enc.vocabulary = map[string]bool{}
 	for _, st := range sents {
 		for i := 0; i < st.Len(); i++ {
-			enc.vocabulary[st.Tokens[i][enc.wordColumn]] = true
 			if st.Tokens[i][labelCol] == "" {
 				return fmt.Errorf("%s:%d: training token without a label", st.File, st.TokenLineNo[i])
 			}
@@ -680,6 +677,11 @@ func tagTest(ctx context.Context, o Options, enc *encoded, tg *tagger.Tagger, le
 	bw := bufio.NewWriterSize(out, 1<<16)
 	labelCol := f.LabelColumn()
 	var sents []eval.Sentence
+	// IV/OOV accuracy counts the words the saved model knows, as `trellis
+	// eval` does from the model file alone, so the two report the same
+	// figures (tagger.Vocabulary says why those words rather than the
+	// training corpus's). nil: the model does not tell, no figures.
+	vocab := tg.Vocabulary()
 	var src io.Reader = in
 	var bar *progress.Task
 	if st, err := in.Stat(); err == nil {
@@ -688,13 +690,18 @@ func tagTest(ctx context.Context, o Options, enc *encoded, tg *tagger.Tagger, le
 	}
 	tokens, err := tg.Stream(ctx, f.NewReader(src, testC.Path, corpus.ReadOptions{}), f.NewWriter(bw), testC.Split.Keep,
 		func(st *corpus.Sentence, pred []string) {
-			es := eval.Sentence{Gold: make([]string, st.Len()), Pred: pred, OOV: make([]bool, st.Len())}
+			es := eval.Sentence{Gold: make([]string, st.Len()), Pred: pred}
+			if vocab != nil {
+				es.OOV = make([]bool, st.Len())
+			}
 			if enc.words != nil {
 				es.Chars = make([]string, st.Len())
 			}
 			for i := range es.Gold {
 				es.Gold[i] = st.Tokens[i][labelCol]
-				es.OOV[i] = !enc.vocabulary[st.Tokens[i][enc.wordColumn]]
+				if vocab != nil {
+					es.OOV[i] = !vocab.Has(st.Tokens[i][enc.wordColumn])
+				}
 				if es.Chars != nil {
 					es.Chars[i] = st.Tokens[i][enc.wordColumn]
 				}
