@@ -124,8 +124,18 @@ type encoded struct {
 	// words are the training words rebuilt from gold character labels
 	// (segmentation only).
 	words map[string]bool
-	// wordColumn indexes the column whose values are the word.
+	// wordColumn indexes the column whose values are the word
+	// (corpus.WordColumn), -1 for a format without words (crfsuite).
 	wordColumn int
+}
+
+// wordColumnName is the word column's name, as the model records it ("" for
+// none).
+func (enc *encoded) wordColumnName() string {
+	if enc.wordColumn < 0 {
+		return ""
+	}
+	return enc.mapper.Columns().Names[enc.wordColumn]
 }
 
 // Run carries out the experiment.
@@ -392,7 +402,7 @@ func encodeSentences(ctx context.Context, o Options, mp *feature.Mapper, sents [
 	s, log, meter := o.Spec, o.Log, o.Progress
 	trainC := s.Corpus(s.Evaluation.Train)
 	labelCol := mp.Columns().Label
-	enc := &encoded{mapper: mp, wordColumn: wordColumn(mp.Columns().Names, labelCol)}
+	enc := &encoded{mapper: mp, wordColumn: corpus.WordColumn(trainC.Format.Name, mp.Columns().Names, labelCol)}
 	if err := checkTraining(o, trainC, labelCol, sents, true); err != nil {
 		return nil, err
 	}
@@ -474,23 +484,6 @@ func (enc *encoded) readVocabulary(sch scheme.Scheme, sents []*corpus.Sentence) 
 		}
 	}
 	return nil
-}
-
-// wordColumn picks the column whose values count as "the word" for
-// in-vocabulary/out-of-vocabulary accuracy: "form" or "word" if present,
-// else the first column that is not the label.
-func wordColumn(cols []string, label int) int {
-	for i, c := range cols {
-		if (c == "form" || c == "word" || c == "char") && i != label {
-			return i
-		}
-	}
-	for i := range cols {
-		if i != label {
-			return i
-		}
-	}
-	return 0
 }
 
 // learnerResult is what training and testing one learner gave.
@@ -587,7 +580,7 @@ func newModel(s *spec.Spec, enc *encoded, li *spec.LearnerInstance, weights *lin
 	m := &model.Model{
 		Header: model.Header{
 			Scheme: s.Labels.Scheme.String(), Constrained: s.Labels.Constrained,
-			Format: trainFormat, LabelColumn: s.Labels.Column, WordColumn: enc.mapper.Columns().Names[enc.wordColumn],
+			Format: trainFormat, LabelColumn: s.Labels.Column, WordColumn: enc.wordColumnName(),
 			Learner:    model.Learner{Name: li.Name, Type: li.Type, Config: cfg},
 			Provenance: model.Provenance{Experiment: s.Name, SpecHash: s.Hash, DataHashes: dataHashes, Seed: s.Seed, Trellis: Version()},
 		},

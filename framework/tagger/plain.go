@@ -35,10 +35,9 @@ func ParseInput(s string) (Input, error) {
 
 // WordColumn returns the index of the column that holds the tokens
 // themselves in the model's format (what plain text fills and what output
-// shows as the token): the word column the model records (the one a run
-// computed OOV figures on), else "form" in conllu, the first column that
-// is not the label in conll, "word" in slash, "char" in chars. It is -1
-// for crfsuite, whose rows are attributes, not words.
+// shows as the token): the word column the model records (the one its run
+// computed OOV figures on), else corpus.WordColumn's choice, as training
+// makes it. It is -1 for crfsuite, whose rows are attributes, not words.
 func (t *Tagger) WordColumn() int {
 	if t.Format.Name() == corpus.NameCRFsuite {
 		return -1
@@ -46,13 +45,7 @@ func (t *Tagger) WordColumn() int {
 	if i := slices.Index(t.Format.Columns(), t.Model.WordColumn); i >= 0 && i != t.Format.LabelColumn() {
 		return i
 	}
-	if t.Format.Name() == corpus.NameCoNLLU {
-		return 1
-	}
-	if t.Format.LabelColumn() == 0 && len(t.Format.Columns()) > 1 {
-		return 1
-	}
-	return 0
+	return corpus.WordColumn(t.Format.Name(), t.Format.Columns(), t.Format.LabelColumn())
 }
 
 // ColumnsError is a model that cannot tag plain text: its templates read
