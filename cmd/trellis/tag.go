@@ -6,7 +6,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
 	"math"
 	"strconv"
 	"strings"
@@ -67,14 +66,8 @@ func (a *app) cmdTag(ctx context.Context, args []string) error {
 		return usagef("--input: %v", err)
 	}
 	var opt tagger.Options
-	switch *constrained {
-	case "auto":
-	case "on", "true":
-		opt.Constrained = ptr(true)
-	case "off", "false":
-		opt.Constrained = ptr(false)
-	default:
-		return usagef("--constrained must be auto, on or off, got %q", *constrained)
+	if opt.Constrained, err = parseConstrained(*constrained); err != nil {
+		return err
 	}
 	if len(pos) > 1 {
 		return usagef("tag takes at most one input file")
@@ -135,6 +128,20 @@ func resolveOutput(flag string, o tagOptions, tg *tagger.Tagger) (string, error)
 
 func ptr[T any](v T) *T { return &v }
 
+// parseConstrained reads --constrained: nil for auto (the model's
+// setting), else on or off.
+func parseConstrained(flag string) (*bool, error) {
+	switch flag {
+	case "auto":
+		return nil, nil
+	case "on", "true":
+		return ptr(true), nil
+	case "off", "false":
+		return ptr(false), nil
+	}
+	return nil, usagef("--constrained must be auto, on or off, got %q", flag)
+}
+
 // tagTo tags every sentence of r and writes it to w as o.output says.
 func tagTo(ctx context.Context, tg *tagger.Tagger, r corpus.Reader, w *bufio.Writer, o tagOptions) error {
 	if (o.output == "corpus" || o.output == "words") && !o.detailed() {
@@ -176,11 +183,7 @@ func eachDecoded(ctx context.Context, tg *tagger.Tagger, r corpus.Reader, o tagO
 		}
 		return err
 	}
-	batch := make([]*corpus.Sentence, 0, tagger.BatchSize)
-	flush := func() error {
-		if len(batch) == 0 {
-			return nil
-		}
+	return tg.Batches(ctx, r, func(batch []*corpus.Sentence) error {
 		decoded, err := tg.TagDetailed(batch, o.nbest)
 		if err != nil {
 			return err
@@ -190,27 +193,8 @@ func eachDecoded(ctx context.Context, tg *tagger.Tagger, r corpus.Reader, o tagO
 				return err
 			}
 		}
-		batch = batch[:0]
 		return nil
-	}
-	for {
-		if err := ctx.Err(); err != nil {
-			return err
-		}
-		s, err := r.Read()
-		if err == io.EOF {
-			return flush()
-		}
-		if err != nil {
-			return err
-		}
-		if tg.EndsBatch(batch, s) { // never cuts a document (document features)
-			if err := flush(); err != nil {
-				return err
-			}
-		}
-		batch = append(batch, s)
-	}
+	})
 }
 
 // detailedWriter writes the k best labels and the marginals in the
