@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -203,7 +204,7 @@ func eachDecoded(ctx context.Context, tg *tagger.Tagger, r corpus.Reader, o tagO
 // 2nd..kth best labels ("_" where a sentence has fewer sequences), as
 // further columns. The sequences' scores and probabilities have no place
 // in a CoNLL file; CoNLL-U gets them as comment lines ("# rank=1 score=…
-// probability=…") before the sentence, and --output json has them for
+// probability=…") after the sentence's own comments, and --output json has them for
 // every format. The slash format, one sentence a line, gets one line per
 // rank after such a comment line.
 func detailedWriter(tg *tagger.Tagger, w *bufio.Writer, o tagOptions) func(*corpus.Sentence, *tagger.Decoded) error {
@@ -229,7 +230,7 @@ func detailedWriter(tg *tagger.Tagger, w *bufio.Writer, o tagOptions) func(*corp
 	var parts []string
 	return func(s *corpus.Sentence, d *tagger.Decoded) error {
 		if format == corpus.NameCoNLLU {
-			comments(d)
+			s = withRankComments(s, d)
 		}
 		cols := make([]string, s.Len())
 		for i := range cols {
@@ -255,6 +256,33 @@ func detailedWriter(tg *tagger.Tagger, w *bufio.Writer, o tagOptions) func(*corp
 		}
 		return cw.Flush()
 	}
+}
+
+// withRankComments is s with a "# rank=K score=… probability=…" comment
+// line per path of d after its own leading comments (# newdoc, # sent_id,
+// # text), so that these still open the sentence; s itself is unchanged.
+func withRankComments(s *corpus.Sentence, d *tagger.Decoded) *corpus.Sentence {
+	if len(s.Lines) == 0 || len(s.TokenLine) != len(s.Tokens) {
+		return s // built in code: the writer writes its columns only
+	}
+	head := 0
+	for head < len(s.Lines) && strings.HasPrefix(s.Lines[head], "#") {
+		head++
+	}
+	ranks := make([]string, len(d.Paths))
+	for rank := range d.Paths {
+		ranks[rank] = fmt.Sprintf("# rank=%d score=%.6f probability=%.6f", rank+1, d.Scores[rank], d.Probabilities[rank])
+	}
+	c := *s
+	c.Lines = slices.Concat(s.Lines[:head], ranks, s.Lines[head:])
+	c.TokenLine = make([]int, len(s.TokenLine))
+	for i, l := range s.TokenLine {
+		c.TokenLine[i] = l
+		if l >= head {
+			c.TokenLine[i] += len(ranks)
+		}
+	}
+	return &c
 }
 
 // columnSeparator returns how the format's writer separates the label it
