@@ -50,8 +50,8 @@ func (o tagOptions) detailed() bool { return o.marginals || o.nbest > 1 }
 func (a *app) cmdTag(ctx context.Context, args []string) error {
 	fs := newFlagSet("tag", a.stderr)
 	modelPath := fs.String("model", "", "the `MODEL` file")
-	marginals := fs.Bool("marginals", false, "append each predicted label's marginal probability (label:p) and print each sentence's probability")
-	nbest := fs.Int("nbest", 1, "print the `K` best label sequences of each sentence with their scores and probabilities")
+	marginals := fs.Bool("marginals", false, "add each label's marginal probability as a column after it (json: marginals and the sentence's probability)")
+	nbest := fs.Int("nbest", 1, "add the 2nd..`K`th best labels as further columns (json: the K best sequences with their scores and probabilities)")
 	constrained := fs.String("constrained", "auto", "constrained decoding for span schemes: `auto|on|off` (auto: the model's setting)")
 	input := fs.String("input", "corpus", "what FILE holds: `corpus|text|tokens` (corpus: the model's own format)")
 	output := fs.String("output", "auto", "what to print: `auto|tsv|json` (auto: the input's layout for corpus input, tsv for text and tokens, segmented words for a segmentation model)")
