@@ -278,6 +278,30 @@ func TestTag(t *testing.T) {
 	}
 }
 
+// TestTagPlainTextHint: plain text read as the model's corpus format (one
+// column where CoNLL-U has ten) fails naming the line, with a hint to use
+// --input text; a line of the wrong width that is not plain text gets none.
+func TestTagPlainTextHint(t *testing.T) {
+	model := filepath.Join(sharedRun(t, quickstart), "models", "hmm.model")
+	for _, tc := range []struct {
+		name, stdin string
+		hint        bool
+	}{
+		{"plain text", "The cat sat .\n", true},
+		{"three columns", "1\tThe\tthe\n", false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			code, _, stderr := trellis(t, tc.stdin, "tag", "--model", model)
+			if code != exitFailure || !strings.Contains(stderr, "<stdin>:1: expected 10 tab-separated columns") {
+				t.Fatalf("exit %d, stderr %q", code, stderr)
+			}
+			if got := strings.Contains(stderr, "(plain text? use --input text)"); got != tc.hint {
+				t.Errorf("hint given: %v, want %v; stderr %q", got, tc.hint, stderr)
+			}
+		})
+	}
+}
+
 func TestTagUnlabelled(t *testing.T) {
 	// Input without the label column: tag must still append one field.
 	dir := sharedRun(t, chunkSpec)

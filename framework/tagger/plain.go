@@ -1,6 +1,7 @@
 package tagger
 
 import (
+	"errors"
 	"fmt"
 	"io"
 	"slices"
@@ -121,7 +122,7 @@ func (t *Tagger) CheckPlain() error {
 // model's column layout, the word column set and the others empty.
 func (t *Tagger) NewReader(r io.Reader, file string, in Input) (corpus.Reader, error) {
 	if in == Corpus {
-		return t.Format.NewReader(r, file, corpus.ReadOptions{LabelOptional: true}), nil
+		return plainHint{t.Format.NewReader(r, file, corpus.ReadOptions{LabelOptional: true})}, nil
 	}
 	if err := t.CheckPlain(); err != nil {
 		return nil, err
@@ -137,6 +138,20 @@ func (t *Tagger) NewReader(r io.Reader, file string, in Input) (corpus.Reader, e
 		return corpus.NewTextReader(r, file, width, word), nil
 	}
 	return corpus.NewTokensReader(r, file, width, word), nil
+}
+
+// plainHint adds a hint to the error of a line with one column where the
+// format wants several: most likely plain text, which --input text reads.
+type plainHint struct{ corpus.Reader }
+
+func (r plainHint) Read() (*corpus.Sentence, error) {
+	s, err := r.Reader.Read()
+	if ce := (*corpus.Error)(nil); errors.As(err, &ce) && ce.Found == 1 {
+		hinted := *ce
+		hinted.Msg += " (plain text? use --input text)"
+		return s, &hinted
+	}
+	return s, err
 }
 
 // oneCharReader checks that every token is one character, as the tokens
