@@ -45,6 +45,7 @@ func TestErrors(t *testing.T) {
 		{"two objects", "POST", "/v1/models/ewt/tag", `{"sentences": ` + words + `} {}`, 400, "data after the request's JSON object"},
 		{"nbest negative", "POST", "/v1/models/ewt/tag", `{"sentences": ` + words + `, "nbest": -1}`, 400, `"nbest" must be between 1 and 100, got -1`},
 		{"nbest too large", "POST", "/v1/models/ewt/tag", `{"sentences": ` + words + `, "nbest": 101}`, 400, `"nbest" must be between 1 and 100`},
+		{"nbest over the flag", "POST", "/v1/models/ewt/tag", `{"sentences": ` + words + `, "nbest": 101}`, 400, `got 101 (the service's --max-nbest)`},
 		{"body too large", "POST", "/v1/models/ewt/tag", `{"sentences": [["` + strings.Repeat("a", 3000) + `"]]}`, 413, "the request body is over 2000 bytes"},
 		{"body too large, chunked", "POST", "/v1/models/ewt/tag", "chunked:" + `{"sentences": [["` + strings.Repeat("a", 3000) + `"]]}`, 413, "the request body is over 2000 bytes"},
 		{"too many tokens", "POST", "/v1/models/ewt/tag", `{"sentences": [` + strings.Repeat(`["a","b","c","d","e"],`, 10) + `["f"]]}`, 413, "51 tokens in one request; the limit is 50"},

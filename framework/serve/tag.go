@@ -200,7 +200,7 @@ func (s *Server) sentences(sm *servedModel, req *TagRequest) ([]*corpus.Sentence
 		req.NBest = 1
 	}
 	if req.NBest < 1 || req.NBest > s.opts.MaxNBest {
-		return nil, 0, badRequest(`"nbest" must be between 1 and %d, got %d`, s.opts.MaxNBest, req.NBest)
+		return nil, 0, badRequest(`"nbest" must be between 1 and %d, got %d (the service's --max-nbest)`, s.opts.MaxNBest, req.NBest)
 	}
 	tokens := 0
 	for k, sent := range req.Sentences {
