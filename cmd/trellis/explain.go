@@ -10,6 +10,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/trellis-nlp/trellis/framework/corpus"
+	"github.com/trellis-nlp/trellis/framework/plural"
 	"github.com/trellis-nlp/trellis/framework/tagger"
 )
 
@@ -165,11 +166,7 @@ func (x *explainer) write(s *corpus.Sentence, ex tagger.Explanation) error {
 			}
 		}
 		if te.RestCount > 0 {
-			more := "features"
-			if te.RestCount == 1 {
-				more = "feature"
-			}
-			fmt.Fprintf(x.w, "    %+9.4f  (%d more %s)\n", te.Rest, te.RestCount, more)
+			fmt.Fprintf(x.w, "    %+9.4f  (%s)\n", te.Rest, plural.Count(te.RestCount, "more feature"))
 		}
 		if te.Start != nil {
 			fmt.Fprintf(x.w, "    %+9.4f  start → %s\n", *te.Start, te.Label)

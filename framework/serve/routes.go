@@ -167,15 +167,6 @@ func (s *Server) handleModels(w *recorder, _ *http.Request) {
 	writeJSON(w, http.StatusOK, out)
 }
 
-// quoted renders names as "a", "b".
-func quoted(names []string) string {
-	q := make([]string, len(names))
-	for i, n := range names {
-		q[i] = strconv.Quote(n)
-	}
-	return strings.Join(q, ", ")
-}
-
 // statusError is a request error with its HTTP status.
 type statusError struct {
 	status int

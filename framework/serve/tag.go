@@ -12,6 +12,7 @@ import (
 	"strings"
 
 	"github.com/trellis-nlp/trellis/framework/corpus"
+	"github.com/trellis-nlp/trellis/framework/plural"
 )
 
 // TagRequest is the body of POST /v1/models/{name}/tag.
@@ -48,7 +49,7 @@ func (s *Server) handleTag(w *recorder, r *http.Request) {
 	name := r.PathValue("name")
 	sm, ok := s.models[name]
 	if !ok {
-		writeError(w, http.StatusNotFound, fmt.Sprintf("no model %q (this service serves %s)", name, quoted(s.names)))
+		writeError(w, http.StatusNotFound, fmt.Sprintf("no model %q (this service serves %s)", name, plural.Quoted(s.names)))
 		return
 	}
 	w.model = name
@@ -174,18 +175,18 @@ func describeType(t reflect.Type) string {
 	case reflect.Map, reflect.Struct:
 		return "an object"
 	case reflect.Slice:
-		return "a list of " + plural(t.Elem())
+		return "a list of " + pluralType(t.Elem())
 	}
 	return t.String()
 }
 
-// plural names values of type t in the plural: "lists of strings".
-func plural(t reflect.Type) string {
+// pluralType names values of type t in the plural: "lists of strings".
+func pluralType(t reflect.Type) string {
 	switch t.Kind() {
 	case reflect.String:
 		return "strings"
 	case reflect.Slice:
-		return "lists of " + plural(t.Elem())
+		return "lists of " + pluralType(t.Elem())
 	}
 	return "values of type " + t.String()
 }
@@ -250,7 +251,7 @@ func extraColumns(sm *servedModel, req *TagRequest) ([][][]string, error) {
 		i := slices.Index(in.Columns, name)
 		switch {
 		case i < 0:
-			return nil, badRequest("columns: model %q has no column %q (its columns: %s)", sm.name, name, quoted(in.Columns))
+			return nil, badRequest("columns: model %q has no column %q (its columns: %s)", sm.name, name, plural.Quoted(in.Columns))
 		case i == in.Word:
 			return nil, badRequest("columns: %q is the word column, which \"sentences\" fills", name)
 		case i == in.Label:
@@ -282,8 +283,5 @@ func extraColumns(sm *servedModel, req *TagRequest) ([][][]string, error) {
 }
 
 func columnsWord(names []string) string {
-	if len(names) == 1 {
-		return "column " + quoted(names)
-	}
-	return "columns " + quoted(names)
+	return plural.Noun(len(names), "column") + " " + plural.Quoted(names)
 }

@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/trellis-nlp/trellis/framework/corpus"
+	"github.com/trellis-nlp/trellis/framework/plural"
 )
 
 // Input is the kind of text a tagger reads.
@@ -68,28 +69,13 @@ func (e *ColumnsError) Error() string {
 			columnList(e.Columns), e.Word, e.Format)
 	}
 	return fmt.Sprintf("the templates %s of the model do not say which columns they read, so it cannot be told whether plain text is enough; tag a file in the model's format (%s) instead",
-		quoted(e.Undeclared), e.Format)
+		plural.Quoted(e.Undeclared), e.Format)
 }
 
-// columnList renders columns as `the column "pos"` or `the columns "pos"
-// and "chunk"`.
+// columnList renders columns as `the column "pos"` or `the columns "pos",
+// "chunk"`.
 func columnList(cols []string) string {
-	if len(cols) == 1 {
-		return fmt.Sprintf("the column %q", cols[0])
-	}
-	return "the columns " + quoted(cols)
-}
-
-// quoted renders names as `"a", "b" and "c"`.
-func quoted(names []string) string {
-	q := make([]string, len(names))
-	for i, n := range names {
-		q[i] = fmt.Sprintf("%q", n)
-	}
-	if len(q) < 2 {
-		return strings.Join(q, "")
-	}
-	return strings.Join(q[:len(q)-1], ", ") + " and " + q[len(q)-1]
+	return "the " + plural.Noun(len(cols), "column") + " " + plural.Quoted(cols)
 }
 
 // CheckPlain returns a *ColumnsError when the model cannot tag plain text:
