@@ -80,25 +80,28 @@ func columnList(cols []string) string {
 
 // CheckPlain returns a *ColumnsError when the model cannot tag plain text:
 // when its templates read any column but the word column (plugins say what
-// they read when they are configured), or do not say what they read.
+// they read when they are configured), or do not say what they read. It
+// asks TokenInput which columns besides the word the model needs.
 func (t *Tagger) CheckPlain() error {
 	format := t.Format.Name() + ": " + strings.Join(t.Format.Columns(), " ")
-	word := t.WordColumn()
-	if word < 0 {
+	in, err := t.TokenInput()
+	if err != nil {
 		return &ColumnsError{Format: format}
 	}
-	wordName := t.Format.Columns()[word]
+	if len(in.Extra) == 0 {
+		return nil
+	}
+	// TokenInput counts every column as read when a template does not
+	// say what it reads; the error names only the declared ones, and the
+	// templates that declare nothing.
 	read, undeclared := t.mapper.ReadColumns()
-	var other []string
-	for _, c := range read {
-		if c != wordName {
-			other = append(other, c)
+	ce := &ColumnsError{Format: format, Word: in.Columns[in.Word], Undeclared: undeclared}
+	for _, c := range in.ExtraNames {
+		if slices.Contains(read, c) {
+			ce.Columns = append(ce.Columns, c)
 		}
 	}
-	if len(other) > 0 || len(undeclared) > 0 {
-		return &ColumnsError{Format: format, Word: wordName, Columns: other, Undeclared: undeclared}
-	}
-	return nil
+	return ce
 }
 
 // NewReader returns a reader of r, named file in errors, for input of the
