@@ -6,7 +6,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"math"
 	"slices"
 	"strconv"
 	"strings"
@@ -342,18 +341,10 @@ type jsonSentence struct {
 	Tokens []string `json:"tokens"`
 	Labels []string `json:"labels"`
 	// Words is the segmentation, for a model of the chars format.
-	Words       []string     `json:"words,omitempty"`
-	Marginals   []float64    `json:"marginals,omitempty"`
-	Probability *float64     `json:"probability,omitempty"`
-	NBest       []jsonRanked `json:"nbest,omitempty"`
-}
-
-// jsonRanked is one of the k best sequences.
-type jsonRanked struct {
-	Labels      []string `json:"labels"`
-	Words       []string `json:"words,omitempty"`
-	Score       *float64 `json:"score"`
-	Probability *float64 `json:"probability"`
+	Words       []string            `json:"words,omitempty"`
+	Marginals   []float64           `json:"marginals,omitempty"`
+	Probability *float64            `json:"probability,omitempty"`
+	NBest       []tagger.RankedPath `json:"nbest,omitempty"`
 }
 
 // jsonWriter writes one JSON object per sentence and line.
@@ -372,25 +363,15 @@ func jsonWriter(w *bufio.Writer, tg *tagger.Tagger, o tagOptions) func(*corpus.S
 		}
 		if o.marginals {
 			js.Marginals = d.Marginals
-			js.Probability = finite(d.Probabilities[0])
+			js.Probability = tagger.Finite(d.Probabilities[0])
 		}
 		if o.nbest > 1 {
-			for rank, path := range d.Paths {
-				jr := jsonRanked{Labels: path, Score: finite(d.Scores[rank]), Probability: finite(d.Probabilities[rank])}
-				if chars {
-					jr.Words = corpus.WordsFromLabels(js.Tokens, path)
-				}
-				js.NBest = append(js.NBest, jr)
+			var words func([]string) []string
+			if chars {
+				words = func(labels []string) []string { return corpus.WordsFromLabels(js.Tokens, labels) }
 			}
+			js.NBest = d.Ranked(words)
 		}
 		return enc.Encode(js)
 	}
-}
-
-// finite returns &v, or nil (JSON null) for a value JSON cannot hold.
-func finite(v float64) *float64 {
-	if math.IsInf(v, 0) || math.IsNaN(v) {
-		return nil
-	}
-	return &v
 }

@@ -13,6 +13,7 @@ import (
 
 	"github.com/trellis-nlp/trellis/framework/corpus"
 	"github.com/trellis-nlp/trellis/framework/plural"
+	"github.com/trellis-nlp/trellis/framework/tagger"
 )
 
 // TagRequest is the body of POST /v1/models/{name}/tag.
@@ -29,21 +30,19 @@ type TagRequest struct {
 }
 
 // TagResponse is the answer to a tag request. Probabilities (of each
-// sentence's best sequence) come with Marginals or NBest.
+// sentence's best sequence) come with Marginals or NBest; a probability or
+// score JSON cannot hold (not finite) is null.
 type TagResponse struct {
 	Model         string         `json:"model"`
 	Labels        [][]string     `json:"labels"`
-	Probabilities []float64      `json:"probabilities,omitempty"`
+	Probabilities []*float64     `json:"probabilities,omitempty"`
 	Marginals     [][]float64    `json:"marginals,omitempty"`
 	NBest         [][]ScoredPath `json:"nbest,omitempty"`
 }
 
-// ScoredPath is one of the n best label sequences of a sentence.
-type ScoredPath struct {
-	Labels      []string `json:"labels"`
-	Score       float64  `json:"score"`
-	Probability float64  `json:"probability"`
-}
+// ScoredPath is one of the n best label sequences of a sentence: the
+// shape `trellis tag --output json` gives them too.
+type ScoredPath = tagger.RankedPath
 
 func (s *Server) handleTag(w *recorder, r *http.Request) {
 	name := r.PathValue("name")
@@ -92,7 +91,7 @@ func response(name string, out tagged, req *TagRequest) TagResponse {
 		return resp
 	}
 	resp.Labels = make([][]string, len(out.detailed))
-	resp.Probabilities = make([]float64, len(out.detailed))
+	resp.Probabilities = make([]*float64, len(out.detailed))
 	if req.Marginals {
 		resp.Marginals = make([][]float64, len(out.detailed))
 	}
@@ -102,14 +101,12 @@ func response(name string, out tagged, req *TagRequest) TagResponse {
 	for k, d := range out.detailed {
 		// The detailed decoder falls back to the unconstrained lattice,
 		// so every sentence has at least one path.
-		resp.Labels[k], resp.Probabilities[k] = d.Paths[0], d.Probabilities[0]
+		resp.Labels[k], resp.Probabilities[k] = d.Paths[0], tagger.Finite(d.Probabilities[0])
 		if req.Marginals {
 			resp.Marginals[k] = d.Marginals
 		}
 		if req.NBest > 1 {
-			for r, p := range d.Paths {
-				resp.NBest[k] = append(resp.NBest[k], ScoredPath{Labels: p, Score: d.Scores[r], Probability: d.Probabilities[r]})
-			}
+			resp.NBest[k] = d.Ranked(nil)
 		}
 	}
 	return resp
