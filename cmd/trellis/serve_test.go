@@ -322,9 +322,11 @@ func TestServeUsage(t *testing.T) {
 		{[]string{"serve", "--model", "=x"}, exitUsage, "want NAME=PATH"},
 		{[]string{"serve", "--model", modelPath, "extra"}, exitUsage, "serve takes no arguments"},
 		{[]string{"serve", "--model", modelPath, "--concurrency", "0"}, exitUsage, "must be at least 1"},
+		{[]string{"serve", "--model", modelPath, "--max-nbest", "0"}, exitUsage, "--max-nbest must be at least 1"},
 		{[]string{"serve", "--model", modelPath, "--read-timeout", "0s"}, exitUsage, "timeouts must be positive"},
-		{[]string{"serve", "--model", "a=" + modelPath, "--model", "a=" + modelPath}, exitFailure, `model name "a" given twice`},
-		{[]string{"serve", "--model", "a/b=" + modelPath}, exitFailure, `model name "a/b"`},
+		{[]string{"serve", "--model", "a=" + modelPath, "--model", "a=" + modelPath}, exitUsage, `model name "a" given twice`},
+		{[]string{"serve", "--model", "a/b=" + modelPath}, exitUsage, `model name "a/b"`},
+		{[]string{"serve", "--model", "bad name=" + modelPath}, exitUsage, `model name "bad name"`},
 		{[]string{"serve", "--model", "m=" + filepath.Join(t.TempDir(), "none.model")}, exitFailure, `model "m"`},
 		{[]string{"serve", "--model", "m=" + modelPath, "--addr", "256.0.0.1:1"}, exitFailure, "256.0.0.1"},
 	}

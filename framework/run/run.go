@@ -121,13 +121,21 @@ type encoded struct {
 	dev    *feature.Dataset
 	// devSents are the dev sentences, whose gold labels devScorer reads.
 	devSents []*corpus.Sentence
-	// vocabulary are the training words, for OOV accuracy.
-	vocabulary map[string]bool
 	// words are the training words rebuilt from gold character labels
 	// (segmentation only).
 	words map[string]bool
-	// wordColumn indexes the column whose values are the word.
+	// wordColumn indexes the column whose values are the word
+	// (corpus.WordColumn), -1 for a format without words (crfsuite).
 	wordColumn int
+}
+
+// wordColumnName is the word column's name, as the model records it ("" for
+// none).
+func (enc *encoded) wordColumnName() string {
+	if enc.wordColumn < 0 {
+		return ""
+	}
+	return enc.mapper.Columns().Names[enc.wordColumn]
 }
 
 // Run carries out the experiment.
@@ -359,6 +367,7 @@ func encodeTraining(ctx context.Context, o Options) (*encoded, error) {
 	}
 	sents, err := readCorpus(s.Corpus(s.Evaluation.Train))
 	if err != nil {
+		mp.Close() // its extractors may hold plugin processes
 		return nil, err
 	}
 	readDev := func() ([]*corpus.Sentence, error) {
@@ -367,7 +376,12 @@ func encodeTraining(ctx context.Context, o Options) (*encoded, error) {
 		}
 		return readCorpus(s.Corpus(s.Evaluation.Dev))
 	}
-	return encodeSentences(ctx, o, mp, sents, readDev)
+	enc, err := encodeSentences(ctx, o, mp, sents, readDev)
+	if err != nil {
+		mp.Close()
+		return nil, err
+	}
+	return enc, nil
 }
 
 // trainingMapper compiles the spec's templates against the columns of its
@@ -388,7 +402,7 @@ func encodeSentences(ctx context.Context, o Options, mp *feature.Mapper, sents [
 	s, log, meter := o.Spec, o.Log, o.Progress
 	trainC := s.Corpus(s.Evaluation.Train)
 	labelCol := mp.Columns().Label
-	enc := &encoded{mapper: mp, wordColumn: wordColumn(mp.Columns().Names, labelCol)}
+	enc := &encoded{mapper: mp, wordColumn: corpus.WordColumn(trainC.Format.Name, mp.Columns().Names, labelCol)}
 	if err := checkTraining(o, trainC, labelCol, sents, true); err != nil {
 		return nil, err
 	}
@@ -443,15 +457,14 @@ func newMapper(s *spec.Spec, cols feature.Columns) (*feature.Mapper, error) {
 	return mp, err
 }
 
-// readVocabulary notes the training words (and, for segmentation, the
-// words the gold labels make of the characters), checking that every
-// training token has a label.
+// readVocabulary checks that every training token has a label and, for
+// segmentation, notes the words the gold labels make of the characters
+// (for OOV word recall). IV/OOV accuracy uses the model's own vocabulary
+// instead (tagger.Vocabulary; see tagTest).
 func (enc *encoded) readVocabulary(sch scheme.Scheme, sents []*corpus.Sentence) error {
 	labelCol := enc.mapper.Columns().Label
-	enc.vocabulary = map[string]bool{}
 	for _, st := range sents {
 		for i := 0; i < st.Len(); i++ {
-			enc.vocabulary[st.Tokens[i][enc.wordColumn]] = true
 			if st.Tokens[i][labelCol] == "" {
 				return fmt.Errorf("%s:%d: training token without a label", st.File, st.TokenLineNo[i])
 			}
@@ -471,23 +484,6 @@ func (enc *encoded) readVocabulary(sch scheme.Scheme, sents []*corpus.Sentence) 
 		}
 	}
 	return nil
-}
-
-// wordColumn picks the column whose values count as "the word" for
-// in-vocabulary/out-of-vocabulary accuracy: "form" or "word" if present,
-// else the first column that is not the label.
-func wordColumn(cols []string, label int) int {
-	for i, c := range cols {
-		if (c == "form" || c == "word" || c == "char") && i != label {
-			return i
-		}
-	}
-	for i := range cols {
-		if i != label {
-			return i
-		}
-	}
-	return 0
 }
 
 // learnerResult is what training and testing one learner gave.
@@ -584,7 +580,7 @@ func newModel(s *spec.Spec, enc *encoded, li *spec.LearnerInstance, weights *lin
 	m := &model.Model{
 		Header: model.Header{
 			Scheme: s.Labels.Scheme.String(), Constrained: s.Labels.Constrained,
-			Format: trainFormat, LabelColumn: s.Labels.Column, WordColumn: enc.mapper.Columns().Names[enc.wordColumn],
+			Format: trainFormat, LabelColumn: s.Labels.Column, WordColumn: enc.wordColumnName(),
 			Learner:    model.Learner{Name: li.Name, Type: li.Type, Config: cfg},
 			Provenance: model.Provenance{Experiment: s.Name, SpecHash: s.Hash, DataHashes: dataHashes, Seed: s.Seed, Trellis: Version()},
 		},
@@ -674,6 +670,11 @@ func tagTest(ctx context.Context, o Options, enc *encoded, tg *tagger.Tagger, le
 	bw := bufio.NewWriterSize(out, 1<<16)
 	labelCol := f.LabelColumn()
 	var sents []eval.Sentence
+	// IV/OOV accuracy counts the words the saved model knows, as `trellis
+	// eval` does from the model file alone, so the two report the same
+	// figures (tagger.Vocabulary says why those words rather than the
+	// training corpus's). nil: the model does not tell, no figures.
+	vocab := tg.Vocabulary()
 	var src io.Reader = in
 	var bar *progress.Task
 	if st, err := in.Stat(); err == nil {
@@ -682,13 +683,18 @@ func tagTest(ctx context.Context, o Options, enc *encoded, tg *tagger.Tagger, le
 	}
 	tokens, err := tg.Stream(ctx, f.NewReader(src, testC.Path, corpus.ReadOptions{}), f.NewWriter(bw), testC.Split.Keep,
 		func(st *corpus.Sentence, pred []string) {
-			es := eval.Sentence{Gold: make([]string, st.Len()), Pred: pred, OOV: make([]bool, st.Len())}
+			es := eval.Sentence{Gold: make([]string, st.Len()), Pred: pred}
+			if vocab != nil {
+				es.OOV = make([]bool, st.Len())
+			}
 			if enc.words != nil {
 				es.Chars = make([]string, st.Len())
 			}
 			for i := range es.Gold {
 				es.Gold[i] = st.Tokens[i][labelCol]
-				es.OOV[i] = !enc.vocabulary[st.Tokens[i][enc.wordColumn]]
+				if vocab != nil {
+					es.OOV[i] = !vocab.Has(st.Tokens[i][enc.wordColumn])
+				}
 				if es.Chars != nil {
 					es.Chars[i] = st.Tokens[i][enc.wordColumn]
 				}
