@@ -29,6 +29,22 @@
 // the lowest label, so it gives the bits of the textbook algorithm
 // (viterbi_test.go holds that algorithm and checks it).
 //
+// # Forward-backward kernels
+//
+// The scaled forward-backward spends its time in three L×L loops per
+// position: the forward step (alpha row times the exponentiated
+// transitions), the backward step (a dot product per label) and the
+// accumulation of the transition expectations (an outer product per
+// position, multiplied by the transitions once per sentence). They live
+// in kernel.go as portable Go and, on amd64 processors with AVX, in
+// kernel_amd64.s, four labels per instruction without FMA. Both forms add
+// the same products in the same order — the order of the gonum calls the
+// pass used before (four partial sums in the dot product) — so every
+// build and both paths give the same bits and retraining gives the same
+// model bytes. The exponentiated transitions are kept with rows padded
+// to a multiple of four labels, and computed once for all the sentences
+// that share a Trans.
+//
 // # Per-position transitions
 //
 // Scores.TransAt is where input-conditioned transitions plug in:
