@@ -1,5 +1,7 @@
 package lattice
 
+import "math"
+
 // The three inner loops of the scaled forward-backward, each written once
 // in portable Go (the *Go functions below) and, on amd64 with AVX, once in
 // assembly (kernel_amd64.s). Both add and multiply the same numbers in the
@@ -91,5 +93,13 @@ func checkKernel(rows, cols, lp int, mats ...[]float64) {
 		if len(m) < rows*lp {
 			panic("lattice: kernel matrix too short")
 		}
+	}
+}
+
+// expShiftedGo sets dst[k] = math.Exp(x[k] - shift).
+func expShiftedGo(dst, x []float64, shift float64) {
+	dst = dst[:len(x)]
+	for k, v := range x {
+		dst[k] = math.Exp(v - shift)
 	}
 }

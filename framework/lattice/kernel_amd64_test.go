@@ -7,13 +7,14 @@ import (
 )
 
 // TestPortableLatticeSameBits runs whole forward-backward passes with the
-// AVX kernels and with the portable ones: log Z, the state marginals and
+// AVX kernels (and vector exp) and with the portable ones: log Z, the state marginals and
 // the transition expectations must agree bit for bit.
 func TestPortableLatticeSameBits(t *testing.T) {
 	if !hasAVX {
 		t.Skip("this processor has no AVX: only the portable kernels run")
 	}
-	defer func() { hasAVX = true }()
+	vexp := hasVectorExp
+	defer func() { hasAVX, hasVectorExp = true, vexp }()
 	r := rand.New(rand.NewPCG(8, 1))
 	for _, l := range []int{1, 3, 4, 5, 8, 16, 17, 22, 23, 40} {
 		t.Run(fmt.Sprintf("L=%d", l), func(t *testing.T) {
@@ -23,7 +24,7 @@ func TestPortableLatticeSameBits(t *testing.T) {
 				var z [2]float64
 				var marg, trans [2][]float64
 				for k, avx := range []bool{true, false} {
-					hasAVX = avx
+					hasAVX, hasVectorExp = avx, avx && vexp
 					w := NewWorkspace(l)
 					z[k] = w.ForwardBackward(s)
 					marg[k] = make([]float64, n*l)

@@ -254,12 +254,6 @@ func maxFinite(x []float64) float64 {
 	return m
 }
 
-func expShifted(dst, x []float64, shift float64) {
-	for k, v := range x {
-		dst[k] = math.Exp(v - shift)
-	}
-}
-
 func (w *Workspace) prepareEdges(s *Scores) {
 	if w.cacheValid && equal(w.cachedTrans, s.Trans) && equal(w.cachedStart, s.Start) && equal(w.cachedStop, s.Stop) {
 		return
