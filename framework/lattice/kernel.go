@@ -103,3 +103,17 @@ func expShiftedGo(dst, x []float64, shift float64) {
 		dst[k] = math.Exp(v - shift)
 	}
 }
+
+// maxPlusGo returns the largest prev[p]+tr[p] and the lowest p reaching
+// it: one scan, strictly greater, so ties stay with the lowest p; -Inf
+// and 0 when no sum beats -Inf (NaN never does).
+func maxPlusGo(prev, tr []float64) (float64, int32) {
+	tr = tr[:len(prev)]
+	best, arg := math.Inf(-1), int32(0)
+	for p, v := range prev {
+		if v += tr[p]; v > best {
+			best, arg = v, int32(p)
+		}
+	}
+	return best, arg
+}

@@ -47,3 +47,19 @@ func outer(acc, a, q []float64, lp int) {
 	}
 	outerGo(acc, a, q, lp)
 }
+
+//go:noescape
+func maxPlusAVX(prev, tr []float64) (best float64, arg int)
+
+// maxPlus returns the largest prev[p]+tr[p] and the lowest p reaching it
+// (-Inf and 0 when none beats -Inf), as maxPlusGo does.
+func maxPlus(prev, tr []float64) (float64, int32) {
+	if len(tr) < len(prev) {
+		panic("lattice: maxPlus tr shorter than prev")
+	}
+	if hasAVX {
+		best, arg := maxPlusAVX(prev, tr)
+		return best, int32(arg)
+	}
+	return maxPlusGo(prev, tr)
+}
