@@ -27,7 +27,12 @@
 // the result kept while its Trans is unchanged. Every path through the
 // kernel adds and compares the same numbers in the same order, ties to
 // the lowest label, so it gives the bits of the textbook algorithm
-// (viterbi_test.go holds that algorithm and checks it).
+// (viterbi_test.go holds that algorithm and checks it). The scan over
+// all predecessors of a label is maxPlus: on amd64 four predecessors per
+// instruction, each lane keeping its best with a strict > in increasing
+// order, the lanes merged preferring the higher score and then the lower
+// label — the scalar scan's answer, which kernel.go keeps as the
+// portable form.
 //
 // # Forward-backward kernels
 //

@@ -1,11 +1,33 @@
 package lattice
 
-import "golang.org/x/sys/cpu"
+import (
+	"math"
+
+	"golang.org/x/sys/cpu"
+)
 
 // hasVectorExp is whether expBlocksAVX can run, and runs math.Exp's own
 // path: math takes its FMA path when the processor has AVX and FMA, and
-// the vector form needs AVX2 on top.
-var hasVectorExp = cpu.X86.HasAVX2 && cpu.X86.HasFMA
+// the vector form needs AVX2 on top. Because GODEBUG=cpu.fma=off can turn
+// math's FMA path off behind x/sys/cpu's back, the vector form must also
+// agree with math.Exp on a set of probes, where the two paths differ.
+var hasVectorExp = cpu.X86.HasAVX2 && cpu.X86.HasFMA && vectorExpAgrees()
+
+func vectorExpAgrees() bool {
+	var x, got [256]float64
+	for k := range x {
+		x[k] = -700 + 5.4321*float64(k)
+	}
+	if expBlocksAVX(got[:], x[:], 0) != len(x) {
+		return false
+	}
+	for k, v := range x {
+		if got[k] != math.Exp(v) {
+			return false
+		}
+	}
+	return true
+}
 
 //go:noescape
 func expBlocksAVX(dst, x []float64, shift float64) int
