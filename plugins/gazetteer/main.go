@@ -12,6 +12,7 @@
 //	    lists     = { LOC = "gazetteer/countries.txt", ORG = "gazetteer/organizations.txt" }
 //	    lowercase = false
 //	    case_variants = true
+//	    offsets   = [-1, 0, 1]
 //	  }
 //	}
 //
@@ -47,6 +48,7 @@ type config struct {
 	Lists        map[string]string `json:"lists" trellis:"required,path" help:"entity type => phrase list file (relative to the spec)"`
 	Lowercase    bool              `json:"lowercase" help:"match case-insensitively"`
 	CaseVariants bool              `json:"case_variants" help:"also match each phrase in UPPER CASE and with every token capitalized (headlines, lowercase lists)"`
+	Offsets      []int             `json:"offsets" help:"token offsets whose matches a token gets (default [0]); features of offset o != 0 end in [o]"`
 }
 
 // edge is a trie transition: from node parent on token tok. One map of
@@ -60,8 +62,20 @@ type gazetteer struct {
 	cfg   config
 	types []string
 	edges map[edge]int32
-	ends  [][]int     // per node: indices into types, sorted; non-empty at a phrase end
-	keys  [][3]string // per type: T, B-T, I-T
+	ends  [][]int // per node: indices into types, sorted; non-empty at a phrase end
+	// keys[k][t] are the features of type t at offset Offsets[k]: T, B-T,
+	// I-T; anyKeys[k] is "any" at that offset.
+	keys    [][][3]string
+	anyKeys []string
+	// matches is Extract's scratch: per token, the match covering it.
+	matches []match
+}
+
+// match is the match covering a token: its types, and whether the token
+// begins it. types is nil for a token outside every match.
+type match struct {
+	types []int
+	begin bool
 }
 
 var _ sdk.Plugin = (*gazetteer)(nil)
@@ -92,10 +106,35 @@ func (g *gazetteer) Setup(columns []string) ([]string, error) {
 			return nil, sdk.Errorf("lists", "%s: %v", t, err)
 		}
 		phrases += n
-		g.keys = append(g.keys, [3]string{t, "B-" + t, "I-" + t})
+	}
+	if err := g.makeKeys(); err != nil {
+		return nil, err
 	}
 	sdk.Log().Debug("gazetteer loaded", "types", len(g.types), "phrases", phrases, "nodes", len(g.ends))
 	return []string{g.cfg.Column}, nil
+}
+
+// makeKeys checks the offsets and names the features of each offset.
+func (g *gazetteer) makeKeys() error {
+	if len(g.cfg.Offsets) == 0 {
+		g.cfg.Offsets = []int{0}
+	}
+	for _, o := range g.cfg.Offsets {
+		if o < -5 || o > 5 {
+			return sdk.Errorf("offsets", "offset %d is out of range -5..5", o)
+		}
+		suffix := ""
+		if o != 0 {
+			suffix = fmt.Sprintf("[%d]", o)
+		}
+		keys := make([][3]string, len(g.types))
+		for ti, t := range g.types {
+			keys[ti] = [3]string{t + suffix, "B-" + t + suffix, "I-" + t + suffix}
+		}
+		g.keys = append(g.keys, keys)
+		g.anyKeys = append(g.anyKeys, "any"+suffix)
+	}
+	return nil
 }
 
 func (g *gazetteer) norm(s string) string {
@@ -175,10 +214,16 @@ func capitalize(s string) string {
 	return string(unicode.ToUpper(r)) + s[size:]
 }
 
-// Extract marks the longest match starting at each token not already
-// inside a match, left to right.
+// Extract finds the longest match starting at each token not already
+// inside a match, left to right, then gives each token the features of
+// the matches at its offsets.
 func (g *gazetteer) Extract(s *sdk.Sentence, f *sdk.Features) error {
 	n := s.Len()
+	if cap(g.matches) < n {
+		g.matches = make([]match, n)
+	}
+	g.matches = g.matches[:n]
+	clear(g.matches)
 	for i := 0; i < n; {
 		cur, end := int32(0), -1
 		var types []int
@@ -197,18 +242,28 @@ func (g *gazetteer) Extract(s *sdk.Sentence, f *sdk.Features) error {
 			continue
 		}
 		for j := i; j < end; j++ {
-			f.Set(j, "any")
-			for _, t := range types {
-				k := &g.keys[t]
-				f.Set(j, k[0])
-				if j == i {
-					f.Set(j, k[1])
+			g.matches[j] = match{types: types, begin: j == i}
+		}
+		i = end
+	}
+	for i := range n {
+		for k, o := range g.cfg.Offsets {
+			j := i + o
+			if j < 0 || j >= n || g.matches[j].types == nil {
+				continue
+			}
+			m := g.matches[j]
+			f.Set(i, g.anyKeys[k])
+			for _, t := range m.types {
+				key := &g.keys[k][t]
+				f.Set(i, key[0])
+				if m.begin {
+					f.Set(i, key[1])
 				} else {
-					f.Set(j, k[2])
+					f.Set(i, key[2])
 				}
 			}
 		}
-		i = end
 	}
 	return nil
 }

@@ -139,3 +139,31 @@ func TestLongestMatchOverlaps(t *testing.T) {
 		}
 	}
 }
+
+func TestOffsets(t *testing.T) {
+	dir := t.TempDir()
+	os.WriteFile(filepath.Join(dir, "loc.txt"), []byte("New York\n"), 0o644)
+	sent := [][]string{{"in"}, {"New"}, {"York"}, {"today"}}
+	cfg := fmt.Sprintf(`{"column":"word","offsets":[-1,0,1],"lists":{"LOC":%q}}`, filepath.Join(dir, "loc.txt"))
+	got, err := sdk.Try(&gazetteer{}, cfg, []string{"word"}, sent)
+	if err != nil {
+		t.Fatal(err)
+	}
+	byToken := map[int][]string{}
+	for _, f := range got {
+		byToken[f.Token] = append(byToken[f.Token], f.Key)
+	}
+	want := map[int][]string{
+		0: {"any[1]", "LOC[1]", "B-LOC[1]"},
+		1: {"any", "LOC", "B-LOC", "any[1]", "LOC[1]", "I-LOC[1]"},
+		2: {"any[-1]", "LOC[-1]", "B-LOC[-1]", "any", "LOC", "I-LOC"},
+		3: {"any[-1]", "LOC[-1]", "I-LOC[-1]"},
+	}
+	if !reflect.DeepEqual(byToken, want) {
+		t.Errorf("got %v\nwant %v", byToken, want)
+	}
+	cfg = fmt.Sprintf(`{"column":"word","offsets":[9],"lists":{"LOC":%q}}`, filepath.Join(dir, "loc.txt"))
+	if _, err := sdk.Try(&gazetteer{}, cfg, []string{"word"}, sent); err == nil || !strings.HasPrefix(err.Error(), "offsets: offset 9") {
+		t.Errorf("offset 9: %v", err)
+	}
+}

@@ -12,6 +12,7 @@
 //	    pos_column = "pos"                  # optional: Penn tags choose the part of speech
 //	    lemma      = true
 //	    lexname    = true
+//	    offsets    = [-1, 0, 1]             # optional, default [0]
 //	  }
 //	}
 //
@@ -24,6 +25,7 @@
 package main
 
 import (
+	"fmt"
 	"strings"
 
 	"github.com/trellis-nlp/trellis/plugins/sdk"
@@ -38,18 +40,22 @@ type config struct {
 	PosColumn string `json:"pos_column" help:"column of Penn Treebank tags choosing the part of speech (default: try noun, verb, adjective, adverb)"`
 	Lemma     bool   `json:"lemma" help:"emit lemma=L"`
 	Lexname   bool   `json:"lexname" help:"emit lex=C, the lexicographer file of the first sense"`
+	Offsets   []int  `json:"offsets" help:"token offsets whose features a token gets (default [0]); at offset o != 0 they are lemma[o]=L, lex[o]=C"`
 }
 
 // maxCached bounds the cache of token features.
 const maxCached = 1 << 20
 
-// cached is the features of one (token, tag) pair.
-type cached struct{ keys []string }
+// cached is the features of one (token, tag) pair: keys[k] at offset
+// Offsets[k].
+type cached struct{ keys [][]string }
 
 type wordnet struct {
-	cfg   config
-	db    *database
-	cache map[[2]string]cached
+	cfg     config
+	db      *database
+	cache   map[[2]string]cached
+	suffix  []string // per offset: "" or "[o]"
+	scratch []cached // Extract's: per token
 }
 
 var _ sdk.Plugin = (*wordnet)(nil)
@@ -63,6 +69,19 @@ func (w *wordnet) Config() any { return &w.cfg }
 func (w *wordnet) Setup(columns []string) ([]string, error) {
 	if !w.cfg.Lemma && !w.cfg.Lexname {
 		return nil, sdk.Errorf("lexname", "set lemma or lexname (or both): nothing to emit")
+	}
+	if len(w.cfg.Offsets) == 0 {
+		w.cfg.Offsets = []int{0}
+	}
+	for _, o := range w.cfg.Offsets {
+		if o < -5 || o > 5 {
+			return nil, sdk.Errorf("offsets", "offset %d is out of range -5..5", o)
+		}
+		if o == 0 {
+			w.suffix = append(w.suffix, "")
+		} else {
+			w.suffix = append(w.suffix, fmt.Sprintf("[%d]", o))
+		}
 	}
 	db, err := loadDatabase(w.cfg.Dict)
 	if err != nil {
@@ -92,8 +111,20 @@ func posOfTag(tag string) []pos {
 
 var allPOS = []pos{noun, verb, adj, adv}
 
-// features computes the keys of a token (uncached).
-func (w *wordnet) features(token, tag string, tagged bool) []string {
+// features computes the keys of a token at every offset (uncached).
+func (w *wordnet) features(token, tag string, tagged bool) cached {
+	base := w.baseFeatures(token, tag, tagged)
+	c := cached{keys: make([][]string, len(w.suffix))}
+	for k, suffix := range w.suffix {
+		for _, b := range base {
+			c.keys[k] = append(c.keys[k], b[0]+suffix+"="+b[1])
+		}
+	}
+	return c
+}
+
+// baseFeatures returns a token's (name, value) pairs: lemma and lex.
+func (w *wordnet) baseFeatures(token, tag string, tagged bool) [][2]string {
 	try := allPOS
 	if tagged {
 		try = posOfTag(tag)
@@ -104,21 +135,23 @@ func (w *wordnet) features(token, tag string, tagged bool) []string {
 		if !ok {
 			continue
 		}
-		var keys []string
+		var pairs [][2]string
 		if w.cfg.Lemma {
-			keys = append(keys, "lemma="+lemma)
+			pairs = append(pairs, [2]string{"lemma", lemma})
 		}
 		if w.cfg.Lexname {
-			keys = append(keys, "lex="+w.db.lexName(lemma, p))
+			pairs = append(pairs, [2]string{"lex", w.db.lexName(lemma, p)})
 		}
-		return keys
+		return pairs
 	}
 	return nil
 }
 
 func (w *wordnet) Extract(s *sdk.Sentence, f *sdk.Features) error {
 	tagged := w.cfg.PosColumn != ""
-	for i := 0; i < s.Len(); i++ {
+	n := s.Len()
+	w.scratch = w.scratch[:0]
+	for i := range n {
 		k := [2]string{s.Value(i, 0), ""}
 		if tagged {
 			k[1] = s.Value(i, 1)
@@ -128,11 +161,18 @@ func (w *wordnet) Extract(s *sdk.Sentence, f *sdk.Features) error {
 			if len(w.cache) >= maxCached {
 				clear(w.cache) // bounded memory on endless input
 			}
-			c = cached{w.features(k[0], k[1], tagged)}
+			c = w.features(k[0], k[1], tagged)
 			w.cache[k] = c
 		}
-		for _, key := range c.keys {
-			f.Set(i, key)
+		w.scratch = append(w.scratch, c)
+	}
+	for i := range n {
+		for k, o := range w.cfg.Offsets {
+			if j := i + o; j >= 0 && j < n {
+				for _, key := range w.scratch[j].keys[k] {
+					f.Set(i, key)
+				}
+			}
 		}
 	}
 	return nil

@@ -106,6 +106,10 @@ func TestExtract(t *testing.T) {
 		{"untagged: noun first", `{"dict":%q,"column":"w","lexname":true}`, map[int][]string{
 			0: {"lex=noun.location"}, 1: {"lex=noun.animal"}, 2: {"lex=noun.act"}, 3: {"lex=verb.motion"},
 		}},
+		{"offsets", `{"dict":%q,"column":"w","pos_column":"p","lexname":true,"offsets":[-1,1]}`, map[int][]string{
+			0: {"lex[1]=noun.animal"}, 1: {"lex[-1]=noun.location", "lex[1]=verb.motion"},
+			2: {"lex[-1]=noun.animal", "lex[1]=verb.motion"}, 3: {"lex[-1]=verb.motion"}, 4: {"lex[-1]=verb.motion"},
+		}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			cfg := strings.Replace(tc.cfg, "%q", `"`+dict+`"`, 1)
