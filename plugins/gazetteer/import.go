@@ -76,6 +76,11 @@ func importMain(args []string) int {
 	if err == nil && len(lists) == 0 {
 		err = errors.New("no source found")
 	}
+	for _, l := range lists { // refuse before writing anything
+		if err == nil {
+			err = checkOverwrite(filepath.Join(fs.Arg(0), l.name))
+		}
+	}
 	for _, l := range lists {
 		if err != nil {
 			break
@@ -327,6 +332,26 @@ func uniqueSorted(s []string) []string {
 	return out
 }
 
+// importHeader starts every list import writes.
+const importHeader = "# built by gazetteer import from "
+
+// checkOverwrite refuses to replace a file that import did not write.
+func checkOverwrite(path string) error {
+	f, err := os.Open(path)
+	if errors.Is(err, os.ErrNotExist) {
+		return nil
+	}
+	if err != nil {
+		return err
+	}
+	defer f.Close()
+	head := make([]byte, len(importHeader))
+	if n, _ := f.Read(head); n < len(head) || string(head) != importHeader {
+		return fmt.Errorf("%s exists and was not written by gazetteer import: not overwriting it", path)
+	}
+	return nil
+}
+
 // writeList writes one list through fileio (no half-written file).
 func writeList(dir string, l list) error {
 	if len(l.phrases) == 0 {
@@ -335,7 +360,7 @@ func writeList(dir string, l list) error {
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return err
 	}
-	body := "# built by gazetteer import from " + l.source + "\n" + strings.Join(l.phrases, "\n") + "\n"
+	body := importHeader + l.source + "\n" + strings.Join(l.phrases, "\n") + "\n"
 	path := filepath.Join(dir, l.name)
 	if err := fileio.WriteFile(path, []byte(body)); err != nil {
 		return err

@@ -101,6 +101,25 @@ func TestImportErrors(t *testing.T) {
 	if code := importMain([]string{"-npm", t.TempDir(), t.TempDir()}); code != 1 {
 		t.Errorf("import of nothing: exit %d, want 1", code)
 	}
+	// A file import did not write is not overwritten; one it wrote is.
+	out := t.TempDir()
+	os.WriteFile(filepath.Join(out, "people.txt"), []byte("my own list\n"), 0o644)
+	if code := importMain([]string{"-npm", dir, out}); code != 1 {
+		t.Errorf("import over a user's file: exit %d, want 1", code)
+	}
+	if raw, _ := os.ReadFile(filepath.Join(out, "people.txt")); string(raw) != "my own list\n" {
+		t.Errorf("the user's file was overwritten: %q", raw)
+	}
+	if _, err := os.Stat(filepath.Join(out, "countries.txt")); err == nil {
+		t.Error("a refused import wrote other lists")
+	}
+	os.Remove(filepath.Join(out, "people.txt"))
+	os.WriteFile(pbf, raw, 0o644) // whole again
+	for range 2 {
+		if code := importMain([]string{"-npm", dir, out}); code != 0 {
+			t.Errorf("import (again): exit %d, want 0", code)
+		}
+	}
 	if code := importMain([]string{t.TempDir()}); code != 2 {
 		t.Errorf("import without a source: exit %d, want 2", code)
 	}
