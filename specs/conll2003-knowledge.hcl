@@ -5,7 +5,7 @@
 # noun.person, noun.location and noun.group), longest match first, in
 # their case and UPPER CASE (headlines); the wordnet plugin adds each
 # token's WordNet lemma (morphy) and the lexicographer class of its first
-# sense. Nothing comes from the CoNLL corpora, so no list is perfectly
+# sense. Both give a token its neighbours' features too (offsets -1, 0, 1). Nothing comes from the CoNLL corpora, so no list is perfectly
 # predictive on the training data. The lists are built, not shipped
 # (plugins/gazetteer/README.md gives their sources, versions, checksums and
 # licences):
@@ -106,6 +106,7 @@ features {
     config {
       column        = "word"
       case_variants = true
+      offsets       = [-1, 0, 1]
       lists = {
         CITY     = "${var.lists_dir}/cities.txt"
         COUNTRY  = "${var.lists_dir}/countries.txt"
@@ -126,6 +127,7 @@ features {
       pos_column = "pos"
       lemma      = true
       lexname    = true
+      offsets    = [-1, 0, 1]
     }
   }
   transition "trans" {}
