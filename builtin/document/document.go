@@ -246,7 +246,6 @@ var (
 // ReadColumns implements feature.ColumnReader.
 func (x *extractor) ReadColumns() []int { return []int{x.column} }
 
-
 // Documents implements feature.DocumentExtractor: it indexes every word of
 // the batch by (document, lowercased word) and aggregates the contexts.
 // Documents(nil) releases the index and its buffers.
