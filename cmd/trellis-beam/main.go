@@ -139,5 +139,3 @@ func report(w io.Writer, o options, res beam.PipelineResult) {
 		}
 	}
 }
-
-
