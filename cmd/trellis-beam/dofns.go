@@ -98,7 +98,7 @@ type tagFn struct {
 	seg      bool
 	buf      bytes.Buffer
 	w        corpus.Writer
-	batch    [1]*corpus.Sentence
+	pending  []*corpus.Sentence
 }
 
 func (f *tagFn) Setup(ctx context.Context) error {
@@ -139,43 +139,71 @@ func (f *tagFn) Teardown() error {
 	return err
 }
 
-// ProcessElement parses the sentence again, tags it and emits the lines
-// `trellis tag` writes for it (and, with --eval, its labels).
+// ProcessElement parses the sentence again and queues it; a full batch
+// is tagged at once, as `trellis tag` does (one encoder pass, one request
+// per plugin), the rest when the bundle ends.
 func (f *tagFn) ProcessElement(ctx context.Context, in Sentence, emit func(string), score func(Scored)) error {
 	s, err := f.parse(in)
 	if err != nil {
 		return err
 	}
-	f.batch[0] = s
-	preds, err := f.tg.Tag(f.batch[:])
+	f.pending = append(f.pending, s)
+	if len(f.pending) < tagger.BatchSize {
+		return nil
+	}
+	return f.flush(ctx, emit, score)
+}
+
+func (f *tagFn) FinishBundle(ctx context.Context, emit func(string), score func(Scored)) error {
+	return f.flush(ctx, emit, score)
+}
+
+// flush tags the queued sentences and emits, for each, the lines `trellis
+// tag` writes for it (and, with --eval, its labels).
+func (f *tagFn) flush(ctx context.Context, emit func(string), score func(Scored)) error {
+	if len(f.pending) == 0 {
+		return nil
+	}
+	preds, err := f.tg.Tag(f.pending)
 	if err != nil {
 		return err
 	}
-	pred := preds[0]
-	f.buf.Reset()
-	if err := f.w.Write(s, pred); err != nil {
-		return err
-	}
-	if err := f.w.Flush(); err != nil {
-		return err
-	}
-	emit(f.buf.String())
-	sentencesTagged.Inc(ctx, 1)
-	tokensTagged.Inc(ctx, int64(s.Len()))
-	if f.Labelled {
-		sc := Scored{Gold: make([]string, s.Len()), Pred: pred}
-		for i := range sc.Gold {
-			sc.Gold[i] = s.Tokens[i][f.labelCol]
+	tokens := 0
+	for k, s := range f.pending {
+		f.buf.Reset()
+		if err := f.w.Write(s, preds[k]); err != nil {
+			return err
 		}
-		if f.seg {
-			sc.Chars = make([]string, s.Len())
-			for i := range sc.Chars {
-				sc.Chars[i] = s.Tokens[i][0]
-			}
+		if err := f.w.Flush(); err != nil {
+			return err
 		}
-		score(sc)
+		emit(f.buf.String())
+		tokens += s.Len()
+		if f.Labelled {
+			score(f.scored(s, preds[k]))
+		}
 	}
+	sentencesTagged.Inc(ctx, int64(len(f.pending)))
+	tokensTagged.Inc(ctx, int64(tokens))
+	clear(f.pending)
+	f.pending = f.pending[:0]
 	return nil
+}
+
+// scored is a tagged sentence's gold and predicted labels, the tokens too
+// for segmentation, as `trellis eval` collects them.
+func (f *tagFn) scored(s *corpus.Sentence, pred []string) Scored {
+	sc := Scored{Gold: make([]string, s.Len()), Pred: pred}
+	for i := range sc.Gold {
+		sc.Gold[i] = s.Tokens[i][f.labelCol]
+	}
+	if f.seg {
+		sc.Chars = make([]string, s.Len())
+		for i := range sc.Chars {
+			sc.Chars[i] = s.Tokens[i][0]
+		}
+	}
+	return sc
 }
 
 // parse reads in's text back into a sentence whose line numbers are the
