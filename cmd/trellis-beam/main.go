@@ -103,7 +103,7 @@ func launch(ctx context.Context, o options, stdout io.Writer) error {
 	if err != nil {
 		return err
 	}
-	if err := refuseExisting(ctx, o); err != nil {
+	if err := prepareOutput(ctx, o); err != nil {
 		return err
 	}
 	p := build(o, info)

@@ -179,7 +179,8 @@ func TestTagAndEvalMatchTrellis(t *testing.T) {
 
 // TestGlobUnlabelled tags unlabelled text spread over several files, with
 // CoNLL -DOCSTART- lines, matched by a glob; the reference is `trellis
-// tag` of the files concatenated.
+// tag` of the files concatenated. The output goes to a folder that does not
+// exist yet.
 func TestGlobUnlabelled(t *testing.T) {
 	m := train(t, "../trellis/testdata/chunk.hcl", "hmm")
 	raw, err := os.ReadFile("../trellis/testdata/chunk-test.txt")
@@ -212,7 +213,7 @@ func TestGlobUnlabelled(t *testing.T) {
 	if err := os.WriteFile(whole, []byte(all.String()), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	prefix := filepath.Join(t.TempDir(), "out")
+	prefix := filepath.Join(t.TempDir(), "new", "folder", "out") // made by the run
 	mustRun(t, bin.beam, "--model", m, "--input", filepath.Join(dir, "part-*.txt"), "--output", prefix, "--shards", "2")
 	want := mustRun(t, bin.trellis, "tag", "--model", m, whole)
 	if strings.Count(want, "-DOCSTART-") != 3 {

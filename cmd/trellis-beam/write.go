@@ -8,6 +8,8 @@ import (
 	"fmt"
 	"hash/fnv"
 	"io"
+	"os"
+	"path/filepath"
 	"strings"
 
 	"github.com/apache/beam/sdks/v2/go/pkg/beam/io/filesystem"
@@ -100,9 +102,10 @@ func writeFile(ctx context.Context, path string, write func(io.Writer) error) er
 	return w.Close()
 }
 
-// refuseExisting refuses to run when any file the run would write is
-// already there: nothing of the user's is overwritten.
-func refuseExisting(ctx context.Context, o options) error {
+// prepareOutput refuses to run when any file the run would write is
+// already there (nothing of the user's is overwritten), and makes a local
+// output's folder, so that the run does not fail at its very end.
+func prepareOutput(ctx context.Context, o options) error {
 	fs, err := filesystem.New(ctx, o.output)
 	if err != nil {
 		return usagef("--output: %v", err)
@@ -114,20 +117,17 @@ func refuseExisting(ctx context.Context, o options) error {
 	}
 	for _, p := range patterns {
 		found, err := fs.List(ctx, p)
-		if err != nil && !isNotExist(err) {
+		if err != nil {
 			return fmt.Errorf("--output: %w", err)
 		}
 		if len(found) > 0 {
 			return usagef("--output %s: %s already exists (remove it or choose another prefix)", o.output, found[0])
 		}
 	}
+	if isLocal(o.output) {
+		return os.MkdirAll(filepath.Dir(o.output), 0o755)
+	}
 	return nil
-}
-
-// isNotExist reports a listing of a folder that does not exist yet, which
-// the run will fail to write into with its own clear error.
-func isNotExist(err error) bool {
-	return strings.Contains(err.Error(), "no such file or directory")
 }
 
 // evalFn sums the scores of tagged sentences: an eval.Partial per bundle,
