@@ -85,11 +85,12 @@ func train(t *testing.T, spec, learner string) string {
 	return filepath.Join(out, "models", learner+".model")
 }
 
-// sentences splits tagged output into its sentences (blocks ending in a
-// blank line, as conll and conllu output has them), sorted: the multiset.
-func sentences(text string) []string {
+// sentences splits tagged output into its sentences, sorted: the
+// multiset. conll and conllu sentences end in a blank line; the chars and
+// slash formats write one line per sentence.
+func sentences(text, end string) []string {
 	var out []string
-	for b := range strings.SplitAfterSeq(text, "\n\n") {
+	for b := range strings.SplitAfterSeq(text, end) {
 		if b != "" {
 			out = append(out, b)
 		}
@@ -118,7 +119,12 @@ func shards(t *testing.T, prefix string, n int) string {
 
 func sameSentences(t *testing.T, got, want string) {
 	t.Helper()
-	g, w := sentences(got), sentences(want)
+	sameUnits(t, got, want, "\n\n")
+}
+
+func sameUnits(t *testing.T, got, want, end string) {
+	t.Helper()
+	g, w := sentences(got, end), sentences(want, end)
 	if len(w) == 0 {
 		t.Fatal("the reference output has no sentences")
 	}
@@ -269,4 +275,65 @@ func TestErrors(t *testing.T) {
 func lastLines(s string, n int) string {
 	lines := strings.Split(s, "\n")
 	return strings.Join(lines[max(0, len(lines)-n):], "\n")
+}
+
+// dataDir is ../shared/data beside the repository, or TRELLIS_DATA_DIR.
+func dataDir(t *testing.T) string {
+	t.Helper()
+	d := os.Getenv("TRELLIS_DATA_DIR")
+	if d == "" {
+		d = "../../../shared/data"
+	}
+	abs, err := filepath.Abs(d)
+	if err != nil {
+		t.Skipf("../shared/data not found: %v", err)
+	}
+	if st, err := os.Stat(abs); err != nil || !st.IsDir() {
+		t.Skipf("../shared/data not found: no folder %s (set TRELLIS_DATA_DIR to use another place)", abs)
+	}
+	return abs
+}
+
+// head writes the first n lines of path to a temporary file.
+func head(t *testing.T, path string, n int) string {
+	t.Helper()
+	b, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	lines := strings.SplitAfterN(string(b), "\n", n+1)
+	out := filepath.Join(t.TempDir(), filepath.Base(path))
+	if err := os.WriteFile(out, []byte(strings.Join(lines[:min(n, len(lines))], "")), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return out
+}
+
+// TestSegmentationPlainText tags plain unsegmented Chinese text, one
+// sentence per line (the chars format), with a segmentation model trained
+// on SIGHAN 2005 MSR, and scores the gold segmentation (word scores, BMES).
+func TestSegmentationPlainText(t *testing.T) {
+	data := dataDir(t)
+	out := filepath.Join(t.TempDir(), "run")
+	mustRun(t, bin.trellis, "run", "../../specs/msr-cws.hcl", "--var", "data_dir="+data, "--learner", "hmm", "--out", out)
+	m := filepath.Join(out, "models", "hmm.model")
+	plain := head(t, filepath.Join(data, "sighan2005-msr", "msr_test.utf8"), 300)
+	prefix := filepath.Join(t.TempDir(), "seg")
+	mustRun(t, bin.beam, "--model", m, "--input", plain, "--output", prefix, "--shards", "2")
+	want := mustRun(t, bin.trellis, "tag", "--model", m, plain)
+	if strings.Count(want, "\n") != 300 {
+		t.Fatalf("trellis tag wrote %d lines for 300", strings.Count(want, "\n"))
+	}
+	sameUnits(t, shards(t, prefix, 2), want, "\n")
+
+	gold := head(t, filepath.Join(data, "sighan2005-msr", "msr_test_gold.utf8"), 300)
+	prefix = filepath.Join(t.TempDir(), "scored")
+	mustRun(t, bin.beam, "--model", m, "--input", gold, "--output", prefix, "--shards", "2", "--eval")
+	got, err := os.ReadFile(prefix + evalTextSuffix)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := mustRun(t, bin.trellis, "eval", "--model", m, gold); string(got) != want || !strings.Contains(want, "words: precision") {
+		t.Errorf("%s differs from trellis eval (or has no word scores)\n--- beam ---\n%s--- trellis ---\n%s", evalTextSuffix, got, want)
+	}
 }
