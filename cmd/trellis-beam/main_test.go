@@ -2,6 +2,7 @@ package main
 
 import (
 	"bytes"
+	"compress/gzip"
 	"fmt"
 	"os"
 	"os/exec"
@@ -183,8 +184,8 @@ func TestTagAndEvalMatchTrellis(t *testing.T) {
 	}
 }
 
-// TestGlobUnlabelled tags unlabelled text spread over several files, with
-// CoNLL -DOCSTART- lines, matched by a glob; the reference is `trellis
+// TestGlobUnlabelled tags unlabelled text spread over several files (one
+// gzipped), with CoNLL -DOCSTART- lines, matched by a glob; the reference is `trellis
 // tag` of the files concatenated. The output goes to a folder that does not
 // exist yet.
 func TestGlobUnlabelled(t *testing.T) {
@@ -210,7 +211,11 @@ func TestGlobUnlabelled(t *testing.T) {
 		for i := k; i < len(blocks); i += 3 {
 			part.WriteString(blocks[i] + "\n\n")
 		}
-		if err := os.WriteFile(filepath.Join(dir, fmt.Sprintf("part-%d.txt", k)), []byte(part.String()), 0o644); err != nil {
+		name, content := fmt.Sprintf("part-%d.txt", k), []byte(part.String())
+		if k == 2 { // gzip is read as such
+			name, content = name+".gz", gzipped(t, content)
+		}
+		if err := os.WriteFile(filepath.Join(dir, name), content, 0o644); err != nil {
 			t.Fatal(err)
 		}
 		all.WriteString(part.String())
@@ -220,12 +225,13 @@ func TestGlobUnlabelled(t *testing.T) {
 		t.Fatal(err)
 	}
 	prefix := filepath.Join(t.TempDir(), "new", "folder", "out") // made by the run
-	mustRun(t, bin.beam, "--model", m, "--input", filepath.Join(dir, "part-*.txt"), "--output", prefix, "--shards", "2")
+	mustRun(t, bin.beam, "--model", m, "--input", filepath.Join(dir, "part-*"), "--output", prefix, "--shards", "2")
 	want := mustRun(t, bin.trellis, "tag", "--model", m, whole)
 	if strings.Count(want, "-DOCSTART-") != 3 {
 		t.Fatalf("the reference has %d -DOCSTART- lines, want 3", strings.Count(want, "-DOCSTART-"))
 	}
 	sameSentences(t, shards(t, prefix, 2), want)
+	t.Logf("%d sentences", len(sentences(want, "\n\n")))
 }
 
 // TestErrors: usage mistakes exit 2, failures exit 1, with a clear
@@ -336,4 +342,17 @@ func TestSegmentationPlainText(t *testing.T) {
 	if want := mustRun(t, bin.trellis, "eval", "--model", m, gold); string(got) != want || !strings.Contains(want, "words: precision") {
 		t.Errorf("%s differs from trellis eval (or has no word scores)\n--- beam ---\n%s--- trellis ---\n%s", evalTextSuffix, got, want)
 	}
+}
+
+func gzipped(t *testing.T, b []byte) []byte {
+	t.Helper()
+	var buf bytes.Buffer
+	zw := gzip.NewWriter(&buf)
+	if _, err := zw.Write(b); err != nil {
+		t.Fatal(err)
+	}
+	if err := zw.Close(); err != nil {
+		t.Fatal(err)
+	}
+	return buf.Bytes()
 }
