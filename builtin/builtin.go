@@ -10,14 +10,19 @@ import (
 	"github.com/trellis-nlp/trellis/builtin/bias"
 	"github.com/trellis-nlp/trellis/builtin/boundary"
 	"github.com/trellis-nlp/trellis/builtin/digit"
+	"github.com/trellis-nlp/trellis/builtin/document"
 	"github.com/trellis-nlp/trellis/builtin/emission"
 	"github.com/trellis-nlp/trellis/builtin/hyphen"
 	"github.com/trellis-nlp/trellis/builtin/shape"
 	"github.com/trellis-nlp/trellis/builtin/transition"
 	"github.com/trellis-nlp/trellis/framework/feature"
 	"github.com/trellis-nlp/trellis/framework/learn"
+	"github.com/trellis-nlp/trellis/framework/learn/arow"
 	"github.com/trellis-nlp/trellis/framework/learn/crf"
 	"github.com/trellis-nlp/trellis/framework/learn/hmm"
+	"github.com/trellis-nlp/trellis/framework/learn/maxent"
+	"github.com/trellis-nlp/trellis/framework/learn/memm"
+	"github.com/trellis-nlp/trellis/framework/learn/pa"
 	"github.com/trellis-nlp/trellis/framework/learn/perceptron"
 )
 
@@ -35,6 +40,7 @@ func RegisterTemplates(r *feature.Registry) {
 	r.MustRegister("boundary", boundary.New)
 	r.MustRegister("bias", bias.New)
 	r.MustRegister("attributes", attributes.New)
+	r.MustRegister("document", document.New)
 }
 
 // RegisterLearners adds the learners. It panics if r already holds one of
@@ -43,6 +49,10 @@ func RegisterLearners(r *learn.Registry) {
 	r.MustRegister("hmm", hmm.New)
 	r.MustRegister("perceptron", perceptron.New)
 	r.MustRegister("crf", crf.New)
+	r.MustRegister("pa", pa.New)
+	r.MustRegister("arow", arow.New)
+	r.MustRegister("maxent", maxent.New)
+	r.MustRegister("memm", memm.New)
 }
 
 // Registries returns registries filled with everything builtin.

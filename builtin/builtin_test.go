@@ -12,6 +12,7 @@ import (
 	"github.com/hashicorp/hcl/v2/gohcl"
 	"github.com/hashicorp/hcl/v2/hclsyntax"
 
+	"github.com/trellis-nlp/trellis/builtin/emission"
 	"github.com/trellis-nlp/trellis/framework/corpus"
 	"github.com/trellis-nlp/trellis/framework/feature"
 )
@@ -85,6 +86,23 @@ ngram = 3`, [][]string{
 lowercase = true`, [][]string{
 			nil, {"wp=he|vbz"}, {"wp=reckons|dt"}, {"wp=the|jj"}, {"wp=current-account|cd"}, {"wp=1,000|nnp"},
 		}},
+		{"emission", "U05", `format = "{word[-1]}/{word[0]}"`, [][]string{
+			nil, {"U05=He/reckons"}, {"U05=reckons/the"}, {"U05=the/current-account"},
+			{"U05=current-account/1,000"}, {"U05=1,000/McDonald's"},
+		}},
+		{"emission", "f", `format = "<{pos[-2]}{{x}}{word[2]}>"
+pad = true
+lowercase = true`, [][]string{
+			{"f=<_B-2{x}the>"}, {"f=<_B-1{x}current-account>"}, {"f=<prp{x}1,000>"},
+			{"f=<vbz{x}mcdonald's>"}, {"f=<dt{x}_B+1>"}, {"f=<jj{x}_B+2>"},
+		}},
+		{"emission", "P", `format = "{pos[-3]}/{pos[3]}"
+pad = true`, [][]string{
+			{"P=_B-3/JJ"}, {"P=_B-2/CD"}, {"P=_B-1/NNP"}, {"P=PRP/_B+1"}, {"P=VBZ/_B+2"}, {"P=DT/_B+3"},
+		}},
+		{"emission", "const", `format = "U"`, [][]string{
+			{"const=U"}, {"const=U"}, {"const=U"}, {"const=U"}, {"const=U"}, {"const=U"},
+		}},
 		{"emission", "p", `column = "pos"
 offsets = [-1]
 pad = true`, [][]string{
@@ -129,6 +147,37 @@ kind = "compact"`, [][]string{
 	}
 }
 
+func TestParseFormat(t *testing.T) {
+	cases := []struct {
+		in   string
+		want emission.Format
+	}{
+		{"", emission.Format{Literals: []string{""}}},
+		{"U", emission.Format{Literals: []string{"U"}}},
+		{"{w[0]}", emission.Format{Literals: []string{"", ""}, Cells: []emission.Cell{{Column: "w", Offset: 0}}}},
+		{"a{{b}}{w[-2]}/{p[3]}}}", emission.Format{Literals: []string{"a{b}", "/", "}"},
+			Cells: []emission.Cell{{Column: "w", Offset: -2}, {Column: "p", Offset: 3}}}},
+	}
+	for _, c := range cases {
+		t.Run(c.in, func(t *testing.T) {
+			got, err := emission.ParseFormat(c.in)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !reflect.DeepEqual(got, c.want) {
+				t.Errorf("got %#v, want %#v", got, c.want)
+			}
+		})
+	}
+	// EscapeLiteral's text parses back to itself.
+	for _, lit := range []string{"{", "}}", "a{b}c", "%x[0,0]", ""} {
+		f, err := emission.ParseFormat(emission.EscapeLiteral(lit))
+		if err != nil || len(f.Cells) != 0 || f.Literals[0] != lit {
+			t.Errorf("EscapeLiteral(%q) parses as %#v, %v", lit, f, err)
+		}
+	}
+}
+
 func TestDigitClasses(t *testing.T) {
 	s := sentence("1999 CD O", "42 CD O", "B2B NN O", "3.5 CD O", "7 CD O")
 	got := extract(t, "digit", "d", `column = "word"`, s)
@@ -167,6 +216,15 @@ func TestValidateAndCompileErrors(t *testing.T) {
 		{"emission", `column = "word"
 join = ["pos[0]"]`, "Conflicting"},
 		{"emission", `join = ["pos0"]`, "Invalid join item"},
+		{"emission", `join = ["pos[99999999999999999999]"]`, "Invalid join item"},
+		{"emission", `format = "{pos[0]}"
+join = ["pos[0]"]`, "Conflicting"},
+		{"emission", `format = "{pos[0]}"
+offsets = [1]`, "Conflicting"},
+		{"emission", `format = "{pos0}"`, "Invalid format"},
+		{"emission", `format = "a}b"`, "lone"},
+		{"emission", `format = "{pos[0]"`, "no closing"},
+		{"emission", `format = "{pos[-101]}"`, "Offset out of range"},
 		{"emission", `column = "word"
 offsets = [1000]`, "Offset out of range"},
 		{"suffix", `column = "word"
@@ -248,9 +306,9 @@ func TestRegistries(t *testing.T) {
 		got  []string
 		want []string
 	}{
-		{"templates", templates.Names(), []string{"attributes", "bias", "boundary", "case", "digit", "emission",
+		{"templates", templates.Names(), []string{"attributes", "bias", "boundary", "case", "digit", "document", "emission",
 			"hyphen", "prefix", "shape", "suffix", "transition"}},
-		{"learners", learners.Names(), []string{"crf", "hmm", "perceptron"}},
+		{"learners", learners.Names(), []string{"arow", "crf", "hmm", "maxent", "memm", "pa", "perceptron"}},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -294,6 +352,8 @@ offsets = [-2, -1, 0, 1, 2]`},
 offsets = [-1, 0]
 ngram = 2
 lowercase = true`},
+		{"emission", `format = "{word[-1]}/{pos[0]}//{word[1]}"
+pad = true`},
 		{"suffix", `column = "word"`},
 		{"prefix", `column = "word"`},
 		{"shape", `column = "word"`},

@@ -82,6 +82,8 @@ type extractor struct {
 	prefixes [][][]byte
 }
 
+var _ feature.ColumnReader = (*extractor)(nil)
+
 // Compile implements feature.Template.
 func (t *Template) Compile(name string, cols feature.Columns) (feature.Extractor, error) {
 	b, err := t.cfg.window().Bind(name, cols)

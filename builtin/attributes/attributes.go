@@ -81,6 +81,11 @@ type extractor struct {
 	buf    []byte // reused key buffer, holding the prefix
 }
 
+var _ feature.ColumnReader = (*extractor)(nil)
+
+// ReadColumns implements feature.ColumnReader.
+func (x *extractor) ReadColumns() []int { return []int{x.col} }
+
 // Extract implements feature.Extractor.
 func (x *extractor) Extract(s *corpus.Sentence, sink feature.Sink) error {
 	for i, row := range s.Tokens {

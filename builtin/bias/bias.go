@@ -27,10 +27,15 @@ func (t *Template) Validate() hcl.Diagnostics { return nil }
 
 type extractor struct{ key []byte }
 
+var _ feature.ColumnReader = (*extractor)(nil)
+
 // Compile implements feature.Template.
 func (t *Template) Compile(name string, _ feature.Columns) (feature.Extractor, error) {
 	return &extractor{key: []byte(name)}, nil
 }
+
+// ReadColumns implements feature.ColumnReader: bias reads no column.
+func (x *extractor) ReadColumns() []int { return nil }
 
 func (x *extractor) Extract(s *corpus.Sentence, sink feature.Sink) error {
 	for i := 0; i < s.Len(); i++ {

@@ -28,10 +28,16 @@ func (t *Template) Validate() hcl.Diagnostics { return nil }
 
 type extractor struct{ bos, eos []byte }
 
+var _ feature.ColumnReader = (*extractor)(nil)
+
 // Compile implements feature.Template.
 func (t *Template) Compile(name string, _ feature.Columns) (feature.Extractor, error) {
 	return &extractor{bos: []byte(name + "=BOS"), eos: []byte(name + "=EOS")}, nil
 }
+
+// ReadColumns implements feature.ColumnReader: the boundary attributes
+// depend on positions only.
+func (x *extractor) ReadColumns() []int { return nil }
 
 func (x *extractor) Extract(s *corpus.Sentence, sink feature.Sink) error {
 	if n := s.Len(); n > 0 {

@@ -50,6 +50,8 @@ type extractor struct {
 	keys [][numClasses][]byte
 }
 
+var _ feature.ColumnReader = (*extractor)(nil)
+
 // Compile implements feature.Template.
 func (t *Template) Compile(name string, cols feature.Columns) (feature.Extractor, error) {
 	b, err := t.cfg.Bind(name, cols)

@@ -71,6 +71,8 @@ type shapeExtractor struct {
 	compact bool
 }
 
+var _ feature.ColumnReader = (*shapeExtractor)(nil)
+
 // Compile implements feature.Template.
 func (t *Template) Compile(name string, cols feature.Columns) (feature.Extractor, error) {
 	b, err := t.cfg.window().Bind(name, cols)
@@ -137,6 +139,8 @@ type caseExtractor struct {
 	*window.Bound
 	keys [][][]byte
 }
+
+var _ feature.ColumnReader = (*caseExtractor)(nil)
 
 // Compile implements feature.Template.
 func (t *CaseTemplate) Compile(name string, cols feature.Columns) (feature.Extractor, error) {

@@ -100,6 +100,10 @@ func (b *Bound) Each(s *corpus.Sentence, fn func(i, k int, value string)) {
 	}
 }
 
+// ReadColumns implements feature.ColumnReader for the extractors built on
+// a Bound.
+func (b *Bound) ReadColumns() []int { return []int{b.Column} }
+
 // AppendValue appends v to dst, lowercased if the template asks for it.
 func (b *Bound) AppendValue(dst []byte, v string) []byte {
 	if b.Lowercase {

@@ -96,15 +96,19 @@ type tagFn struct {
 	tg       *tagger.Tagger
 	labelCol int
 	seg      bool
+	vocab    *tagger.Vocabulary // nil when the model does not tell its words
+	word     int
 	buf      bytes.Buffer
 	w        corpus.Writer
 	pending  []*corpus.Sentence
 }
 
-func (f *tagFn) Setup(ctx context.Context) error {
-	m, err := loadModel(ctx, f.Model)
+// newTagger loads the model at path and builds its tagger, with the
+// plugins it was trained with started (the tagger's Close stops them).
+func newTagger(ctx context.Context, path string) (*tagger.Tagger, error) {
+	m, err := loadModel(ctx, path)
 	if err != nil {
-		return err
+		return nil, err
 	}
 	templates, _ := builtin.Registries()
 	host := plugin.NewHost(plugin.Options{
@@ -116,16 +120,25 @@ func (f *tagFn) Setup(ctx context.Context) error {
 	tg, err := tagger.New(m, templates, tagger.Options{})
 	if err != nil {
 		host.Close()
-		return err
+		return nil, err
 	}
 	tg.OnClose(host.Close)
+	return tg, nil
+}
+
+func (f *tagFn) Setup(ctx context.Context) error {
+	tg, err := newTagger(ctx, f.Model)
+	if err != nil {
+		return err
+	}
 	f.tg = tg
 	f.labelCol = tg.Format.LabelColumn()
-	sch, err := scheme.Parse(m.Scheme)
+	sch, err := scheme.Parse(tg.Model.Scheme)
 	if err != nil {
 		return err
 	}
 	f.seg = sch == scheme.BMES || sch == scheme.BI
+	f.vocab, f.word = tg.Vocabulary(), tg.WordColumn()
 	f.w = tg.Format.NewWriter(&f.buf)
 	return nil
 }
@@ -190,12 +203,19 @@ func (f *tagFn) flush(ctx context.Context, emit func(string), score func(Scored)
 	return nil
 }
 
-// scored is a tagged sentence's gold and predicted labels, the tokens too
-// for segmentation, as `trellis eval` collects them.
+// scored is a tagged sentence's gold and predicted labels, whether each
+// word is unknown to the model, and the tokens for segmentation, as
+// `trellis eval` collects them.
 func (f *tagFn) scored(s *corpus.Sentence, pred []string) Scored {
 	sc := Scored{Gold: make([]string, s.Len()), Pred: pred}
 	for i := range sc.Gold {
 		sc.Gold[i] = s.Tokens[i][f.labelCol]
+	}
+	if f.vocab != nil {
+		sc.OOV = make([]bool, s.Len())
+		for i := range sc.OOV {
+			sc.OOV[i] = !f.vocab.Has(s.Tokens[i][f.word])
+		}
 	}
 	if f.seg {
 		sc.Chars = make([]string, s.Len())

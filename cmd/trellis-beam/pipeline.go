@@ -30,9 +30,12 @@ type Sentence struct {
 }
 
 // Scored is a tagged sentence's gold and predicted labels, for --eval;
-// Chars (the tokens) only for segmentation schemes, as `trellis eval`.
+// OOV (the word is not in the model's vocabulary) only when the model
+// tells its vocabulary, Chars (the tokens) only for segmentation schemes,
+// as `trellis eval` collects them.
 type Scored struct {
 	Gold, Pred, Chars []string
+	OOV               []bool
 }
 
 // modelInfo is what the launcher reads from the model to build the
@@ -92,7 +95,7 @@ func build(o options, info *modelInfo) *beam.Pipeline {
 	beam.ParDo0(s.Scope("write"), &writeShardFn{Prefix: o.output, Shards: o.shards}, groups)
 	if o.eval {
 		counts := beam.Combine(s.Scope("score"), &evalFn{Scheme: info.scheme}, scored)
-		beam.ParDo0(s.Scope("report"), &writeEvalFn{Prefix: o.output, Scheme: info.scheme}, counts)
+		beam.ParDo0(s.Scope("report"), &writeEvalFn{Prefix: o.output, Model: o.model}, counts)
 	}
 	return p
 }

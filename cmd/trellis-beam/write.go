@@ -4,7 +4,6 @@ import (
 	"bufio"
 	"bytes"
 	"context"
-	"encoding/json"
 	"fmt"
 	"hash/fnv"
 	"io"
@@ -17,6 +16,7 @@ import (
 	"github.com/trellis-nlp/trellis/framework/eval"
 	"github.com/trellis-nlp/trellis/framework/fileio"
 	"github.com/trellis-nlp/trellis/framework/scheme"
+	"github.com/trellis-nlp/trellis/framework/tagger"
 )
 
 const (
@@ -142,7 +142,7 @@ func (f *evalFn) options() eval.Options {
 func (f *evalFn) CreateAccumulator() *eval.Partial { return eval.NewPartial(f.options()) }
 
 func (f *evalFn) AddInput(p *eval.Partial, s Scored) *eval.Partial {
-	p.Add(eval.Sentence{Gold: s.Gold, Pred: s.Pred, Chars: s.Chars})
+	p.Add(eval.Sentence{Gold: s.Gold, Pred: s.Pred, Chars: s.Chars, OOV: s.OOV})
 	return p
 }
 
@@ -154,10 +154,25 @@ func (f *evalFn) MergeAccumulators(a, b *eval.Partial) *eval.Partial {
 func (f *evalFn) ExtractOutput(p *eval.Partial) *eval.Partial { return p }
 
 // writeEvalFn writes the report `trellis eval` prints and the JSON
-// `trellis eval --json` prints.
+// `trellis eval --json` prints; Setup loads the model for its scheme and
+// vocabulary, which the reports name.
 type writeEvalFn struct {
 	Prefix string
-	Scheme string
+	Model  string
+
+	sch   scheme.Scheme
+	vocab *tagger.Vocabulary
+}
+
+func (f *writeEvalFn) Setup(ctx context.Context) error {
+	tg, err := newTagger(ctx, f.Model)
+	if err != nil {
+		return err
+	}
+	defer tg.Close()
+	f.vocab = tg.Vocabulary()
+	f.sch, err = scheme.Parse(tg.Model.Scheme)
+	return err
 }
 
 func (f *writeEvalFn) ProcessElement(ctx context.Context, p *eval.Partial) error {
@@ -165,19 +180,13 @@ func (f *writeEvalFn) ProcessElement(ctx context.Context, p *eval.Partial) error
 	if res.Sentences == 0 {
 		return fmt.Errorf("no sentences to evaluate")
 	}
-	sch, err := scheme.Parse(f.Scheme)
-	if err != nil {
+	var text, js bytes.Buffer
+	if err := tagger.WriteEvalText(&text, res, f.sch, f.vocab); err != nil {
 		return err
 	}
-	var text bytes.Buffer
-	if err := res.WriteText(&text, sch); err != nil {
+	if err := tagger.WriteEvalJSON(&js, res, f.vocab); err != nil {
 		return err
 	}
-	js, err := json.MarshalIndent(res, "", "  ")
-	if err != nil {
-		return err
-	}
-	js = append(js, '\n')
 	if err := writeFile(ctx, f.Prefix+evalTextSuffix, func(w io.Writer) error {
 		_, err := w.Write(text.Bytes())
 		return err
@@ -185,7 +194,7 @@ func (f *writeEvalFn) ProcessElement(ctx context.Context, p *eval.Partial) error
 		return err
 	}
 	return writeFile(ctx, f.Prefix+evalJSONSuffix, func(w io.Writer) error {
-		_, err := w.Write(js)
+		_, err := w.Write(js.Bytes())
 		return err
 	})
 }

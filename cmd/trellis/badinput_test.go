@@ -224,6 +224,13 @@ func TestBadInput(t *testing.T) {
 		{name: "join of a missing column", edit: replace(`transition "trans" {}`, "transition \"trans\" {}\n  emission \"wp\" {\n    join = [\"word[-1]\", \"tag[0]\"]\n  }"), code: 2,
 			specErr: "Invalid template", place: specPlace{`join = [`, `["word[-1]", "tag[0]"]`},
 			stderr: []string{`"tag"`}},
+		// a learner setting the learner does not take: named, with the learners that take it
+		{name: "c1 on pa", edit: replace(`type = "hmm"`, "type = \"pa\"\n  c1   = 0.5"), code: 2,
+			specErr: "Unsupported learner setting", place: specPlace{`c1   = 0.5`, `c1`},
+			stderr: []string{`Learner type pa does not take "c1". It is a setting of crf, maxent and memm.`}},
+		{name: "variance on the perceptron", edit: replace(`type = "hmm"`, "type = \"perceptron\"\n  variance = 2"), code: 2,
+			specErr: "Unsupported learner setting", place: specPlace{`variance = 2`, `variance`},
+			stderr: []string{`Learner type perceptron does not take "variance". It is a setting of arow.`}},
 		// 10. a missing corpus file
 		{name: "missing test file", edit: replace(`"test.txt"`, `"nope.txt"`), code: 2,
 			specErr: "Corpus file not found", place: specPlace{`"nope.txt"`, `"nope.txt"`},
@@ -764,6 +771,8 @@ func equals(want string) func(t *testing.T, got string) {
 
 // newerModelCases: 14. a model written by a newer trellis, whose format
 // version is higher, is refused with the version and a hint to upgrade.
+// This trellis reads versions 1 and 2 (2: locally normalized models, the
+// MEMM), so "newer" is 3; the HMM's model is version 1.
 func newerModelCases(t *testing.T) {
 	model := readFile(t, filepath.Join(sharedRun(t, chunkSpec), "models", "hmm.model"))
 	// The layout: 8 bytes of magic, the format version (uint32, little
@@ -786,10 +795,10 @@ func newerModelCases(t *testing.T) {
 	newer := func(field bool, header bool) []byte {
 		b := bytes.Clone(model)
 		if field {
-			binary.LittleEndian.PutUint32(b[versionAt:], version+1)
+			binary.LittleEndian.PutUint32(b[versionAt:], 3)
 		}
 		if header {
-			copy(b[headerAt:], `{"version":2,`)
+			copy(b[headerAt:], `{"version":3,`)
 		}
 		return reseal(b)
 	}
@@ -798,13 +807,13 @@ func newerModelCases(t *testing.T) {
 		data []byte
 		msg  string
 	}{
-		{"version field and header", newer(true, true), "model file format version 2 is newer than this trellis supports (1); use a newer trellis"},
+		{"version field and header", newer(true, true), "model file format version 3 is newer than this trellis supports (2); use a newer trellis"},
 		{"version field, checksum not resealed", func() []byte {
 			b := bytes.Clone(model)
 			binary.LittleEndian.PutUint32(b[versionAt:], 7)
 			return b
-		}(), "model file format version 7 is newer than this trellis supports (1); use a newer trellis"},
-		{"header only", newer(false, true), "model header says format version 2, newer than this trellis supports (1); use a newer trellis"},
+		}(), "model file format version 7 is newer than this trellis supports (2); use a newer trellis"},
+		{"header only", newer(false, true), "model header says format version 3, newer than this trellis supports (2); use a newer trellis"},
 	}
 	for _, v := range variants {
 		for _, cmd := range []string{"tag", "eval"} {

@@ -1,9 +1,7 @@
 package main
 
 import (
-	"bufio"
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -18,6 +16,7 @@ import (
 	"github.com/trellis-nlp/trellis/framework/eval"
 	"github.com/trellis-nlp/trellis/framework/model"
 	"github.com/trellis-nlp/trellis/framework/plugin"
+	"github.com/trellis-nlp/trellis/framework/plural"
 	"github.com/trellis-nlp/trellis/framework/progress"
 	"github.com/trellis-nlp/trellis/framework/run"
 	"github.com/trellis-nlp/trellis/framework/rundir"
@@ -57,10 +56,20 @@ func (a *app) loadSpec(ctx context.Context, path string, vars map[string]string)
 	return s, reg, host, nil
 }
 
+func validateCommand() command {
+	return command{
+		Name:        "validate",
+		Usage:       []string{"SPEC [--var name=value]... [--no-data]"},
+		Summary:     "check a spec, and read its corpora as a run would",
+		Description: "Decodes SPEC and reports every mistake with file:line:col, the source line and a suggestion; then reads the corpora it names and checks their gold labels against the declared scheme, printing each corpus's sentences, tokens and labels. Exit 0 when the spec would run, 2 when it has errors.",
+		Run:         (*app).cmdValidate,
+	}
+}
+
 func (a *app) cmdValidate(ctx context.Context, args []string) error {
 	fs := newFlagSet("validate", a.stderr)
 	vars := varFlags{}
-	fs.Var(vars, "var", "set a spec variable: name=value (repeatable)")
+	fs.Var(vars, "var", "set a spec variable: `name=value` (repeatable)")
 	noData := fs.Bool("no-data", false, "check the spec only, without reading the corpora")
 	pos, err := parseInterspersed(fs, args)
 	if err != nil {
@@ -84,26 +93,42 @@ func (a *app) cmdValidate(ctx context.Context, args []string) error {
 			return specError{}
 		}
 		for _, st := range stats {
-			fmt.Fprintf(a.stdout, "corpus %q: %s: %d sentences, %d tokens, %d labels\n", st.Name, st.Path, st.Sentences, st.Tokens, st.Labels)
+			fmt.Fprintf(a.stdout, "corpus %q: %s: %s, %s, %s\n", st.Name, st.Path,
+				plural.Count(st.Sentences, "sentence"), plural.Count(st.Tokens, "token"), plural.Count(st.Labels, "label"))
 		}
 	}
-	fmt.Fprintf(a.stdout, "%s: ok (experiment %q, %d corpora, %d templates, %d learners)\n",
-		pos[0], s.Name, len(s.Corpora), len(s.Features.Templates), len(s.Learners))
+	fmt.Fprintf(a.stdout, "%s: ok (experiment %q, %s, %s, %s)\n", pos[0], s.Name,
+		plural.Count(len(s.Corpora), "corpus"), plural.Count(len(s.Features.Templates), "template"), plural.Count(len(s.Learners), "learner"))
 	return nil
+}
+
+func runCommand() command {
+	return command{
+		Name: "run",
+		Usage: []string{
+			"SPEC [--out DIR] [--var name=value]... [--learner NAME]... [--threads N]",
+			"SPEC --ablate LEARNER [--ablate-alone]",
+			"SPEC --checkpoint-every N",
+			"--resume DIR [--threads N]",
+		},
+		Summary:     "train and compare the learners a spec describes",
+		Description: "Reads the corpora of SPEC, extracts the features once, trains every learner (or those named by --learner), tags the test set with each saved model and prints the comparison table with confidence intervals and significance tests. Everything lands in the run directory (default runs/<experiment>), which replaces DIR's previous run as a whole only when the run succeeds. A spec with folds = N in its evaluation block is cross-validated.",
+		Run:         (*app).cmdRun,
+	}
 }
 
 func (a *app) cmdRun(ctx context.Context, args []string) error {
 	fs := newFlagSet("run", a.stderr)
 	vars := varFlags{}
 	var learners listFlag
-	fs.Var(vars, "var", "set a spec variable: name=value (repeatable)")
-	fs.Var(&learners, "learner", "run only this learner (repeatable)")
-	out := fs.String("out", "", "run directory (default runs/<experiment name>)")
-	threads := fs.Int("threads", runtime.NumCPU(), "worker threads for training")
-	ablate := fs.String("ablate", "", "feature ablation: rerun this learner once per feature template with the template removed")
+	fs.Var(vars, "var", "set a spec variable: `name=value` (repeatable)")
+	fs.Var(&learners, "learner", "run only the learner `NAME` (repeatable)")
+	out := fs.String("out", "", "run directory `DIR` (default runs/<experiment name>)")
+	threads := fs.Int("threads", runtime.NumCPU(), "`N` worker threads for training (default: the number of cores)")
+	ablate := fs.String("ablate", "", "feature ablation: rerun `LEARNER` once per feature template with the template removed")
 	alone := fs.Bool("ablate-alone", false, "with --ablate, also run each template on its own")
-	every := fs.Int("checkpoint-every", 0, "save the perceptron's and the CRF's training state every N epochs or iterations (in DIR/checkpoints, for --resume)")
-	resume := fs.String("resume", "", "continue the interrupted run in this directory (made with --checkpoint-every)")
+	every := fs.Int("checkpoint-every", 0, "save the training state of the learners that iterate (perceptron, pa, arow, crf, maxent, memm) every `N` epochs or iterations (in DIR/checkpoints, for --resume)")
+	resume := fs.String("resume", "", "continue the interrupted run in `DIR` (made with --checkpoint-every)")
 	force := fs.Bool("force", false, "replace an --out folder that holds files trellis did not write: they are set aside (the folder renamed beside it), never deleted")
 	pos, err := parseInterspersed(fs, args)
 	if err != nil {
@@ -216,6 +241,9 @@ func runDirError(err error) error {
 // openInput opens FILE, or stdin when there is none, counting what is
 // read into a progress line named what (its size known for a file).
 func (a *app) openInput(pos []string, what string) (io.Reader, string, func(), error) {
+	if len(pos) == 1 && pos[0] == "-" {
+		pos = nil
+	}
 	switch len(pos) {
 	case 0:
 		bar := a.progress.Start(what+" <stdin>", 0, "read").Bytes()
@@ -257,118 +285,19 @@ func (a *app) loadTagger(ctx context.Context, path string, opt tagger.Options) (
 	return tg, nil
 }
 
-func (a *app) cmdTag(ctx context.Context, args []string) error {
-	fs := newFlagSet("tag", a.stderr)
-	modelPath := fs.String("model", "", "model file")
-	marginals := fs.Bool("marginals", false, "append each predicted label's marginal probability (label:p) and print each sentence's probability")
-	nbest := fs.Int("nbest", 1, "print the K best label sequences of each sentence with their scores and probabilities")
-	constrained := fs.String("constrained", "auto", "constrained decoding for span schemes: auto (the model's setting), on or off")
-	pos, err := parseInterspersed(fs, args)
-	if err != nil {
-		return err
+func evalCommand() command {
+	return command{
+		Name:        "eval",
+		Usage:       []string{"--model MODEL FILE [--json]"},
+		Summary:     "score a model on a labelled file",
+		Description: "Tags FILE (in the model's corpus format, with gold labels) and prints a conlleval-style report for span schemes, accuracy otherwise, and word precision, recall and F1 for segmentation; --json prints the full metrics.",
+		Run:         (*app).cmdEval,
 	}
-	if *nbest < 1 || *nbest > 10000 {
-		return usagef("--nbest must be between 1 and 10000")
-	}
-	var opt tagger.Options
-	switch *constrained {
-	case "auto":
-	case "on", "true":
-		opt.Constrained = ptr(true)
-	case "off", "false":
-		opt.Constrained = ptr(false)
-	default:
-		return usagef("--constrained must be auto, on or off, got %q", *constrained)
-	}
-	tg, err := a.loadTagger(ctx, *modelPath, opt)
-	if err != nil {
-		return err
-	}
-	defer tg.Close()
-	in, name, done, err := a.openInput(pos, "tagging")
-	if err != nil {
-		return err
-	}
-	defer done()
-	w := bufio.NewWriterSize(a.stdout, 1<<16)
-	r := tg.Format.NewReader(in, name, corpus.ReadOptions{LabelOptional: true})
-	if *marginals || *nbest > 1 {
-		err = tagDetailed(ctx, tg, r, w, *nbest, *marginals)
-	} else {
-		_, err = tg.Stream(ctx, r, tg.Format.NewWriter(w), nil, nil)
-	}
-	if ferr := w.Flush(); err == nil {
-		err = ferr
-	}
-	return err
-}
-
-func ptr[T any](v T) *T { return &v }
-
-// tagDetailed writes, per sentence and rank, a comment line with the
-// sequence's score and probability, then the sentence with that sequence's
-// labels appended (label:marginal on the best sequence with --marginals),
-// the way `crfsuite tag -p -i` reports them.
-func tagDetailed(ctx context.Context, tg *tagger.Tagger, r corpus.Reader, w *bufio.Writer, k int, marginals bool) error {
-	cw := tg.Format.NewWriter(w)
-	batch := make([]*corpus.Sentence, 0, tagger.BatchSize)
-	flush := func() error {
-		if len(batch) == 0 {
-			return nil
-		}
-		decoded, err := tg.TagDetailed(batch, k)
-		if err != nil {
-			return err
-		}
-		for j, s := range batch {
-			d := decoded[j]
-			for rank, path := range d.Paths {
-				fmt.Fprintf(w, "# rank=%d score=%.6f probability=%.6f\n", rank+1, d.Scores[rank], d.Probabilities[rank])
-				labels := path
-				if marginals && rank == 0 {
-					labels = make([]string, len(path))
-					for i, y := range path {
-						labels[i] = fmt.Sprintf("%s:%.6f", y, d.Marginals[i])
-					}
-				}
-				if err := cw.Write(s, labels); err != nil {
-					return err
-				}
-				if err := cw.Flush(); err != nil {
-					return err
-				}
-			}
-		}
-		batch = batch[:0]
-		return nil
-	}
-	for {
-		if err := ctx.Err(); err != nil {
-			return err
-		}
-		s, err := r.Read()
-		if err == io.EOF {
-			break
-		}
-		if err != nil {
-			return err
-		}
-		batch = append(batch, s)
-		if len(batch) == cap(batch) {
-			if err := flush(); err != nil {
-				return err
-			}
-		}
-	}
-	if err := flush(); err != nil {
-		return err
-	}
-	return cw.Flush()
 }
 
 func (a *app) cmdEval(ctx context.Context, args []string) error {
 	fs := newFlagSet("eval", a.stderr)
-	modelPath := fs.String("model", "", "model file")
+	modelPath := fs.String("model", "", "the `MODEL` file")
 	asJSON := fs.Bool("json", false, "print the metrics as JSON")
 	pos, err := parseInterspersed(fs, args)
 	if err != nil {
@@ -396,11 +325,18 @@ func (a *app) cmdEval(ctx context.Context, args []string) error {
 		return err
 	}
 	var sents []eval.Sentence
+	vocab, word := tg.Vocabulary(), tg.WordColumn()
 	_, err = tg.Stream(ctx, tg.Format.NewReader(in, name, corpus.ReadOptions{}), nil, nil,
 		func(s *corpus.Sentence, pred []string) {
 			es := eval.Sentence{Gold: make([]string, s.Len()), Pred: pred}
 			for i := range es.Gold {
 				es.Gold[i] = s.Tokens[i][labelCol]
+			}
+			if vocab != nil {
+				es.OOV = make([]bool, s.Len())
+				for i := range es.OOV {
+					es.OOV[i] = !vocab.Has(s.Tokens[i][word])
+				}
 			}
 			if sch == scheme.BMES || sch == scheme.BI {
 				es.Chars = make([]string, s.Len())
@@ -418,21 +354,7 @@ func (a *app) cmdEval(ctx context.Context, args []string) error {
 	}
 	res := eval.Evaluate(sents, eval.Options{Scheme: sch})
 	if *asJSON {
-		b, err := json.MarshalIndent(res, "", "  ")
-		if err != nil {
-			return err
-		}
-		_, err = fmt.Fprintf(a.stdout, "%s\n", b)
-		return err
+		return writeEvalJSON(a.stdout, res, vocab)
 	}
-	if sch.HasSpans() {
-		return res.WriteConlleval(a.stdout)
-	}
-	fmt.Fprintf(a.stdout, "tokens: %d  sentences: %d\naccuracy: %.2f%%  sentence accuracy: %.2f%%\n",
-		res.Tokens, res.Sentences, 100*res.Accuracy, 100*res.SentenceAccuracy)
-	if res.Words != nil {
-		fmt.Fprintf(a.stdout, "words: precision %.2f%%  recall %.2f%%  F1 %.2f%%\n",
-			100*res.Words.Precision, 100*res.Words.Recall, 100*res.Words.F1)
-	}
-	return nil
+	return writeEvalText(a.stdout, res, sch, vocab)
 }

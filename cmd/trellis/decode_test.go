@@ -8,120 +8,99 @@ import (
 	"testing"
 )
 
-// parseRanked splits `tag --nbest/--marginals` output into per-sentence
-// lists of (rank, score, probability, token lines).
-type ranked struct {
-	rank        int
-	score, prob float64
-	tokens      []string
-}
-
-func parseRanked(t *testing.T, out string) [][]ranked {
+// columnBlocks splits column output into sentences of token lines split
+// into fields, refusing comment lines (a CoNLL file has none).
+func columnBlocks(t *testing.T, out string) [][][]string {
 	t.Helper()
-	var sents [][]ranked
-	var cur *ranked
+	var sents [][][]string
+	var cur [][]string
 	for _, line := range strings.Split(out, "\n") {
 		switch {
-		case strings.HasPrefix(line, "# rank="):
-			var r ranked
-			for _, f := range strings.Fields(line[2:]) {
-				k, v, _ := strings.Cut(f, "=")
-				x, err := strconv.ParseFloat(v, 64)
-				if err != nil {
-					t.Fatalf("bad field %q in %q", f, line)
-				}
-				switch k {
-				case "rank":
-					r.rank = int(x)
-				case "score":
-					r.score = x
-				case "probability":
-					r.prob = x
-				}
-			}
-			if r.rank == 1 {
-				sents = append(sents, nil)
-			}
-			sents[len(sents)-1] = append(sents[len(sents)-1], r)
-			cur = &sents[len(sents)-1][len(sents[len(sents)-1])-1]
+		case strings.HasPrefix(line, "#"):
+			t.Fatalf("comment line in CoNLL output: %q", line)
 		case line == "":
+			if cur != nil {
+				sents, cur = append(sents, cur), nil
+			}
 		default:
-			cur.tokens = append(cur.tokens, line)
+			cur = append(cur, strings.Fields(line))
 		}
 	}
 	return sents
 }
 
+// TestTagNBestAndMarginals: --nbest and --marginals keep a CoNLL file a
+// column file: the best label, its marginal and the 2nd..kth best labels
+// as further columns of every token line, no comment lines; the best
+// label is plain tagging's, and the columns agree with --output json,
+// which carries the sequences' scores and probabilities.
 func TestTagNBestAndMarginals(t *testing.T) {
 	dir := sharedRun(t, chunkSpec)
 	model := filepath.Join(dir, "models", "hmm.model")
 	plain, _ := mustRun(t, "", "tag", "--model", model, chunkTest)
-	plainLines := strings.Split(strings.TrimSpace(plain), "\n")
+	plainSents := columnBlocks(t, plain)
 
 	out, _ := mustRun(t, "", "tag", "--model", model, "--nbest", "3", "--marginals", chunkTest)
-	sents := parseRanked(t, out)
-	if len(sents) == 0 {
-		t.Fatal("no sentences in n-best output")
+	sents := columnBlocks(t, out)
+	js, _ := mustRun(t, "", "tag", "--model", model, "--nbest", "3", "--marginals", "--output", "json", chunkTest)
+	jsonSents := parseJSONLines(t, js)
+	if len(sents) != len(plainSents) || len(jsonSents) != len(sents) {
+		t.Fatalf("%d sentences with --nbest, %d plain, %d JSON lines", len(sents), len(plainSents), len(jsonSents))
 	}
-	k := 0 // index into the plain output's token lines
-	for s, ranks := range sents {
-		if len(ranks) == 0 || len(ranks) > 3 {
-			t.Fatalf("sentence %d: %d ranks", s, len(ranks))
+	for k, sent := range sents {
+		j := jsonSents[k]
+		if len(j.NBest) == 0 || len(j.NBest) > 3 {
+			t.Fatalf("sentence %d: %d sequences", k, len(j.NBest))
 		}
 		total := 0.0
-		for r, rk := range ranks {
-			if rk.rank != r+1 || rk.prob <= 0 || rk.prob > 1 {
-				t.Fatalf("sentence %d rank %d: %+v", s, r+1, rk)
+		for r, b := range j.NBest {
+			if *b.Probability <= 0 || *b.Probability > 1 || r > 0 && (*b.Score > *j.NBest[r-1].Score || *b.Probability > *j.NBest[r-1].Probability) {
+				t.Fatalf("sentence %d rank %d: score %v probability %v", k, r+1, *b.Score, *b.Probability)
 			}
-			if r > 0 && (rk.score > ranks[r-1].score || rk.prob > ranks[r-1].prob) {
-				t.Fatalf("sentence %d: rank %d scores higher than rank %d", s, r+1, r)
-			}
-			if len(rk.tokens) != len(ranks[0].tokens) {
-				t.Fatalf("sentence %d: ranks have different lengths", s)
-			}
-			total += rk.prob
+			total += *b.Probability
 		}
 		if total > 1+1e-6 {
-			t.Fatalf("sentence %d: probabilities of distinct sequences sum to %v > 1", s, total)
+			t.Fatalf("sentence %d: probabilities of distinct sequences sum to %v > 1", k, total)
 		}
-		// The best sequence with marginals agrees with plain tagging.
-		for _, line := range ranks[0].tokens {
-			for plainLines[k] == "" {
-				k++
+		for i, f := range sent {
+			pf := plainSents[k][i]
+			if len(f) != len(pf)+3 {
+				t.Fatalf("sentence %d token %d: %d columns, want %d (plain) + marginal + 2 labels: %q", k, i, len(f), len(pf)+2, f)
 			}
-			fields := strings.Fields(line)
-			last := fields[len(fields)-1]
-			label, p, ok := strings.Cut(last, ":")
-			prob, err := strconv.ParseFloat(p, 64)
-			if !ok || err != nil || prob < 0 || prob > 1 {
-				t.Fatalf("marginal field %q", last)
+			best, marg := f[len(pf)-1], f[len(pf)]
+			if best != pf[len(pf)-1] || best != j.Labels[i] {
+				t.Fatalf("sentence %d token %d: best label %q, plain %q, JSON %q", k, i, best, pf[len(pf)-1], j.Labels[i])
 			}
-			pf := strings.Fields(plainLines[k])
-			if pf[len(pf)-1] != label {
-				t.Fatalf("best n-best label %q, plain tagging %q (%s)", label, pf[len(pf)-1], plainLines[k])
+			if p, err := strconv.ParseFloat(marg, 64); err != nil || p <= 0 || p > 1 || strconv.FormatFloat(j.Marginals[i], 'f', 6, 64) != marg {
+				t.Fatalf("sentence %d token %d: marginal column %q, JSON %v", k, i, marg, j.Marginals[i])
 			}
-			k++
+			for r := 1; r < 3; r++ {
+				want := "_"
+				if r < len(j.NBest) {
+					want = j.NBest[r].Labels[i]
+				}
+				if got := f[len(pf)+r]; got != want {
+					t.Fatalf("sentence %d token %d: rank %d label %q, JSON %q", k, i, r+1, got, want)
+				}
+			}
 		}
 	}
 
 	// Constrained decoding (on by default for IOB2): no I-X after O or a
 	// different type, at any rank.
-	for _, mode := range []string{"on", "off"} {
-		out, _ := mustRun(t, "", "tag", "--model", model, "--nbest", "2", "--constrained", mode, chunkTest)
-		if mode == "off" {
-			continue
-		}
-		for _, ranks := range parseRanked(t, out) {
-			for _, rk := range ranks {
-				prev := "O"
-				for _, line := range rk.tokens {
-					f := strings.Fields(line)
-					y := f[len(f)-1]
-					if strings.HasPrefix(y, "I-") && prev != "B-"+y[2:] && prev != y {
-						t.Fatalf("constrained output has %s after %s", y, prev)
-					}
-					prev = y
+	out, _ = mustRun(t, "", "tag", "--model", model, "--nbest", "2", "--constrained", "on", chunkTest)
+	for _, sent := range columnBlocks(t, out) {
+		for _, col := range []int{3, 4} {
+			prev := "O"
+			for _, f := range sent {
+				y := f[col]
+				if y == "_" {
+					break
 				}
+				if strings.HasPrefix(y, "I-") && prev != "B-"+y[2:] && prev != y {
+					t.Fatalf("constrained output has %s after %s", y, prev)
+				}
+				prev = y
 			}
 		}
 	}
@@ -130,6 +109,28 @@ func TestTagNBestAndMarginals(t *testing.T) {
 	}
 	if code, _, _ := trellis(t, "", "tag", "--model", model, "--nbest", "0", chunkTest); code != exitUsage {
 		t.Fatalf("--nbest 0: exit %d, want %d", code, exitUsage)
+	}
+}
+
+// TestTagNBestCoNLLU: CoNLL-U keeps the scores as comment lines, one per
+// rank, before the sentence.
+func TestTagNBestCoNLLU(t *testing.T) {
+	model := filepath.Join(sharedRun(t, quickstart), "models", "hmm.model")
+	out, _ := mustRun(t, "", "tag", "--model", model, "--nbest", "2", ewtTest)
+	blocks := strings.Split(strings.TrimSpace(out), "\n\n")
+	if len(blocks) != 400 {
+		t.Fatalf("%d sentences, want 400", len(blocks))
+	}
+	for _, b := range blocks {
+		lines := strings.Split(b, "\n")
+		if !strings.HasPrefix(lines[0], "# rank=1 score=") || !strings.HasPrefix(lines[1], "# rank=2 score=") {
+			t.Fatalf("sentence does not start with its ranks: %q", lines[:2])
+		}
+		for _, l := range lines {
+			if !strings.HasPrefix(l, "#") && !conlluSpecialLine.MatchString(l) && len(strings.Split(l, "\t")) != 12 {
+				t.Fatalf("token line %q: want 10 columns and 2 labels", l)
+			}
+		}
 	}
 }
 

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"encoding/json"
 	"fmt"
 	"math"
@@ -9,6 +10,7 @@ import (
 	"text/tabwriter"
 
 	"github.com/trellis-nlp/trellis/framework/model"
+	"github.com/trellis-nlp/trellis/framework/plural"
 )
 
 // inspection is what `trellis inspect` reports, also as JSON.
@@ -23,6 +25,7 @@ type inspection struct {
 	Features       int                       `json:"features"`
 	ActiveFeatures int                       `json:"active_features"`
 	Transitions    bool                      `json:"transitions"`
+	Normalization  string                    `json:"normalization,omitempty"`
 	TopFeatures    map[string][]weightedAttr `json:"top_features"`
 	Trans          [][]float64               `json:"transitions_matrix,omitempty"`
 	Start          []float64                 `json:"start,omitempty"`
@@ -34,9 +37,19 @@ type weightedAttr struct {
 	Weight    float64 `json:"weight"`
 }
 
+func inspectCommand() command {
+	return command{
+		Name:        "inspect",
+		Usage:       []string{"MODEL [--top N] [--json]"},
+		Summary:     "show a model's top features per label, transitions and statistics",
+		Description: "Prints what MODEL was trained on and with (experiment, seed, trellis version, labels, scheme, templates), its size, the N heaviest features of every label and the transition matrix.",
+		Run:         func(a *app, _ context.Context, args []string) error { return a.cmdInspect(args) },
+	}
+}
+
 func (a *app) cmdInspect(args []string) error {
 	fs := newFlagSet("inspect", a.stderr)
-	top := fs.Int("top", 10, "features to list per label")
+	top := fs.Int("top", 10, "`N` features to list per label")
 	asJSON := fs.Bool("json", false, "print the inspection as JSON")
 	pos, err := parseInterspersed(fs, args)
 	if err != nil {
@@ -75,7 +88,7 @@ func inspect(m *model.Model, top int) *inspection {
 	in := &inspection{
 		Learner: m.Learner, Provenance: m.Provenance, Scheme: m.Scheme, Labels: m.Labels,
 		Attributes: lm.NumAttrs(), Features: lm.NumFeatures(), Transitions: lm.Transitions,
-		TopFeatures: map[string][]weightedAttr{},
+		Normalization: m.Normalization, TopFeatures: map[string][]weightedAttr{},
 	}
 	perLabel := make([][]weightedAttr, l)
 	for a := 0; a < lm.NumAttrs(); a++ {
@@ -122,8 +135,11 @@ func writeInspection(a *app, in *inspection, top int) error {
 	fmt.Fprintf(w, "attributes:   %d\n", in.Attributes)
 	fmt.Fprintf(w, "features:     %d (%d with a non-zero weight)\n", in.Features, in.ActiveFeatures)
 	fmt.Fprintf(w, "transitions:  %v\n", in.Transitions)
+	if in.Normalization != "" {
+		fmt.Fprintf(w, "normalization: %s (scores are log P(y_i | y_i-1, x): sequence scores are log probabilities)\n", in.Normalization)
+	}
 	if top > 0 {
-		fmt.Fprintf(w, "\ntop %d features per label:\n", top)
+		fmt.Fprintf(w, "\ntop %s per label:\n", plural.Count(top, "feature"))
 		for _, y := range in.Labels {
 			fmt.Fprintf(w, "  %s\n", y)
 			for _, f := range in.TopFeatures[y] {

@@ -5,6 +5,9 @@
 //	trellis validate SPEC [--var name=value]…
 //	trellis tag --model M [FILE]
 //	trellis eval --model M FILE [--json]
+//	trellis help [COMMAND]
+//
+// The commands are listed in commandTable (help.go), each with its help.
 //
 // Exit codes: 0 ok, 1 runtime failure, 2 bad usage or spec error. Logs go
 // to stderr, results to stdout.
@@ -49,26 +52,6 @@ type specError struct{}
 
 func (specError) Error() string { return "spec has errors" }
 
-const topUsage = `trellis: sequence labelling experiments from HCL specs
-
-usage:
-  trellis run SPEC [--out DIR] [--var name=value]... [--learner NAME]... [--threads N]
-               [--ablate LEARNER [--ablate-alone]] [--checkpoint-every N]
-  trellis run --resume DIR [--threads N]  (continue an interrupted run made with --checkpoint-every)
-  trellis validate SPEC [--var name=value]...
-  trellis tag --model MODEL [FILE] [--marginals] [--nbest K] [--constrained auto|on|off]
-                                          (stdin when no FILE)
-  trellis eval --model MODEL FILE [--json]
-  trellis inspect MODEL [--top N] [--json]
-  trellis plugins [SPEC] [--var name=value]... [--path DIR]... [--json]
-  trellis compare DIR... [--seed N]       (learners of earlier runs side by side, with significance)
-  trellis reproduce DIR [--threads N]     (rerun DIR's command and check every byte)
-  trellis version
-
-global flags (any position): --log-format console|json, --log-level debug|info|warn|error,
-  --progress auto|on|off (a status line with rate and ETA; auto: when stderr is a terminal)
-`
-
 func main() {
 	if os.Getenv("GOGC") == "" {
 		// Training allocates almost nothing once the corpus is encoded, so
@@ -98,12 +81,20 @@ func realMain(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		fmt.Fprintln(stderr, "trellis:", err)
 		return exitUsage
 	}
-	if len(args) == 0 || args[0] == "-h" || args[0] == "--help" || args[0] == "help" {
-		fmt.Fprint(stderr, topUsage)
-		if len(args) == 0 {
-			return exitUsage
-		}
+	switch {
+	case len(args) == 0:
+		writeTopHelp(stderr)
+		return exitUsage
+	case args[0] == "-h" || args[0] == "-help" || args[0] == "--help":
+		writeTopHelp(stdout)
 		return exitOK
+	case args[0] == "--version" || args[0] == "-version":
+		args[0] = "version"
+	}
+	cmd, err := lookupCommand(args[0])
+	if err != nil {
+		fmt.Fprintln(stderr, "trellis:", err)
+		return exitUsage
 	}
 	a := &app{stdin: stdin, stdout: stdout, stderr: stderr, args: append([]string{"trellis"}, args...)}
 	a.progress, err = newMeter(g.progress, stderr)
@@ -131,30 +122,7 @@ func realMain(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		defer stopProfile()
 	}
 
-	var cmdErr error
-	switch args[0] {
-	case "run":
-		cmdErr = a.cmdRun(ctx, args[1:])
-	case "validate":
-		cmdErr = a.cmdValidate(ctx, args[1:])
-	case "tag":
-		cmdErr = a.cmdTag(ctx, args[1:])
-	case "eval":
-		cmdErr = a.cmdEval(ctx, args[1:])
-	case "compare":
-		cmdErr = a.cmdCompare(args[1:])
-	case "reproduce":
-		cmdErr = a.cmdReproduce(ctx, args[1:])
-	case "inspect":
-		cmdErr = a.cmdInspect(args[1:])
-	case "plugins":
-		cmdErr = a.cmdPlugins(ctx, args[1:])
-	case "version":
-		fmt.Fprintln(stdout, "trellis", version())
-	default:
-		cmdErr = usagef("unknown command %q (commands: run, validate, tag, eval, inspect, compare, reproduce, plugins, version)", args[0])
-	}
-	return a.exitCode(cmdErr)
+	return a.exitCode(a.dispatch(ctx, cmd, args[1:]))
 }
 
 func (a *app) exitCode(err error) int {
@@ -264,7 +232,10 @@ func parseInterspersed(fs *flag.FlagSet, args []string) ([]string, error) {
 	var positional []string
 	for {
 		if err := fs.Parse(args); err != nil {
-			return nil, usagef("%v", err)
+			if errors.Is(err, flag.ErrHelp) {
+				return nil, helpRequest{fs}
+			}
+			return nil, usagef("%v (`%s --help` lists the flags)", err, fs.Name())
 		}
 		args = fs.Args()
 		if len(args) == 0 {
@@ -302,9 +273,13 @@ func (l *listFlag) Set(s string) error {
 	return nil
 }
 
-func newFlagSet(name string, stderr io.Writer) *flag.FlagSet {
+// newFlagSet returns the flag set of a command. It prints nothing itself:
+// parseInterspersed turns its errors into usage errors and -h/--help into
+// the command's help page on stdout (writeCommandHelp).
+func newFlagSet(name string, _ io.Writer) *flag.FlagSet {
 	fs := flag.NewFlagSet("trellis "+name, flag.ContinueOnError)
-	fs.SetOutput(stderr)
+	fs.SetOutput(io.Discard)
+	fs.Usage = func() {}
 	return fs
 }
 

@@ -370,7 +370,7 @@ func TestExitCodes(t *testing.T) {
 		{name: "run bad threads", args: []string{"run", chunkSpec, "--threads", "0"}, code: 2, stderr: "--threads"},
 		{name: "unknown command", args: []string{"trian", chunkSpec}, code: 2, stderr: `unknown command "trian"`},
 		{name: "no command", args: nil, code: 2, stderr: "usage"},
-		{name: "help", args: []string{"--help"}, code: 0, stderr: "usage"},
+		{name: "help", args: []string{"--help"}, code: 0, stdout: "usage", wantStdout: true},
 		{name: "bad flag", args: []string{"run", chunkSpec, "--bogus"}, code: 2, stderr: "bogus"},
 		{name: "bad flag value", args: []string{"run", chunkSpec, "--threads", "many"}, code: 2, stderr: "threads"},
 		{name: "bad log level", args: []string{"--log-level", "loud", "validate", chunkSpec}, code: 2, stderr: "--log-level"},

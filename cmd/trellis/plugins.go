@@ -24,14 +24,19 @@ const (
 // logging into a.log, searching TRELLIS_PLUGIN_PATH, and killing every
 // plugin when ctx is done (Ctrl-C). The caller defers Close.
 func (a *app) newPluginHost(ctx context.Context) *plugin.Host {
+	h := plugin.NewHost(a.pluginOptions())
+	h.KillOnDone(ctx)
+	return h
+}
+
+// pluginOptions are the plugin host's settings from the environment.
+func (a *app) pluginOptions() plugin.Options {
 	allow := os.Getenv(envAllowPluginVersions)
-	h := plugin.NewHost(plugin.Options{
+	return plugin.Options{
 		Log:                a.log,
 		Path:               pluginPath(),
 		AllowVersionChange: allow != "" && allow != "0" && allow != "false",
-	})
-	h.KillOnDone(ctx)
-	return h
+	}
 }
 
 func pluginPath() []string {
@@ -44,20 +49,22 @@ func pluginPath() []string {
 	return out
 }
 
-const pluginsUsage = `usage: trellis plugins [SPEC] [--var name=value]... [--json]
-
-With SPEC: the plugins the spec uses (block, plugin, version, sha256, binary).
-Without: the plugins found on the plugin path (TRELLIS_PLUGIN_PATH, a list of
-folders like PATH, or --path DIR).
-`
+func pluginsCommand() command {
+	return command{
+		Name:        "plugins",
+		Usage:       []string{"[SPEC] [--var name=value]... [--path DIR]... [--json]"},
+		Summary:     "list the plugins a spec uses, or those on the plugin path",
+		Description: "With SPEC: the plugins the spec uses (block, plugin, version, sha256, binary). Without: the plugins found on the plugin path (TRELLIS_PLUGIN_PATH, a list of folders like PATH, or --path DIR).",
+		Run:         (*app).cmdPlugins,
+	}
+}
 
 func (a *app) cmdPlugins(ctx context.Context, args []string) error {
 	fs := newFlagSet("plugins", a.stderr)
-	fs.Usage = func() { fmt.Fprint(a.stderr, pluginsUsage) }
 	vars := varFlags{}
 	var dirs listFlag
-	fs.Var(vars, "var", "set a spec variable: name=value (repeatable)")
-	fs.Var(&dirs, "path", "folder to search for plugins (repeatable; default TRELLIS_PLUGIN_PATH)")
+	fs.Var(vars, "var", "set a spec variable: `name=value` (repeatable)")
+	fs.Var(&dirs, "path", "folder `DIR` to search for plugins (repeatable; default TRELLIS_PLUGIN_PATH)")
 	asJSON := fs.Bool("json", false, "print JSON")
 	pos, err := parseInterspersed(fs, args)
 	if err != nil {

@@ -5,6 +5,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"reflect"
 	"strings"
 	"testing"
 
@@ -123,6 +124,13 @@ func TestRunWithPlugins(t *testing.T) {
 	pred := string(readFile(t, filepath.Join(out, "predictions", "hmm.txt")))
 	if tagged != pred {
 		t.Errorf("trellis tag with the plugins differs from the run's predictions")
+	}
+	// The plugins declared that they read "form" only: the model tags
+	// plain text, with the labels it gives the CoNLL-U file.
+	words, labels := taggedColumns(tagged, 1)
+	plain, _ := mustRun(t, asText(words), "tag", "--model", filepath.Join(out, "models", "hmm.model"), "--input", "text")
+	if ptoks, plabels := parseTSV(t, plain); !reflect.DeepEqual(ptoks, words) || !reflect.DeepEqual(plabels, labels) {
+		t.Errorf("plain-text tagging with the plugins differs from tagging the CoNLL-U file")
 	}
 
 	// Failures: exit code 1, the plugin named, no model.

@@ -12,11 +12,21 @@ import (
 	"github.com/trellis-nlp/trellis/framework/run"
 )
 
+func compareCommand() command {
+	return command{
+		Name:        "compare",
+		Usage:       []string{"DIR... [--seed N]"},
+		Summary:     "put the learners of earlier runs side by side, with significance tests",
+		Description: "Reads the run directories DIR... (tested on the same test file; others are refused) and prints every learner's score with its 95% bootstrap interval, and every pair's paired bootstrap interval, approximate-randomization p-value and McNemar test.",
+		Run:         func(a *app, _ context.Context, args []string) error { return a.cmdCompare(args) },
+	}
+}
+
 // cmdCompare prints the comparison table and significance tests across
 // earlier run directories.
 func (a *app) cmdCompare(args []string) error {
 	fs := newFlagSet("compare", a.stderr)
-	seed := fs.Uint64("seed", 1, "seed of the bootstrap and randomization tests")
+	seed := fs.Uint64("seed", 1, "`N`, the seed of the bootstrap and randomization tests")
 	pos, err := parseInterspersed(fs, args)
 	if err != nil {
 		return err
@@ -31,13 +41,23 @@ func (a *app) cmdCompare(args []string) error {
 	return err
 }
 
+func reproduceCommand() command {
+	return command{
+		Name:        "reproduce",
+		Usage:       []string{"DIR [--out DIR2] [--threads N]"},
+		Summary:     "rerun a run's recorded command and check every byte",
+		Description: "Reruns the command recorded in DIR/manifest.json into a fresh directory and reports, file by file, whether models, predictions and metrics came out identical (timings aside). Exit 1 when anything differs.",
+		Run:         (*app).cmdReproduce,
+	}
+}
+
 // cmdReproduce reruns the command recorded in DIR/manifest.json into a
 // fresh directory and reports, file by file, whether the models,
 // predictions and metrics came out the same.
 func (a *app) cmdReproduce(ctx context.Context, args []string) error {
 	fs := newFlagSet("reproduce", a.stderr)
-	out := fs.String("out", "", "where to put the rerun (default: a temporary directory, removed afterwards)")
-	threads := fs.Int("threads", 0, "threads for the rerun (default: as recorded; the bytes must not depend on it)")
+	out := fs.String("out", "", "where to put the rerun, `DIR` (default: a temporary directory, removed afterwards)")
+	threads := fs.Int("threads", 0, "`N` threads for the rerun (default: as recorded; the bytes must not depend on it)")
 	pos, err := parseInterspersed(fs, args)
 	if err != nil {
 		return err

@@ -11,6 +11,9 @@ type blockBuilder struct {
 	spans     []int  // per token, ncol pairs of [start, end) offsets in buf; start -1 = absent
 	firstLine int
 	docStart  bool
+	// document is the number of the document being read, sentences the
+	// number of sentences finished (neither is reset between sentences).
+	document, sentences int
 
 	// Chunks that finish carves the sentences' slices from.
 	strChunk []string
@@ -67,6 +70,10 @@ func (b *blockBuilder) addToken(line []byte, lineNo int, spans []int) {
 func (b *blockBuilder) finish(file string, ncol int) *Sentence {
 	text := string(b.buf)
 	n := len(b.tokLine)
+	if b.docStart && b.sentences > 0 {
+		b.document++
+	}
+	b.sentences++
 	// The slices are carved from chunks shared by consecutive sentences
 	// (a few allocations per hundred sentences instead of three per
 	// sentence), each capped so that appending to one cannot reach the
@@ -79,6 +86,7 @@ func (b *blockBuilder) finish(file string, ncol int) *Sentence {
 		File:     file,
 		Line:     b.firstLine,
 		DocStart: b.docStart,
+		Document: b.document,
 	}
 	start := 0
 	for k, end := range b.lineEnds {

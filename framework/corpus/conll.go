@@ -6,6 +6,8 @@ import (
 	"fmt"
 	"io"
 	"strings"
+
+	"github.com/trellis-nlp/trellis/framework/plural"
 )
 
 // conllFormat is one token per line, in named columns.
@@ -127,7 +129,7 @@ func (r *conllReader) addToken(line []byte) error {
 	n := r.split(line)
 	if n != ncol {
 		if !(n == ncol-1 && r.labelOptional) {
-			msg := fmt.Sprintf("expected %d columns (%s), found %d", ncol, strings.Join(r.f.columns, " "), n)
+			msg := fmt.Sprintf("expected %s (%s), found %d", plural.Count(ncol, "column"), strings.Join(r.f.columns, " "), n)
 			if n == ncol-1 && r.f.label == ncol-1 {
 				msg += fmt.Sprintf("; the label column %q is missing", r.f.columns[r.f.label])
 			}

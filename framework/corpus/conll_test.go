@@ -205,7 +205,7 @@ func TestWriteLabelCountMismatch(t *testing.T) {
 		t.Run(name, func(t *testing.T) {
 			w := mustNew(t, Config{Name: name, Columns: []string{"word", "tag"}}).NewWriter(&strings.Builder{})
 			err := w.Write(s, []string{"A", "B"})
-			if err == nil || err.Error() != "f.txt:7: 2 predicted labels for a sentence of 1 tokens" {
+			if err == nil || err.Error() != "f.txt:7: 2 predicted labels for a sentence of 1 token" {
 				t.Fatalf("error = %v", err)
 			}
 		})

@@ -28,6 +28,12 @@
 //     builtin "attributes" template turns them into features as they are,
 //     so existing CRFsuite feature files train unchanged.
 //
+// Document boundaries ("-DOCSTART-", "# newdoc") also number the
+// documents of a file: Sentence.Document, with SameDocument and
+// GroupDocuments for the templates that read a whole document. A file
+// without boundaries is one document; the slash, chars and crfsuite
+// formats have none.
+//
 // Every format strips a trailing "\r" (CRLF files work unchanged) and a
 // UTF-8 byte-order mark at the start of the file, and rejects invalid
 // UTF-8. "Whitespace" always means ASCII space, tab, vertical tab, form

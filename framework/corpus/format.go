@@ -5,6 +5,8 @@ import (
 	"io"
 	"os"
 	"strings"
+
+	"github.com/trellis-nlp/trellis/framework/plural"
 )
 
 // Config selects and configures a format. It is stored in model files, so
@@ -203,7 +205,7 @@ func ReadAll(f Format, path string, opts ReadOptions) ([]*Sentence, error) {
 // checkPredicted reports a predicted-label slice that does not fit s.
 func checkPredicted(s *Sentence, predicted []string) error {
 	if len(predicted) != len(s.Tokens) {
-		return fmt.Errorf("%s:%d: %d predicted labels for a sentence of %d tokens", s.File, s.Line, len(predicted), len(s.Tokens))
+		return fmt.Errorf("%s:%d: %s for a sentence of %s", s.File, s.Line, plural.Count(len(predicted), "predicted label"), plural.Count(len(s.Tokens), "token"))
 	}
 	return nil
 }

@@ -30,6 +30,11 @@ type Sentence struct {
 	// DocLine is the CoNLL "-DOCSTART-" line before the sentence, as read
 	// (without its terminator), which the writer puts back; "" if none.
 	DocLine string
+	// Document is the 0-based number of the sentence's document in its
+	// file: it grows by one at every document boundary after the file's
+	// first sentence, so a file without boundaries is one document (0).
+	// File and Document together identify a document (SameDocument).
+	Document int
 }
 
 // Len returns the number of tokens.
@@ -37,3 +42,39 @@ func (s *Sentence) Len() int { return len(s.Tokens) }
 
 // Column returns token i's value of column c.
 func (s *Sentence) Column(i, c int) string { return s.Tokens[i][c] }
+
+// SameDocument reports whether a and b belong to the same document: the
+// same file and the same document number in it.
+func SameDocument(a, b *Sentence) bool {
+	return a.Document == b.Document && a.File == b.File
+}
+
+// GroupDocuments splits sents into documents, in order of first
+// appearance: each group holds the sentences of one document in the order
+// of sents. Sentences of a document need not be adjacent (a fold of a
+// corpus holds some sentences of each document); the grouping is by
+// (File, Document) through a map, in time linear in len(sents).
+func GroupDocuments(sents []*Sentence) [][]*Sentence {
+	type key struct {
+		file string
+		doc  int
+	}
+	var groups [][]*Sentence
+	index := map[key]int{}
+	for k, s := range sents {
+		// Adjacent sentences of one document, the usual case, skip the map.
+		if k > 0 && SameDocument(sents[k-1], s) {
+			groups[len(groups)-1] = append(groups[len(groups)-1], s)
+			continue
+		}
+		id := key{s.File, s.Document}
+		g, ok := index[id]
+		if !ok {
+			g = len(groups)
+			index[id] = g
+			groups = append(groups, nil)
+		}
+		groups[g] = append(groups[g], s)
+	}
+	return groups
+}

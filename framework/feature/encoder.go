@@ -203,22 +203,55 @@ func (e *Encoder) HasPrefetcher() bool {
 // EncodeAll encodes sents in batches of batchSize, handing each next batch
 // to the prefetchers while the current one is encoded, and stops early
 // when ctx is done. done, if not nil, hears the size of each batch encoded.
+//
+// With a DocumentExtractor among the extractors, a batch never ends inside
+// a document: it runs on to the document's last sentence.
 func (e *Encoder) EncodeAll(ctx context.Context, sents []*corpus.Sentence, batchSize int, done func(n int)) error {
-	for lo := 0; lo < len(sents); lo += batchSize {
+	whole := e.HasDocumentExtractor()
+	end := func(lo int) int {
+		hi := min(lo+batchSize, len(sents))
+		for whole && hi > 0 && hi < len(sents) && corpus.SameDocument(sents[hi-1], sents[hi]) {
+			hi++
+		}
+		return hi
+	}
+	for lo := 0; lo < len(sents); {
 		if err := ctx.Err(); err != nil {
 			e.Forget()
 			return err
 		}
-		hi := min(lo+batchSize, len(sents))
-		e.Prefetch(sents[hi:min(hi+batchSize, len(sents))])
+		hi := end(lo)
+		e.Prefetch(sents[hi:end(hi)])
 		if err := e.Encode(sents[lo:hi]); err != nil {
 			return err
 		}
 		if done != nil {
 			done(hi - lo)
 		}
+		lo = hi
 	}
 	return nil
+}
+
+// releaseDocuments lets the document extractors drop their index of the
+// last batch (Documents(nil)).
+func (e *Encoder) releaseDocuments() {
+	for _, x := range e.Extractors {
+		if dx, ok := x.(DocumentExtractor); ok {
+			_ = dx.Documents(nil) // releasing cannot fail
+		}
+	}
+}
+
+// HasDocumentExtractor reports whether an extractor reads whole documents
+// (DocumentExtractor), so that batches must not cut documents.
+func (e *Encoder) HasDocumentExtractor() bool {
+	for _, x := range e.Extractors {
+		if _, ok := x.(DocumentExtractor); ok {
+			return true
+		}
+	}
+	return false
 }
 
 // Forget drops what was prefetched and not encoded.
@@ -231,11 +264,21 @@ func (e *Encoder) Forget() {
 }
 
 // Encode extracts and appends one batch of sentences. Batch extractors see
-// the whole batch in one call; the others see one sentence at a time.
+// the whole batch in one call; the others see one sentence at a time;
+// document extractors first see the whole batch (Documents), which must
+// therefore hold whole documents.
 func (e *Encoder) Encode(sents []*corpus.Sentence) error {
 	// Extractors in other processes start on this batch now (unless it
 	// was prefetched), and work while the in-process extractors run.
 	e.Prefetch(sents)
+	for _, x := range e.Extractors {
+		if dx, ok := x.(DocumentExtractor); ok {
+			if err := dx.Documents(sents); err != nil {
+				e.Forget()
+				return err
+			}
+		}
+	}
 	var err error
 	if !e.Grow && e.Attrs.idx != nil && e.allFetchers() {
 		err = e.encodeEach(sents)

@@ -65,6 +65,44 @@ type Fetched interface {
 	Replay(k int, sink Sink)
 }
 
+// DocumentExtractor is implemented by extractors that read the whole
+// document a sentence belongs to (other occurrences of a word, the words
+// around them), not only the sentence. Its lifecycle, per batch:
+//
+//  1. Documents: the encoder hands it every sentence of the batch, before
+//     any of them is extracted. The batch holds whole documents (the
+//     encoder's callers never cut a document between batches: Mapper.Fit
+//     and EncodeAll end batches at document boundaries, Mapper.Encode
+//     encodes a corpus at once, the tagger streams whole documents), and
+//     the sentences of one document are those with the same File and
+//     Document (corpus.GroupDocuments), adjacent or not. The extractor
+//     builds what it needs here, once per batch, in time linear in the
+//     batch's tokens, and keeps it until the next call;
+//  2. Extract, for each sentence of that batch, in any order: it finds
+//     the sentence's place in its document by a map, not a scan, and
+//     allocates nothing per token.
+//
+// The sentences handed to Documents stay valid until the next Documents
+// call; an extractor must not keep them longer. Extract on a sentence
+// that was not in the last batch is an error. Documents(nil) releases the
+// index: Mapper.Fit and Mapper.Encode call it when they are done, so a
+// training corpus is not kept indexed while learners train.
+type DocumentExtractor interface {
+	Extractor
+	Documents(sents []*corpus.Sentence) error
+}
+
+// ColumnReader is implemented by extractors that declare the columns they
+// read. Every builtin extractor and the plugin host's extractor do (a
+// plugin declares its columns when it is configured). It is how a tagger
+// knows that a model needs only the word column and can tag plain text.
+type ColumnReader interface {
+	// ReadColumns returns the indices, into the Columns the extractor was
+	// compiled against, of the columns Extract reads: empty when it reads
+	// none (bias, boundary).
+	ReadColumns() []int
+}
+
 // Closer is implemented by extractors that hold resources (plugin
 // processes) which must be released at the end of a run.
 type Closer interface {

@@ -23,8 +23,10 @@ import (
 //
 // A Mapper is not safe for concurrent use: extractors may keep buffers.
 type Mapper struct {
-	specs       []TemplateSpec
-	extractors  []Extractor
+	specs      []TemplateSpec
+	extractors []Extractor
+	// names[g] is the template name of extractors[g].
+	names       []string
 	cols        Columns
 	transitions bool
 
@@ -80,9 +82,7 @@ func NewMapper(templates []MapperTemplate, cols Columns) (*Mapper, error) {
 			m.transitions = true
 		}
 		m.specs = append(m.specs, t.Spec)
-		if x != nil {
-			m.extractors = append(m.extractors, x)
-		}
+		m.addExtractor(t.Spec.Name, x)
 	}
 	return m, nil
 }
@@ -115,7 +115,9 @@ func (m *Mapper) Fit(ctx context.Context, sents []*corpus.Sentence, o FitOptions
 	if batch <= 0 {
 		batch = max(len(sents), 1)
 	}
-	if err := e.EncodeAll(ctx, sents, batch, o.Done); err != nil {
+	err := e.EncodeAll(ctx, sents, batch, o.Done)
+	e.releaseDocuments()
+	if err != nil {
 		return nil, err
 	}
 	e.Prune(o.MinCount)
@@ -137,7 +139,9 @@ func (m *Mapper) Encode(sents []*corpus.Sentence) (d *Dataset, unknownLabels map
 		return nil, nil, fmt.Errorf("feature mapper used before Fit")
 	}
 	e := m.NewEncoder()
-	if err := e.Encode(sents); err != nil {
+	err = e.Encode(sents)
+	e.releaseDocuments()
+	if err != nil {
 		return nil, nil, err
 	}
 	return e.Dataset(), e.UnknownLabels, nil
@@ -151,6 +155,40 @@ func (m *Mapper) NewEncoder() *Encoder {
 	e := NewEncoder(m.attrs, m.labels, false, m.extractors, m.cols.Label)
 	e.UnknownAttr = m.unknown
 	return e
+}
+
+// addExtractor appends the extractor of template name, if it has one.
+func (m *Mapper) addExtractor(name string, x Extractor) {
+	if x != nil {
+		m.extractors = append(m.extractors, x)
+		m.names = append(m.names, name)
+	}
+}
+
+// ReadColumns returns the names of the columns the extractors read, in
+// the columns' order, and the names of the templates whose extractor does
+// not declare what it reads (is not a ColumnReader), about which nothing
+// can be said.
+func (m *Mapper) ReadColumns() (columns, undeclared []string) {
+	read := make([]bool, len(m.cols.Names))
+	for g, x := range m.extractors {
+		cr, ok := x.(ColumnReader)
+		if !ok {
+			undeclared = append(undeclared, m.names[g])
+			continue
+		}
+		for _, c := range cr.ReadColumns() {
+			if c >= 0 && c < len(read) {
+				read[c] = true
+			}
+		}
+	}
+	for c, r := range read {
+		if r {
+			columns = append(columns, m.cols.Names[c])
+		}
+	}
+	return columns, undeclared
 }
 
 // Close releases the extractors' resources (plugin processes).

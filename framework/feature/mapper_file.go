@@ -43,9 +43,7 @@ func LoadMapper(r MapperRecord, reg *Registry, cols Columns) (*Mapper, error) {
 			m.Close()
 			return nil, &TemplateError{Index: i, Name: ts.Name, Err: err}
 		}
-		if x != nil {
-			m.extractors = append(m.extractors, x)
-		}
+		m.addExtractor(ts.Name, x)
 	}
 	if err := checkUnknownAttrs(r.UnknownAttrs, len(m.extractors), len(r.Attrs)); err != nil {
 		m.Close()

@@ -257,3 +257,39 @@ func TestLoadMapperRefuses(t *testing.T) {
 		t.Errorf("unseen values of a model without unknown attributes: %v, %v", d.Attrs, err)
 	}
 }
+
+// columnsExtractor declares the columns it reads.
+type columnsExtractor struct {
+	wordExtractor
+	cols []int
+}
+
+func (c columnsExtractor) ReadColumns() []int { return c.cols }
+
+var _ ColumnReader = columnsExtractor{}
+
+func TestMapperReadColumns(t *testing.T) {
+	cols := Columns{Names: []string{"word", "pos", "chunk", "tag"}, Label: 3}
+	tests := []struct {
+		name          string
+		extractors    []Extractor
+		want, unknown []string
+	}{
+		{"word only", []Extractor{columnsExtractor{cols: []int{0}}, columnsExtractor{}}, []string{"word"}, nil},
+		{"in column order, once", []Extractor{columnsExtractor{cols: []int{2, 0}}, columnsExtractor{cols: []int{0, 1}}}, []string{"word", "pos", "chunk"}, nil},
+		{"undeclared", []Extractor{columnsExtractor{cols: []int{0}}, wordExtractor{}}, []string{"word"}, []string{"t1"}},
+		{"none", nil, nil, nil},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			m := &Mapper{cols: cols}
+			for i, x := range tc.extractors {
+				m.addExtractor("t"+string(rune('0'+i)), x)
+			}
+			got, unknown := m.ReadColumns()
+			if !reflect.DeepEqual(got, tc.want) || !reflect.DeepEqual(unknown, tc.unknown) {
+				t.Errorf("ReadColumns() = %v, %v; want %v, %v", got, unknown, tc.want, tc.unknown)
+			}
+		})
+	}
+}

@@ -38,10 +38,11 @@
 // with TransAt it is handed position i's (the chain's plus the block of
 // i) instead of the chain's, so the inner loop is unchanged; n-best,
 // SequenceScore and the log-space forward-backward read trans_i too, and
-// the brute-force tests cover them with TransAt set. What is left for
-// the issue that adds such features: linear.Scorer.Lattice fills TransAt
-// from the model's transition-attribute weights (today it sets it to
-// nil), the CRF gradient adds the per-position pair marginals
+// the brute-force tests cover them with TransAt set. The MEMM uses it
+// already: linear.Scorer.Lattice puts a locally normalized model's
+// per-position normalizers there. What is left for the issue that adds
+// input-conditioned transitions: linear.Scorer.Lattice fills TransAt
+// from the model's transition-attribute weights, the CRF gradient adds the per-position pair marginals
 // (PairMarginal) to those weights, and, for speed, forward-backward gets
 // a scaled pass over per-position blocks (with TransAt it takes the
 // log-space pass now).

@@ -19,7 +19,8 @@ type Scores struct {
 	// TransAt, when set, holds per-position transition terms, (N-1)*L*L
 	// of them: the bigram prev → cur into position i (1 <= i < N) scores
 	// Trans[prev*L+cur] + TransAt[(i-1)*L*L+prev*L+cur]. Nil means every
-	// position uses Trans alone, as every model does today.
+	// position uses Trans alone, as every model but a locally normalized
+	// one (the MEMM, whose normalizers linear.Scorer puts here) does.
 	TransAt []float64
 	// Chain, when set, holds Trans, Start and Stop prepared for Viterbi;
 	// Chain.Attach sets it together with them.

@@ -22,6 +22,15 @@ type Model struct {
 	// Transitions is false for a per-token classifier (no transition
 	// template): transition, start and stop weights are then ignored.
 	Transitions bool
+	// Local marks a locally normalized model (an MEMM): the score of label
+	// c after p at position i > 0 is log P(c | p, x_i) = State[i][c] +
+	// Trans[p][c] − log Σ_c' exp(State[i][c'] + Trans[p][c']), at position
+	// 0 log P(c | x_0) with Start in place of Trans, and Stop is unused
+	// (zero). A Scorer puts the normalizers into the lattice it fills
+	// (Scores.TransAt, and the first row of State), so every decoder reads
+	// log probabilities without knowing: Viterbi finds the most probable
+	// sequence, log Z is 0 and the marginals are the model's own.
+	Local bool
 }
 
 // New allocates a model with the given sparse structure and zero weights.
@@ -160,7 +169,12 @@ func (m *Model) StateScores(dst []float64, w []float64, data *feature.Dataset, s
 // reallocated, when large enough.
 func (m *Model) Lattice(s *lattice.Scores, w []float64, data *feature.Dataset, sent int) {
 	in := m.inPlace(w)
+	if m.Local {
+		in.setLocal(m, w) // prepared per call: decoders keep a Scorer instead
+	}
 	in.Lattice(s, data, sent)
+	// A local model's normalizers are in s now (TransAt, State's first
+	// row); the weights below complete it.
 	// Without the transition template the learners keep the transition,
 	// start and stop weights at zero, so the lattice degenerates into
 	// independent per-token decisions without a special case here.

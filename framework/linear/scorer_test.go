@@ -306,3 +306,64 @@ func TestDecodeMatchesPlain(t *testing.T) {
 		}
 	}
 }
+
+// TestLocalLattice: for a locally normalized model every layout fills the
+// same lattice (normalizers included, to the bit), each position's
+// outgoing scores are log probabilities (Σ_c exp = 1 for every previous
+// label, and at position 0), and forward-backward's log Z is 0. Weights
+// scaled by 1000 make the fast normalizer's sums underflow, which must be
+// caught and done the direct way.
+func TestLocalLattice(t *testing.T) {
+	r := rand.New(rand.NewPCG(21, 22))
+	for _, tc := range []struct {
+		dense bool
+		scale float64
+	}{{false, 1}, {true, 1}, {false, 1000}, {true, 1000}} {
+		dense := tc.dense
+		t.Run(fmt.Sprintf("dense=%v,scale=%v", dense, tc.scale), func(t *testing.T) {
+			l := 4
+			m := randomModel(r, 6, l, dense)
+			m.Local = true
+			for f := range m.W {
+				m.W[f] *= tc.scale
+			}
+			clear(m.Stop())
+			d := randomSentences(r, 6, 20, 5, true)
+			ws := lattice.NewWorkspace(l)
+			for s := 0; s < d.NumSentences(); s++ {
+				var a, b, c lattice.Scores
+				m.NewScorer(m.W).Lattice(&a, d, s)
+				m.InPlaceScorer(m.W).Lattice(&b, d, s)
+				m.Lattice(&c, m.W, d, s)
+				if a.N == 0 {
+					continue
+				}
+				if !slices.Equal(a.State, b.State) || !slices.Equal(a.State, c.State) ||
+					!slices.Equal(a.TransAt, b.TransAt) || !slices.Equal(a.TransAt, c.TransAt) {
+					t.Fatalf("sentence %d: layouts disagree on a local model's lattice", s)
+				}
+				sum := 0.0
+				for y := 0; y < l; y++ {
+					sum += math.Exp(c.Start[y] + c.State[y])
+				}
+				if math.Abs(sum-1) > 1e-12 {
+					t.Fatalf("sentence %d: position 0 sums to %v", s, sum)
+				}
+				for i := 1; i < c.N; i++ {
+					for p := 0; p < l; p++ {
+						sum := 0.0
+						for y := 0; y < l; y++ {
+							sum += math.Exp(c.State[i*l+y] + c.Trans[p*l+y] + c.TransAt[(i-1)*l*l+p*l+y])
+						}
+						if math.Abs(sum-1) > 1e-12 {
+							t.Fatalf("sentence %d position %d after %d: probabilities sum to %v", s, i, p, sum)
+						}
+					}
+				}
+				if logZ := ws.ForwardBackward(&c); math.Abs(logZ) > 1e-12 {
+					t.Fatalf("sentence %d: log Z = %v, want 0", s, logZ)
+				}
+			}
+		})
+	}
+}

@@ -15,10 +15,23 @@ import (
 	"github.com/trellis-nlp/trellis/framework/feature"
 	"github.com/trellis-nlp/trellis/framework/fileio"
 	"github.com/trellis-nlp/trellis/framework/linear"
+	"github.com/trellis-nlp/trellis/framework/plural"
 )
 
-// Version is the model file format this build writes and reads.
-const Version = 1
+// Version is the newest model file format this build writes and reads.
+// Version 2 is version 1 plus the header's normalization field; it is
+// written only for locally normalized models (MEMMs), so every other model
+// keeps version 1's bytes, and a trellis that reads only version 1 refuses
+// a locally normalized model rather than decoding it as a CRF.
+const Version = 2
+
+// versionPlain is the format of every model that is not locally
+// normalized.
+const versionPlain = 1
+
+// NormalizationLocal is the header's normalization for a locally
+// normalized model (linear.Model.Local).
+const NormalizationLocal = "local"
 
 var magic = [8]byte{'T', 'R', 'E', 'L', 'L', 'I', 'S', 'M'}
 
@@ -40,6 +53,9 @@ type Header struct {
 	WordColumn  string                 `json:"word_column,omitempty"`
 	Templates   []feature.TemplateSpec `json:"templates"`
 	Transitions bool                   `json:"transitions"`
+	// Normalization is "local" for a locally normalized model (an MEMM,
+	// format version 2), empty otherwise (version 1).
+	Normalization string `json:"normalization,omitempty"`
 	// UnknownAttrs[g] is the attribute standing for template g's values
 	// unseen in training (see feature.Mapper.UnknownAttrs).
 	UnknownAttrs []int32    `json:"unknown_attrs"`
@@ -88,7 +104,10 @@ func (m *Model) Encode(w io.Writer) error {
 		}
 	}
 	h := m.Header
-	h.Version = Version
+	h.Version, h.Normalization = versionPlain, ""
+	if m.Linear.Local {
+		h.Version, h.Normalization = Version, NormalizationLocal
+	}
 	h.Transitions = m.Linear.Transitions
 	meta, err := json.Marshal(h)
 	if err != nil {
@@ -97,7 +116,7 @@ func (m *Model) Encode(w io.Writer) error {
 	var b bytes.Buffer
 	b.Write(magic[:])
 	le := binary.LittleEndian
-	b.Write(le.AppendUint32(nil, Version))
+	b.Write(le.AppendUint32(nil, uint32(h.Version)))
 	b.Write(le.AppendUint64(nil, uint64(len(meta))))
 	b.Write(meta)
 	b.Write(le.AppendUint64(nil, uint64(len(m.Attrs))))
@@ -205,14 +224,14 @@ func Decode(data []byte) (*Model, error) {
 		return nil, ErrNotModel
 	}
 	version := binary.LittleEndian.Uint32(data[len(magic):])
-	if version != Version {
+	if version != versionPlain && version != Version {
 		if version > Version {
 			return nil, fmt.Errorf("model file format version %d is newer than this trellis supports (%d); use a newer trellis", version, Version)
 		}
-		return nil, fmt.Errorf("model file format version %d is not supported (this trellis reads version %d)", version, Version)
+		return nil, fmt.Errorf("model file format version %d is not supported (this trellis reads versions %d and %d)", version, versionPlain, Version)
 	}
 	if len(data) < len(magic)+4+sha256.Size {
-		return nil, fmt.Errorf("truncated model file (%d bytes)", len(data))
+		return nil, fmt.Errorf("truncated model file (%s)", plural.Count(len(data), "byte"))
 	}
 	body, trailer := data[:len(data)-sha256.Size], data[len(data)-sha256.Size:]
 	if sum := sha256.Sum256(body); !bytes.Equal(sum[:], trailer) {
@@ -230,8 +249,11 @@ func Decode(data []byte) (*Model, error) {
 		if m.Version > Version {
 			return nil, fmt.Errorf("model header says format version %d, newer than this trellis supports (%d); use a newer trellis", m.Version, Version)
 		}
-		if m.Version != Version {
+		if m.Version != int(version) {
 			return nil, fmt.Errorf("corrupted model: header says format version %d, the file says %d", m.Version, version)
+		}
+		if local := m.Normalization == NormalizationLocal; (m.Normalization != "" && !local) || local != (version == Version) {
+			return nil, fmt.Errorf("corrupted model: normalization %q in a version %d file", m.Normalization, version)
 		}
 	}
 	// Each name takes at least one byte (its length), which bounds the count.
@@ -262,7 +284,8 @@ func Decode(data []byte) (*Model, error) {
 	for i := range w {
 		w[i] = math.Float64frombits(binary.LittleEndian.Uint64(wb[8*i:]))
 	}
-	m.Linear = &linear.Model{NumLabels: len(m.Labels), FeatOff: featOff, FeatLabel: featLabel, W: w, Transitions: m.Transitions}
+	m.Linear = &linear.Model{NumLabels: len(m.Labels), FeatOff: featOff, FeatLabel: featLabel, W: w, Transitions: m.Transitions,
+		Local: m.Normalization == NormalizationLocal}
 	if err := m.Linear.Validate(); err != nil {
 		return nil, fmt.Errorf("corrupted model: %w", err)
 	}

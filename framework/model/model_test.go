@@ -2,6 +2,7 @@ package model
 
 import (
 	"bytes"
+	"crypto/sha256"
 	"encoding/binary"
 	"os"
 	"path/filepath"
@@ -57,7 +58,7 @@ func TestRoundTrip(t *testing.T) {
 	if !reflect.DeepEqual(got.Linear, m.Linear) || !reflect.DeepEqual(got.Attrs, m.Attrs) {
 		t.Errorf("weights or attributes differ after round trip")
 	}
-	if got.Version != Version || got.Labels[1] != "O" || got.Provenance.Seed != 7 || got.Format.Label != "chunk" {
+	if got.Version != versionPlain || got.Labels[1] != "O" || got.Provenance.Seed != 7 || got.Format.Label != "chunk" {
 		t.Errorf("header differs: %+v", got.Header)
 	}
 	// Same model, same bytes.
@@ -67,6 +68,58 @@ func TestRoundTrip(t *testing.T) {
 	entries, _ := os.ReadDir(dir)
 	if len(entries) != 1 {
 		t.Errorf("temporary files left behind: %v", entries)
+	}
+}
+
+// TestLocalNormalization: a locally normalized model (an MEMM) is written
+// as format version 2 with normalization = "local" and read back marked
+// Local; every other model keeps version 1's bytes (no normalization
+// field), so models written before version 2 existed are unchanged. A
+// file whose version and normalization disagree is refused.
+func TestLocalNormalization(t *testing.T) {
+	plain := encode(t, sampleModel())
+	if v := binary.LittleEndian.Uint32(plain[8:]); v != 1 || bytes.Contains(plain, []byte("normalization")) {
+		t.Fatalf("a plain model is written as version %d (normalization field: %v), want version 1's bytes", v, bytes.Contains(plain, []byte("normalization")))
+	}
+	m := sampleModel()
+	m.Linear.Local = true
+	b := encode(t, m)
+	if v := binary.LittleEndian.Uint32(b[8:]); v != 2 {
+		t.Fatalf("a local model is written as version %d, want 2", v)
+	}
+	got, err := Decode(b)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !got.Linear.Local || got.Normalization != NormalizationLocal || got.Version != 2 {
+		t.Fatalf("read back: local %v, normalization %q, version %d", got.Linear.Local, got.Normalization, got.Version)
+	}
+	if !bytes.Equal(encode(t, got), b) {
+		t.Errorf("re-encoding a loaded local model changes its bytes")
+	}
+	// Version 1 claiming local normalization, version 2 without it, and
+	// an unknown normalization: each resealed with a valid checksum.
+	for name, edit := range map[string]func([]byte) []byte{
+		"v1 local": func(b []byte) []byte {
+			b = bytes.Replace(b, []byte(`"version":2`), []byte(`"version":1`), 1)
+			binary.LittleEndian.PutUint32(b[8:], 1)
+			return b
+		},
+		"v2 global": func(b []byte) []byte {
+			b = bytes.Replace(b, []byte(`"normalization":"local"`), []byte(`"normalization":""     `), 1)
+			return b
+		},
+		"unknown": func(b []byte) []byte {
+			return bytes.Replace(b, []byte(`"normalization":"local"`), []byte(`"normalization":"other"`), 1)
+		},
+	} {
+		t.Run(name, func(t *testing.T) {
+			c := edit(append([]byte(nil), b[:len(b)-32]...))
+			sum := sha256.Sum256(c)
+			if _, err := Decode(append(c, sum[:]...)); err == nil || !strings.Contains(err.Error(), "normalization") {
+				t.Fatalf("got %v, want a normalization error", err)
+			}
+		})
 	}
 }
 

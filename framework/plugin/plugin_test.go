@@ -402,6 +402,10 @@ func TestLargeBatch(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	// The columns the plugin declared at Setup are what it reads.
+	if got := x.(feature.ColumnReader).ReadColumns(); len(got) != 1 || got[0] != 0 {
+		t.Errorf("ReadColumns() = %v, want [0] (word)", got)
+	}
 	word := strings.Repeat("x", 1000)
 	sents := make([]*corpus.Sentence, 300)
 	sinks := make([]feature.Sink, len(sents))
@@ -633,5 +637,29 @@ func TestPrefetch(t *testing.T) {
 	check("forgotten", 2, extract(reused))
 	if cold[0][0] == "" || !strings.Contains(cold[0][0], "suf=[0]:1=0") {
 		t.Errorf("unexpected features: %q", cold[0][0])
+	}
+}
+
+// TestCompileMissingColumn: a plugin that reads a column the corpus lacks
+// is refused with a ConfigError that carries the *feature.ColumnError
+// (so the error names the column, not only the plugin).
+func TestCompileMissingColumn(t *testing.T) {
+	h := plugin.NewHost(plugin.Options{Log: zerolog.Nop()})
+	defer h.Close()
+	templates, _ := builtin.Registries()
+	h.Register(templates)
+	tmpl, err := templates.Instantiate(feature.TemplateSpec{Type: "plugin", Name: "suf",
+		Config: []byte(fmt.Sprintf(`{"binary":%q,"config":{"column":"pos","suffix":true}}`, filepath.Join(bin, "affix")))})
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, err = tmpl.Compile("suf", feature.Columns{Names: []string{"word", "ner"}, Label: 1})
+	var ce *feature.ColumnError
+	var cfg *plugin.ConfigError
+	if !errors.As(err, &cfg) || !errors.As(err, &ce) || ce.Column != "pos" {
+		t.Fatalf("error %v (%T): want a ConfigError wrapping the ColumnError of \"pos\"", err, err)
+	}
+	if !strings.Contains(err.Error(), `reads unknown column "pos"`) {
+		t.Errorf("message %q", err)
 	}
 }

@@ -143,7 +143,7 @@ func (t *Template) Compile(name string, cols feature.Columns) (feature.Extractor
 	for _, c := range resp.Columns {
 		i, err := cols.Index(c)
 		if err != nil {
-			return nil, &ConfigError{Name: name, Errors: []protocol.ConfigError{{Message: "reads " + err.Error()}}}
+			return nil, &ConfigError{Name: name, Errors: []protocol.ConfigError{{Message: "reads " + err.Error()}}, Err: err}
 		}
 		x.cols = append(x.cols, i)
 	}
@@ -154,7 +154,13 @@ func (t *Template) Compile(name string, cols feature.Columns) (feature.Extractor
 type ConfigError struct {
 	Name   string
 	Errors []protocol.ConfigError
+	// Err is the host's own finding behind Errors, when it has one: the
+	// *feature.ColumnError of a column the plugin reads and the corpus
+	// lacks, which callers find with errors.As.
+	Err error
 }
+
+func (e *ConfigError) Unwrap() error { return e.Err }
 
 func (e *ConfigError) Error() string {
 	var parts []string
@@ -190,7 +196,14 @@ const (
 	maxChunks      = 8
 )
 
-var _ feature.Fetcher = (*extractor)(nil)
+var (
+	_ feature.Fetcher      = (*extractor)(nil)
+	_ feature.ColumnReader = (*extractor)(nil)
+)
+
+// ReadColumns implements feature.ColumnReader: the columns the plugin
+// declared when it was configured.
+func (x *extractor) ReadColumns() []int { return x.cols }
 
 // Extract implements feature.Extractor.
 func (x *extractor) Extract(s *corpus.Sentence, sink feature.Sink) error {

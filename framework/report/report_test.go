@@ -98,7 +98,9 @@ func TestQuickstartContents(t *testing.T) {
 		"<h1>quickstart</h1>",
 		`<tr class="best">`, "92.01", "[91.14, 92.90]", // best row with CI
 		"id=\"significance\"", "0.0290", // perceptron vs crf p
-		"Dev-set score per step", // perceptron has dev scores
+		"Dev-set score", "Dev score of perceptron per epoch", // perceptron has dev scores, per epoch
+		"Training loss of crf", ">L-BFGS iteration<", // the CRF's loss per L-BFGS iteration, on its own axis
+		"<th>IV accuracy</th>", "95.03", // the CRF's IV accuracy
 		"No dev scores recorded for crf",
 		"No learning curve recorded for hmm",
 		"F1 per label", "Confusion matrix: crf",

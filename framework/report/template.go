@@ -90,13 +90,13 @@ footer{margin-top:48px;color:var(--muted);font-size:12.5px;border-top:1px solid 
 <th class="l">#</th><th class="l">learner</th><th class="l">type</th><th>{{.MetricName}}</th>{{if .HasCI}}<th>95% CI</th>{{end}}
 {{- if .HasPR}}<th>{{.PRKind}} precision</th><th>{{.PRKind}} recall</th>{{end}}
 {{- if .ShowAcc}}<th>token accuracy</th>{{end}}
-<th>OOV accuracy</th><th>sentence accuracy</th><th>train s</th><th>tokens/s (tagging)</th><th>model size</th>
+<th>IV accuracy</th><th>OOV accuracy</th><th>sentence accuracy</th><th>train s</th><th>tokens/s (tagging)</th><th>model size</th>
 </tr></thead>
 <tbody>
 {{- range .Rows}}
 <tr{{if .Best}} class="best"{{end}}><td class="l">{{.Rank}}</td><td class="l"><svg class="sw" width="12" height="12" aria-hidden="true"><rect width="12" height="12" rx="2" fill="{{.Colour}}"/></svg>{{.Name}}{{if .Best}}<span class="badge">best</span>{{end}}</td><td class="l">{{.Type}}</td><td>{{.Main}}</td>{{if $.HasCI}}<td>{{.CI}}</td>{{end}}
 {{- if $.HasPR}}<td>{{.P}}</td><td>{{.R}}</td>{{end}}
-{{- if $.ShowAcc}}<td>{{.Acc}}</td>{{end}}<td>{{.OOV}}</td><td>{{.Sent}}</td><td>{{.Train}}</td><td>{{.Speed}}</td><td>{{.Size}}</td></tr>
+{{- if $.ShowAcc}}<td>{{.Acc}}</td>{{end}}<td>{{.IV}}</td><td>{{.OOV}}</td><td>{{.Sent}}</td><td>{{.Train}}</td><td>{{.Speed}}</td><td>{{.Size}}</td></tr>
 {{- end}}
 </tbody>
 </table>
@@ -122,12 +122,15 @@ footer{margin-top:48px;color:var(--muted);font-size:12.5px;border-top:1px solid 
 
 <section id="curves">
 <h2>Learning curves</h2>
-{{- if .DevChart}}
-<h3>Dev-set score per step</h3>
-<div class="legend">{{range .DevLegend}}<span>{{template "swatch" .}}{{.Name}}</span>{{end}}</div>
-<figure>
-{{template "svg" .DevChart}}
-</figure>
+{{- if .DevPanels}}
+<h3>Dev-set score</h3>
+<p class="note">One panel per learner, each on its own x-axis: a perceptron epoch, an SGD epoch and an L-BFGS iteration are different units. The y-axes are shared, so the heights compare.</p>
+<div class="panels">
+{{- range .DevPanels}}
+<div class="panel"><h3>{{.Name}}</h3><p class="note">{{.Note}}</p>
+<figure>{{template "svg" .Chart}}</figure></div>
+{{- end}}
+</div>
 {{- end}}
 {{- if .LossCharts}}
 <h3>Training loss</h3>
@@ -139,7 +142,7 @@ footer{margin-top:48px;color:var(--muted);font-size:12.5px;border-top:1px solid 
 {{- end}}
 </div>
 {{- end}}
-{{- if not (or .DevChart .LossCharts)}}
+{{- if not (or .DevPanels .LossCharts)}}
 <p class="muted">No learner recorded a learning curve.</p>
 {{- end}}
 {{- range .CurveNotes}}

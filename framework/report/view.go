@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"github.com/trellis-nlp/trellis/framework/eval"
+	"github.com/trellis-nlp/trellis/framework/plural"
 	"github.com/trellis-nlp/trellis/framework/rundir"
 )
 
@@ -31,8 +32,7 @@ type view struct {
 	CmpMetric   string
 	CmpSamples  int
 
-	DevChart   *chart
-	DevLegend  []legendItem
+	DevPanels  []lossPanel
 	DevMetric  string
 	LossCharts []lossPanel
 	CurveNotes []string
@@ -58,11 +58,12 @@ type legendItem struct {
 }
 
 type row struct {
-	Rank                           int
-	Name, Type, Colour             string
-	Best                           bool
-	Main, CI, P, R, Acc, OOV, Sent string
-	Train, Speed, Size             string
+	Rank                         int
+	Name, Type, Colour           string
+	Best                         bool
+	Main, CI, P, R, Acc, IV, OOV string
+	Sent                         string
+	Train, Speed, Size           string
 }
 
 type cmpRow struct {
@@ -222,15 +223,7 @@ func buildView(r *Run) *view {
 	v.addComparisons(r.Comparisons)
 
 	// Learning curves.
-	v.DevChart, v.DevMetric, v.LossCharts, v.CurveNotes = curves(r.Learners, colours)
-	for _, l := range r.Learners {
-		for _, p := range l.Curve {
-			if p.DevScore != 0 {
-				v.DevLegend = append(v.DevLegend, v.Legend[colours[l.Name]])
-				break
-			}
-		}
-	}
+	v.DevPanels, v.DevMetric, v.LossCharts, v.CurveNotes = curves(r.Learners, colours, stepUnits(r))
 
 	// Per-label / per-type F1.
 	v.TypeBars = f1Bars(r.Learners, func(l *Learner) map[string]*eval.PRF { return l.PerType })
@@ -260,7 +253,7 @@ func (v *view) addRows(r *Run) {
 		rw := row{
 			Rank: i + 1, Name: l.Name, Type: l.Learner, Colour: colour(i), Best: i == 0,
 			Main: pct(l.MainValue), CI: "–", P: "–", R: "–",
-			Acc: pct(l.Accuracy), OOV: "–", Sent: pct(l.SentenceAccuracy),
+			Acc: pct(l.Accuracy), IV: "–", OOV: "–", Sent: pct(l.SentenceAccuracy),
 			Train: seconds(l.TrainSeconds), Speed: thousands(int64(math.Round(l.TagTokensPerSecond))),
 			Size: bytesize(l.ModelBytes),
 		}
@@ -274,6 +267,9 @@ func (v *view) addRows(r *Run) {
 			rw.P, rw.R = pct(l.Words.Precision), pct(l.Words.Recall)
 		} else if l.Precision != nil && l.Recall != nil {
 			rw.P, rw.R = pct(*l.Precision), pct(*l.Recall)
+		}
+		if l.IVTokens > 0 {
+			rw.IV = pct(l.IVAccuracy)
 		}
 		if l.OOVTokens > 0 {
 			rw.OOV = pct(l.OOVAccuracy)
@@ -518,98 +514,85 @@ func diffPlot(c rundir.Comparison, lo, hi float64) *chart {
 	return ch
 }
 
-// curves draws the dev-score chart (learners with dev scores on a shared
-// axis) and one loss panel per learner (losses are on learner-specific
-// scales: error rate, objective value, ...).
-func curves(ls []*Learner, colours map[string]int) (*chart, string, []lossPanel, []string) {
-	var notes []string
-	var noCurve []string
-	type series struct {
-		idx    int
-		name   string
-		xs, ys []float64
+// stepUnits names what one step of each learner's learning curve is:
+// epochs (perceptron, the CRF's SGD) and L-BFGS or OWL-QN iterations are
+// not the same unit, so every learner's curve gets its own x-axis.
+func stepUnits(r *Run) map[string]string {
+	units := map[string]string{}
+	for name, ml := range r.Manifest.Learners {
+		cfg := rawObject(ml.Config)
+		switch ml.Type {
+		case "perceptron":
+			units[name] = "epoch"
+		case "crf":
+			switch c1, _ := cfg["c1"].(float64); {
+			case cfg["algorithm"] == "sgd":
+				units[name] = "SGD epoch"
+			case c1 > 0:
+				units[name] = "OWL-QN iteration"
+			default:
+				units[name] = "L-BFGS iteration"
+			}
+		}
 	}
-	var dev []series
-	var panels []lossPanel
+	return units
+}
+
+// curveSeries is one learner's learning curve.
+type curveSeries struct {
+	idx            int
+	name, unit     string
+	devXs, devYs   []float64
+	lossXs, lossYs []float64
+}
+
+// curves draws one dev-score panel and one loss panel per learner, each
+// on the learner's own x-axis (units[name]: epochs are not iterations);
+// the dev panels share their y-axis, so their heights compare, while
+// losses are on learner-specific scales (error rate, objective value, ...).
+func curves(ls []*Learner, colours map[string]int, units map[string]string) ([]lossPanel, string, []lossPanel, []string) {
+	var notes, noCurve, withoutDev []string
+	var all []curveSeries
+	ylo, yhi := math.Inf(1), math.Inf(-1)
 	for _, l := range ls {
 		if len(l.Curve) == 0 {
 			noCurve = append(noCurve, l.Name)
 			continue
 		}
-		var ds series
-		ds.idx, ds.name = colours[l.Name], l.Name
-		var lx, ly []float64
+		cs := curveSeries{idx: colours[l.Name], name: l.Name, unit: units[l.Name]}
+		if cs.unit == "" {
+			cs.unit = "step"
+		}
 		for _, p := range l.Curve {
 			if p.DevScore != 0 {
-				ds.xs = append(ds.xs, float64(p.Step))
-				ds.ys = append(ds.ys, p.DevScore*100)
+				cs.devXs = append(cs.devXs, float64(p.Step))
+				cs.devYs = append(cs.devYs, p.DevScore*100)
+				ylo, yhi = math.Min(ylo, p.DevScore*100), math.Max(yhi, p.DevScore*100)
 			}
 			if p.Loss != 0 {
-				lx = append(lx, float64(p.Step))
-				ly = append(ly, p.Loss)
+				cs.lossXs = append(cs.lossXs, float64(p.Step))
+				cs.lossYs = append(cs.lossYs, p.Loss)
 			}
 		}
-		if len(ds.xs) > 0 {
-			dev = append(dev, ds)
+		if len(cs.devXs) == 0 {
+			withoutDev = append(withoutDev, l.Name)
 		}
-		if len(lx) > 0 {
-			panels = append(panels, lossPanel{Name: l.Name, Chart: lossChart(l.Name, colours[l.Name], lx, ly)})
-			if len(lx) > 0 {
-				panels[len(panels)-1].Note = fmt.Sprintf("%d points, final %s", len(lx), strconv.FormatFloat(ly[len(ly)-1], 'g', 4, 64))
-			}
+		all = append(all, cs)
+	}
+	var dev, loss []lossPanel
+	for _, cs := range all {
+		if len(cs.devXs) > 0 {
+			last := cs.devYs[len(cs.devYs)-1]
+			dev = append(dev, lossPanel{Name: cs.name, Chart: devChart(cs, ylo, yhi),
+				Note: fmt.Sprintf("%s, final %s%%", plural.Count(len(cs.devXs), cs.unit), strconv.FormatFloat(last, 'f', 2, 64))})
+		}
+		if len(cs.lossXs) > 0 {
+			loss = append(loss, lossPanel{Name: cs.name, Chart: lossChart(cs.name, cs.idx, cs.unit, cs.lossXs, cs.lossYs),
+				Note: fmt.Sprintf("%s, final %s", plural.Count(len(cs.lossXs), cs.unit), strconv.FormatFloat(cs.lossYs[len(cs.lossYs)-1], 'g', 4, 64))})
 		}
 	}
 	if len(noCurve) > 0 && len(noCurve) < len(ls) {
 		notes = append(notes, "No learning curve recorded for "+strings.Join(noCurve, ", ")+".")
-	}
-	var devChart *chart
-	if len(dev) > 0 {
-		const w, h, left, right, top, bottom = 1100.0, 340.0, 64.0, 24.0, 16.0, 48.0
-		xlo, xhi, ylo, yhi := math.Inf(1), math.Inf(-1), math.Inf(1), math.Inf(-1)
-		for _, s := range dev {
-			for i := range s.xs {
-				xlo, xhi = math.Min(xlo, s.xs[i]), math.Max(xhi, s.xs[i])
-				ylo, yhi = math.Min(ylo, s.ys[i]), math.Max(yhi, s.ys[i])
-			}
-		}
-		xa := linearAxis(math.Min(xlo, 1), xhi, 10, left, w-right).tight(math.Min(xlo, 1), xhi)
-		ya := linearAxis(ylo, yhi+(yhi-ylo)*0.06, 6, h-bottom, top) // headroom for end labels
-		c := &chart{W: w, H: h, Label: "Dev score per step"}
-		c.frame(xa, ya, "step (epoch / iteration)", "dev score (%)")
-		for _, s := range dev {
-			px, py := make([]float64, len(s.xs)), make([]float64, len(s.xs))
-			for i := range s.xs {
-				px[i], py[i] = xa.px(s.xs[i]), ya.px(s.ys[i])
-			}
-			col := colour(s.idx)
-			c.Paths = append(c.Paths, svgPath{D: pathD(px, py), Stroke: col, Width: 2.5, Dash: dash(s.idx), Title: s.name})
-			if len(s.xs) <= 40 {
-				for i := range px {
-					c.Circles = append(c.Circles, svgCircle{X: px[i], Y: py[i], R: 3.5, Fill: col, Stroke: "#fff",
-						Title: fmt.Sprintf("%s step %d: %s%%", s.name, int(s.xs[i]), strconv.FormatFloat(s.ys[i], 'f', 2, 64))})
-				}
-			}
-			// Label the line's end so the chart reads without the legend.
-			last := len(px) - 1
-			c.Texts = append(c.Texts, svgText{X: px[last] - 6, Y: py[last] - 8, Text: s.name + " " + strconv.FormatFloat(s.ys[last], 'f', 2, 64), Anchor: "end", Class: "val", Fill: col, Bold: true})
-		}
-		devChart = c
-	}
-	var withoutDev []string
-	for _, l := range ls {
-		if len(l.Curve) == 0 {
-			continue
-		}
-		has := false
-		for _, p := range l.Curve {
-			if p.DevScore != 0 {
-				has = true
-				break
-			}
-		}
-		if !has {
-			withoutDev = append(withoutDev, l.Name)
-		}
 	}
 	if len(withoutDev) > 0 && len(dev) > 0 {
 		notes = append(notes, "No dev scores recorded for "+strings.Join(withoutDev, ", ")+" (only the training loss is shown).")
@@ -618,10 +601,34 @@ func curves(ls []*Learner, colours map[string]int) (*chart, string, []lossPanel,
 	if len(ls) > 0 {
 		metric = metricTitle(ls[0].MainMetric)
 	}
-	return devChart, metric, panels, notes
+	return dev, metric, loss, notes
 }
 
-func lossChart(name string, idx int, xs, ys []float64) *chart {
+// devChart draws one learner's dev score per step, the y-axis from ylo
+// to yhi (shared by every learner's panel).
+func devChart(cs curveSeries, ylo, yhi float64) *chart {
+	const w, h, left, right, top, bottom = 350.0, 230.0, 58.0, 14.0, 12.0, 44.0
+	xs, ys := cs.devXs, cs.devYs
+	xa := linearAxis(math.Min(xs[0], 1), xs[len(xs)-1], 5, left, w-right).tight(math.Min(xs[0], 1), xs[len(xs)-1])
+	ya := linearAxis(ylo, yhi+(yhi-ylo)*0.06, 5, h-bottom, top)
+	c := &chart{W: w, H: h, Label: "Dev score of " + cs.name + " per " + cs.unit}
+	c.frame(xa, ya, cs.unit, "dev score (%)")
+	px, py := make([]float64, len(xs)), make([]float64, len(xs))
+	for i := range xs {
+		px[i], py[i] = xa.px(xs[i]), ya.px(ys[i])
+	}
+	col := colour(cs.idx)
+	c.Paths = append(c.Paths, svgPath{D: pathD(px, py), Stroke: col, Width: 2.5, Dash: dash(cs.idx), Title: cs.name})
+	if len(xs) <= 40 {
+		for i := range px {
+			c.Circles = append(c.Circles, svgCircle{X: px[i], Y: py[i], R: 3, Fill: col, Stroke: "#fff",
+				Title: fmt.Sprintf("%s %s %d: %s%%", cs.name, cs.unit, int(xs[i]), strconv.FormatFloat(ys[i], 'f', 2, 64))})
+		}
+	}
+	return c
+}
+
+func lossChart(name string, idx int, unit string, xs, ys []float64) *chart {
 	const w, h, left, right, top, bottom = 350.0, 230.0, 58.0, 14.0, 12.0, 44.0
 	xlo, xhi, ylo, yhi := math.Inf(1), math.Inf(-1), math.Inf(1), math.Inf(-1)
 	for i := range xs {
@@ -641,7 +648,7 @@ func lossChart(name string, idx int, xs, ys []float64) *chart {
 		}
 	}
 	c := &chart{W: w, H: h, Label: "Training loss of " + name}
-	c.frame(xa, ya, "step", title)
+	c.frame(xa, ya, unit, title)
 	px, py := make([]float64, len(xs)), make([]float64, len(xs))
 	for i := range xs {
 		px[i], py[i] = xa.px(xs[i]), ya.px(ys[i])
@@ -651,7 +658,7 @@ func lossChart(name string, idx int, xs, ys []float64) *chart {
 	if len(xs) <= 40 {
 		for i := range px {
 			c.Circles = append(c.Circles, svgCircle{X: px[i], Y: py[i], R: 2.5, Fill: col,
-				Title: fmt.Sprintf("%s step %d: %s", name, int(xs[i]), strconv.FormatFloat(ys[i], 'g', 5, 64))})
+				Title: fmt.Sprintf("%s %s %d: %s", name, unit, int(xs[i]), strconv.FormatFloat(ys[i], 'g', 5, 64))})
 		}
 	}
 	return c
@@ -833,7 +840,7 @@ func confusion(l *Learner) (*chart, string) {
 		c.Lines = append(c.Lines, diagBox(left+cell*float64(k), top+cell*float64(k), cell)...)
 	}
 	heatLegend(c, left+gridW+70, top, math.Min(gridW, 240))
-	note := fmt.Sprintf("%d labels; colour is the share of each gold row (square-root scale, so rare confusions stay visible)", n)
+	note := fmt.Sprintf("%s; colour is the share of each gold row (square-root scale, so rare confusions stay visible)", plural.Count(n, "label"))
 	if showCounts {
 		note += "; cells show counts"
 	} else {

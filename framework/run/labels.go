@@ -6,6 +6,7 @@ import (
 	"github.com/hashicorp/hcl/v2"
 
 	"github.com/trellis-nlp/trellis/framework/corpus"
+	"github.com/trellis-nlp/trellis/framework/plural"
 	"github.com/trellis-nlp/trellis/framework/scheme"
 	"github.com/trellis-nlp/trellis/framework/spec"
 )
@@ -100,8 +101,8 @@ func (c *schemeCheck) diagnostic(s *spec.Spec, training bool) *hcl.Diagnostic {
 	if training && s.Labels.Constrained && c.forbidden > 0 {
 		first = c.firstForbidden
 	}
-	detail := fmt.Sprintf("%s, which %s does not allow; %d of %d sentences of corpus %q contradict %s",
-		first, c.declared, bad, c.fit.Sentences(), c.corpus.Name, c.declared)
+	detail := fmt.Sprintf("%s, which %s does not allow; %d of %s of corpus %q %s %s",
+		first, c.declared, bad, plural.Count(c.fit.Sentences(), "sentence"), c.corpus.Name, plural.Pick(bad, "contradicts", "contradict"), c.declared)
 	if training && s.Labels.Constrained && c.forbidden > 0 {
 		d.Severity = hcl.DiagError
 		detail += fmt.Sprintf(", and constrained decoding would forbid the gold labels of %d (set constrained = false to train on them anyway)", c.forbidden)

@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"sort"
 
+	"github.com/trellis-nlp/trellis/framework/plural"
 	"github.com/trellis-nlp/trellis/framework/rundir"
 )
 
@@ -51,9 +52,9 @@ func CheckRerun(orig, rerun string) ([]FileCheck, error) {
 			case err != nil:
 				checks = append(checks, FileCheck{rel, false, "missing from the rerun"})
 			case bytes.Equal(a, b):
-				checks = append(checks, FileCheck{rel, true, fmt.Sprintf("%d bytes", len(a))})
+				checks = append(checks, FileCheck{rel, true, plural.Count(len(a), "byte")})
 			default:
-				checks = append(checks, FileCheck{rel, false, fmt.Sprintf("%d bytes vs %d bytes, contents differ", len(a), len(b))})
+				checks = append(checks, FileCheck{rel, false, fmt.Sprintf("%s vs %s, contents differ", plural.Count(len(a), "byte"), plural.Count(len(b), "byte"))})
 			}
 		}
 	}

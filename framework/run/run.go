@@ -53,7 +53,7 @@ type Options struct {
 	// Progress, when set, shows extraction, training and tagging progress
 	// on a terminal.
 	Progress *progress.Meter
-	// CheckpointEvery > 0 makes learners that can (perceptron, CRF) save
+	// CheckpointEvery > 0 makes learners that can (perceptron, pa, arow, crf, maxent, memm) save
 	// their training state every so many epochs or iterations under
 	// OutDir/checkpoints, which the run removes when it ends.
 	CheckpointEvery int
@@ -352,22 +352,43 @@ func checkTraining(o Options, c *spec.Corpus, labelCol int, sents []*corpus.Sent
 }
 
 func encodeTraining(ctx context.Context, o Options) (*encoded, error) {
+	s := o.Spec
+	mp, err := trainingMapper(s)
+	if err != nil {
+		return nil, err
+	}
+	sents, err := readCorpus(s.Corpus(s.Evaluation.Train))
+	if err != nil {
+		return nil, err
+	}
+	readDev := func() ([]*corpus.Sentence, error) {
+		if s.Evaluation.Dev == "" {
+			return nil, nil
+		}
+		return readCorpus(s.Corpus(s.Evaluation.Dev))
+	}
+	return encodeSentences(ctx, o, mp, sents, readDev)
+}
+
+// trainingMapper compiles the spec's templates against the columns of its
+// training corpus's format, the label column resolved by the spec.
+func trainingMapper(s *spec.Spec) (*feature.Mapper, error) {
+	f, err := corpus.New(s.Corpus(s.Evaluation.Train).Format)
+	if err != nil {
+		return nil, err
+	}
+	return newMapper(s, feature.Columns{Names: f.Columns(), Label: f.LabelColumn()})
+}
+
+// encodeSentences checks the training sentences against the scheme, fits
+// mp on them and encodes the dev sentences that readDev returns (none
+// when it returns nil). The sentences come from the spec's corpora
+// (encodeTraining) or from a program's memory (TrainSentences).
+func encodeSentences(ctx context.Context, o Options, mp *feature.Mapper, sents []*corpus.Sentence, readDev func() ([]*corpus.Sentence, error)) (*encoded, error) {
 	s, log, meter := o.Spec, o.Log, o.Progress
 	trainC := s.Corpus(s.Evaluation.Train)
-	f, err := corpus.New(trainC.Format)
-	if err != nil {
-		return nil, err
-	}
-	labelCol := f.LabelColumn() // the spec resolved the label column into the format
-	mp, err := newMapper(s, feature.Columns{Names: f.Columns(), Label: labelCol})
-	if err != nil {
-		return nil, err
-	}
-	enc := &encoded{mapper: mp, wordColumn: wordColumn(f.Columns(), labelCol)}
-	sents, err := readCorpus(trainC)
-	if err != nil {
-		return nil, err
-	}
+	labelCol := mp.Columns().Label
+	enc := &encoded{mapper: mp, wordColumn: wordColumn(mp.Columns().Names, labelCol)}
 	if err := checkTraining(o, trainC, labelCol, sents, true); err != nil {
 		return nil, err
 	}
@@ -375,6 +396,7 @@ func encodeTraining(ctx context.Context, o Options) (*encoded, error) {
 		return nil, err
 	}
 	bar := meter.Start("extracting features", int64(len(sents)), "sentences")
+	var err error
 	enc.train, err = mp.Fit(ctx, sents, feature.FitOptions{
 		MinCount: s.Features.MinCount, BatchSize: tagger.BatchSize, Done: func(n int) { bar.Add(int64(n)) },
 	})
@@ -382,23 +404,21 @@ func encodeTraining(ctx context.Context, o Options) (*encoded, error) {
 	if err != nil {
 		return nil, err
 	}
-
-	if s.Evaluation.Dev != "" {
-		devC := s.Corpus(s.Evaluation.Dev)
-		enc.devSents, err = readCorpus(devC)
-		if err != nil {
-			return nil, err
-		}
-		if err := checkTraining(o, devC, labelCol, enc.devSents, false); err != nil {
-			return nil, err
-		}
-		var unknownLabels map[string]int
-		if enc.dev, unknownLabels, err = mp.Encode(enc.devSents); err != nil {
-			return nil, err
-		}
-		if len(unknownLabels) > 0 {
-			log.Warn().Interface("labels", unknownLabels).Msg("dev corpus has labels unseen in training")
-		}
+	if enc.devSents, err = readDev(); err != nil {
+		return nil, err
+	}
+	if enc.devSents == nil {
+		return enc, nil
+	}
+	if err := checkTraining(o, s.Corpus(s.Evaluation.Dev), labelCol, enc.devSents, false); err != nil {
+		return nil, err
+	}
+	var unknownLabels map[string]int
+	if enc.dev, unknownLabels, err = mp.Encode(enc.devSents); err != nil {
+		return nil, err
+	}
+	if len(unknownLabels) > 0 {
+		log.Warn().Interface("labels", unknownLabels).Msg("dev corpus has labels unseen in training")
 	}
 	return enc, nil
 }
@@ -415,7 +435,9 @@ func newMapper(s *spec.Spec, cols feature.Columns) (*feature.Mapper, error) {
 		templates = append(templates, feature.MapperTemplate{Spec: ts, Template: ti.Template})
 	}
 	mp, err := feature.NewMapper(templates, cols)
-	if te := (*feature.TemplateError)(nil); errors.As(err, &te) {
+	// Templates from a program's memory (framework/trellis) have no place
+	// in a file to point at.
+	if te := (*feature.TemplateError)(nil); errors.As(err, &te) && s.Features.Templates[te.Index].Range.Filename != "" {
 		return nil, fmt.Errorf("%s: %w", s.Features.Templates[te.Index].Range, err)
 	}
 	return mp, err
@@ -478,16 +500,8 @@ func runLearner(ctx context.Context, o Options, enc *encoded, li *spec.LearnerIn
 	s := o.Spec
 	log := o.Log.With().Str("learner", li.Name).Logger()
 	lm := &LearnerMetrics{Learner: li.Type}
-	p := &learn.Problem{
-		Train: enc.train, NumAttrs: enc.mapper.Attrs().Len(), NumLabels: enc.mapper.Labels().Len(),
-		Mapper: enc.mapper, Transitions: enc.mapper.Transitions(), Constraints: constraints,
-		Seed: s.Seed, Threads: o.Threads, Log: log, Progress: o.Progress,
-		Observe: func(pt learn.Point) { lm.Curve = append(lm.Curve, pt) },
-	}
-	if enc.dev != nil {
-		p.Dev = enc.dev
-		p.DevScore = devScorer(enc, s.Labels.Scheme, constraints, o.Threads)
-	}
+	p := newProblem(o, enc, log, constraints)
+	p.Observe = func(pt learn.Point) { lm.Curve = append(lm.Curve, pt) }
 	modelPath := rundir.ModelPath(o.OutDir, li.Name)
 	var ck *checkpointer
 	if o.CheckpointEvery > 0 || o.Resume {
@@ -528,6 +542,40 @@ func runLearner(ctx context.Context, o Options, enc *encoded, li *spec.LearnerIn
 		return nil, fmt.Errorf("%s produced %w; no model written", li.Type, err)
 	}
 
+	m, err := newModel(s, enc, li, res.Model, dataHashes)
+	if err != nil {
+		return nil, err
+	}
+	if err := model.Save(modelPath, m); err != nil {
+		return nil, err
+	}
+	if ck != nil {
+		if err := ck.finish(lm); err != nil {
+			return nil, err
+		}
+	}
+	return evaluateLearner(ctx, o, enc, li, lm, modelPath)
+}
+
+// newProblem is what a learner of the run may use: the encoded training
+// (and dev) data, the mapper, the constraints and the run's settings.
+func newProblem(o Options, enc *encoded, log zerolog.Logger, constraints *lattice.Constraints) *learn.Problem {
+	s := o.Spec
+	p := &learn.Problem{
+		Train: enc.train, NumAttrs: enc.mapper.Attrs().Len(), NumLabels: enc.mapper.Labels().Len(),
+		Mapper: enc.mapper, Transitions: enc.mapper.Transitions(), Constraints: constraints,
+		Seed: s.Seed, Threads: o.Threads, Log: log, Progress: o.Progress,
+	}
+	if enc.dev != nil {
+		p.Dev = enc.dev
+		p.DevScore = devScorer(enc, s.Labels.Scheme, constraints, o.Threads)
+	}
+	return p
+}
+
+// newModel is the model file of weights trained by learner li: the
+// weights with the mapper, format, scheme and provenance they go with.
+func newModel(s *spec.Spec, enc *encoded, li *spec.LearnerInstance, weights *linear.Model, dataHashes map[string]string) (*model.Model, error) {
 	cfg, err := json.Marshal(li.Config)
 	if err != nil {
 		return nil, err
@@ -540,18 +588,10 @@ func runLearner(ctx context.Context, o Options, enc *encoded, li *spec.LearnerIn
 			Learner:    model.Learner{Name: li.Name, Type: li.Type, Config: cfg},
 			Provenance: model.Provenance{Experiment: s.Name, SpecHash: s.Hash, DataHashes: dataHashes, Seed: s.Seed, Trellis: Version()},
 		},
-		Linear: res.Model,
+		Linear: weights,
 	}
 	m.SetMapper(enc.mapper)
-	if err := model.Save(modelPath, m); err != nil {
-		return nil, err
-	}
-	if ck != nil {
-		if err := ck.finish(lm); err != nil {
-			return nil, err
-		}
-	}
-	return evaluateLearner(ctx, o, enc, li, lm, modelPath)
+	return m, nil
 }
 
 // checkFinite reports the first weight that is NaN or infinite.
@@ -797,8 +837,8 @@ func WriteTable(w io.Writer, res *Result, sch scheme.Scheme) {
 		case sch.HasSpans() || seg:
 			fmt.Fprintf(w, " %9s %9s %9s", "-", "-", "-")
 		}
-		fmt.Fprintf(w, " %15s %9.2f %9.2f %10.2f %12.0f %10.2f\n", fmt.Sprintf("[%.2f, %.2f]", 100*m.CILow, 100*m.CIHigh),
-			100*m.IVAccuracy, 100*m.OOVAccuracy, m.TrainSeconds, m.TagTokensPerSecond, float64(m.ModelBytes)/(1<<20))
+		fmt.Fprintf(w, " %15s %9s %9s %10.2f %12.0f %10.2f\n", fmt.Sprintf("[%.2f, %.2f]", 100*m.CILow, 100*m.CIHigh),
+			pctOf(m.IVAccuracy, m.IVTokens), pctOf(m.OOVAccuracy, m.OOVTokens), m.TrainSeconds, m.TagTokensPerSecond, float64(m.ModelBytes)/(1<<20))
 	}
 	if len(res.Comparisons) == 0 {
 		return
@@ -833,4 +873,13 @@ func manifestPlugins(templates []feature.TemplateSpec) map[string]model.Plugin {
 		out[p.Template] = p
 	}
 	return out
+}
+
+// pctOf renders an accuracy over n tokens as a percentage, "-" when there
+// were none (a test set without unseen words has no OOV accuracy, not 0).
+func pctOf(acc float64, n int) string {
+	if n == 0 {
+		return "-"
+	}
+	return fmt.Sprintf("%.2f", 100*acc)
 }

@@ -9,6 +9,7 @@ import (
 	"math/rand/v2"
 	"os"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -264,7 +265,7 @@ func single(content *hcl.BodyContent, typ string, required bool) (*hcl.Block, hc
 	var diags hcl.Diagnostics
 	if len(blocks) == 0 {
 		if required {
-			diags = append(diags, errorAt(&content.MissingItemRange, "Missing "+typ+" block", fmt.Sprintf("A spec needs a %s block.", typ)))
+			diags = append(diags, errorAt(&content.MissingItemRange, "Missing "+typ+" block", fmt.Sprintf("A spec needs one %s block.", typ)))
 		}
 		return nil, diags
 	}
@@ -667,7 +668,14 @@ func (s *Spec) decodeLearners(blocks hcl.Blocks, ctx *hcl.EvalContext, reg *lear
 			diags = append(diags, errorAt(head.Attributes["type"].Expr.Range().Ptr(), "Unknown learner type", registry.DidYouMean(typ, reg.Names(), "learner type")))
 			continue
 		}
+		unsupported := unsupportedSettings(rest, typ, l, reg)
 		d = gohcl.DecodeBody(rest, ctx, l.Config())
+		if len(unsupported) > 0 {
+			// Ours say which learners take the setting; drop gohcl's
+			// "not expected here" for the same attributes.
+			d = dropUnsupported(d)
+		}
+		d = append(unsupported, d...)
 		if diags = append(diags, d...); d.HasErrors() {
 			continue
 		}
@@ -680,6 +688,77 @@ func (s *Spec) decodeLearners(blocks hcl.Blocks, ctx *hcl.EvalContext, reg *lear
 		s.Learners = append(s.Learners, &LearnerInstance{Name: name, Type: typ, Learner: l, Config: l.Config(), Range: b.DefRange})
 	}
 	return diags
+}
+
+// unsupportedSettings reports each attribute of a learner block (type
+// aside) that a learner of type typ does not take, at the attribute's
+// name, naming the learner types that do take it or, when none does, the
+// closest of typ's own settings.
+func unsupportedSettings(body hcl.Body, typ string, l learn.Learner, reg *learn.Registry) hcl.Diagnostics {
+	attrs, d := body.JustAttributes()
+	if d.HasErrors() {
+		return nil // blocks in a learner body: gohcl's diagnostics say so
+	}
+	own := settingNames(l.Config())
+	var names []string
+	for name := range attrs {
+		if !slices.Contains(own, name) {
+			names = append(names, name)
+		}
+	}
+	slices.Sort(names) // one diagnostic per name, in a fixed order
+	var diags hcl.Diagnostics
+	for _, name := range names {
+		var takers []string
+		for _, t := range reg.Names() {
+			if o, ok := reg.New(t); ok && slices.Contains(settingNames(o.Config()), name) {
+				takers = append(takers, t)
+			}
+		}
+		detail := fmt.Sprintf("Learner type %s does not take %q.", typ, name)
+		if len(takers) > 0 {
+			detail += fmt.Sprintf(" It is a setting of %s.", andList(takers))
+		}
+		if hint := registry.Suggest(name, own); hint != "" || len(takers) == 0 {
+			detail += fmt.Sprintf(" Type %s takes: %s.", typ, strings.Join(own, ", "))
+			if hint != "" {
+				detail += fmt.Sprintf(" Did you mean %q?", hint)
+			}
+		}
+		diags = append(diags, errorAt(attrs[name].NameRange.Ptr(), "Unsupported learner setting", detail))
+	}
+	return diags
+}
+
+// settingNames lists the attributes a learner config decodes, sorted.
+func settingNames(cfg any) []string {
+	schema, _ := gohcl.ImpliedBodySchema(cfg)
+	var names []string
+	for _, a := range schema.Attributes {
+		names = append(names, a.Name)
+	}
+	slices.Sort(names)
+	return names
+}
+
+// andList joins names as "a", "a and b", "a, b and c".
+func andList(names []string) string {
+	if len(names) == 1 {
+		return names[0]
+	}
+	return strings.Join(names[:len(names)-1], ", ") + " and " + names[len(names)-1]
+}
+
+// dropUnsupported removes gohcl's "Unsupported argument" diagnostics,
+// replaced by unsupportedSettings'.
+func dropUnsupported(diags hcl.Diagnostics) hcl.Diagnostics {
+	var out hcl.Diagnostics
+	for _, d := range diags {
+		if d.Summary != "Unsupported argument" {
+			out = append(out, d)
+		}
+	}
+	return out
 }
 
 func (s *Spec) decodeEvaluation(content *hcl.BodyContent, ctx *hcl.EvalContext) hcl.Diagnostics {

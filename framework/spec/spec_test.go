@@ -110,6 +110,9 @@ func TestBadSpecDiagnostics(t *testing.T) {
 		{name: "syntax_error", want: []string{"error: "}},
 		{name: "bad_split", want: []string{"Invalid split"}},
 		{name: "two_transitions", want: []string{"More than one transition template"}},
+		{name: "pa_crf_setting", want: []string{"Unsupported learner setting", `Learner type pa does not take "c1"`, "setting of crf, maxent and memm."}},
+		{name: "perceptron_variance", want: []string{`Learner type perceptron does not take "variance"`, "setting of arow."}},
+		{name: "misspelt_setting", want: []string{`Learner type arow does not take "epoch"`, `Did you mean "epochs"?`}},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {

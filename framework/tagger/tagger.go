@@ -24,6 +24,7 @@ type Options struct {
 type Tagger struct {
 	Model      *model.Model
 	Format     corpus.Format
+	mapper     *feature.Mapper // what the templates read (CheckPlain)
 	extractors []feature.Extractor
 	enc        *feature.Encoder
 	ws         *lattice.Workspace
@@ -36,6 +37,9 @@ type Tagger struct {
 	scores      lattice.Scores
 	path        []int32
 	onClose     []func() error
+	// documents: an extractor reads whole documents, so batches end only
+	// at document boundaries (documents.go).
+	documents bool
 }
 
 // New builds a tagger for m. Templates are instantiated from reg.
@@ -52,7 +56,8 @@ func New(m *model.Model, reg *feature.Registry, opt Options) (*Tagger, error) {
 	if err != nil {
 		return nil, err
 	}
-	t := &Tagger{Model: m, Format: f, extractors: mp.Extractors(), enc: mp.NewEncoder()}
+	t := &Tagger{Model: m, Format: f, mapper: mp, extractors: mp.Extractors(), enc: mp.NewEncoder()}
+	t.documents = t.enc.HasDocumentExtractor()
 	t.ws = lattice.NewWorkspace(len(m.Labels))
 	lm := m.Linear
 	t.scorer = lm.NewScorer(lm.W)
@@ -158,7 +163,8 @@ const BatchSize = 256
 
 // Stream tags every sentence r yields and writes each with its labels to
 // w (if non-nil), calling observe (if non-nil) with each sentence and its
-// predicted labels. Memory stays proportional to one batch. It returns the
+// predicted labels. Memory stays proportional to one batch (see EndsBatch:
+// with document features, a batch holds whole documents). It returns the
 // number of tokens tagged.
 func (t *Tagger) Stream(ctx context.Context, r corpus.Reader, w corpus.Writer, keep func(i int) bool, observe func(s *corpus.Sentence, pred []string)) (int, error) {
 	tokens := 0
@@ -213,15 +219,15 @@ func (t *Tagger) Stream(ctx context.Context, r corpus.Reader, w corpus.Writer, k
 		if keep != nil && !keep(i) {
 			continue
 		}
-		batch = append(batch, s)
-		if len(batch) < BatchSize {
+		if !t.EndsBatch(batch, s) {
+			batch = append(batch, s)
 			continue
 		}
 		if !readAhead {
 			if err := flush(batch); err != nil {
 				return tokens, err
 			}
-			batch = batch[:0]
+			batch = append(batch[:0], s)
 			continue
 		}
 		t.enc.Prefetch(batch)
@@ -230,7 +236,7 @@ func (t *Tagger) Stream(ctx context.Context, r corpus.Reader, w corpus.Writer, k
 			return tokens, err
 		}
 		// ahead is tagged and written: its buffer takes the next batch.
-		ahead, batch = batch, ahead[:0]
+		ahead, batch = batch, append(ahead[:0], s)
 	}
 	if err := flush(ahead); err != nil {
 		t.enc.Forget()

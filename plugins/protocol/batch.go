@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"math"
 	"unicode/utf8"
+
+	"github.com/trellis-nlp/trellis/framework/plural"
 )
 
 // RequestBuilder fills an ExtractRequest, reusing its buffers.
@@ -191,11 +193,11 @@ func Index(resp *ExtractResponse, lengths []uint32, dst []Offset) ([]Offset, err
 		resp = &ExtractResponse{} // as the wire would have it: no sentences
 	}
 	if got := len(resp.Lengths); got != len(lengths) || len(resp.Counts) != len(lengths) {
-		return nil, fmt.Errorf("answered for %d sentences, %d were sent", got, len(lengths))
+		return nil, fmt.Errorf("answered for %s, %d %s sent", plural.Count(got, "sentence"), len(lengths), plural.Pick(len(lengths), "was", "were"))
 	}
 	for k, n := range lengths {
 		if resp.Lengths[k] != n {
-			return nil, fmt.Errorf("wrong number of tokens: sentence %d of the batch has %d tokens, the plugin answered for %d", k, n, resp.Lengths[k])
+			return nil, fmt.Errorf("wrong number of tokens: sentence %d of the batch has %s, the plugin answered for %d", k, plural.Count(int(n), "token"), resp.Lengths[k])
 		}
 	}
 	tokens, klens, values, text := resp.Tokens, resp.KeyLengths, resp.Values, resp.Keys
@@ -221,7 +223,7 @@ func Index(resp *ExtractResponse, lengths []uint32, dst []Offset) ([]Offset, err
 		}
 		for ; j < end; j++ {
 			if i := tokens[j]; i >= lengths[k] {
-				return nil, fmt.Errorf("wrong token index: attribute for token %d of sentence %d, which has %d tokens", i, k, lengths[k])
+				return nil, fmt.Errorf("wrong token index: attribute for token %d of sentence %d, which has %s", i, k, plural.Count(int(lengths[k]), "token"))
 			}
 			pos += int(klens[j])
 			if pos > len(text) {

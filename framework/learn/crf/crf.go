@@ -53,13 +53,63 @@ type Config struct {
 	Features string `hcl:"features,optional" json:"features,omitempty"`
 }
 
-// Learner is the CRF learner.
-type Learner struct{ cfg Config }
+// Form is the probability model a Learner fits. The forms share the
+// optimizers, the regularizers, every setting and the checkpoints; only
+// the objective's normalization differs.
+type Form int
+
+const (
+	// Chain is the linear-chain CRF: one distribution over whole label
+	// sequences, normalized globally (log Z by forward-backward).
+	Chain Form = iota
+	// PerToken is maximum entropy (multinomial logistic regression): each
+	// token's label on its own, P(y_i | x), from the state features only;
+	// transition templates are ignored. Decoding is per-token argmax, or,
+	// under a constrained scheme, the best sequence the scheme allows
+	// (Viterbi with zero transition scores).
+	PerToken
+	// Local is the MEMM: P(y_i | y_(i-1), x), a softmax over y_i for each
+	// previous label (the start for i = 0), trained on the gold previous
+	// labels; the model is marked locally normalized (linear.Model.Local).
+	Local
+)
+
+// String is the learner type name of the form.
+func (f Form) String() string {
+	switch f {
+	case PerToken:
+		return "maxent"
+	case Local:
+		return "memm"
+	}
+	return "crf"
+}
+
+// title names the form in diagnostics.
+func (f Form) title() string {
+	switch f {
+	case PerToken:
+		return "maxent"
+	case Local:
+		return "MEMM"
+	}
+	return "CRF"
+}
+
+// Learner is the CRF learner, or, with another Form, maxent or the MEMM.
+type Learner struct {
+	cfg  Config
+	form Form
+}
 
 var _ learn.Learner = (*Learner)(nil)
 
 // New returns a CRF learner with default settings.
 func New() learn.Learner { return &Learner{} }
+
+// NewForm returns a learner of form f with default settings (the maxent
+// and memm packages register these).
+func NewForm(f Form) *Learner { return &Learner{form: f} }
 
 // Config implements learn.Learner.
 func (l *Learner) Config() any { return &l.cfg }
@@ -72,6 +122,7 @@ func value(p *float64, def float64) float64 {
 }
 
 type settings struct {
+	name                string // the learner type, for logs and errors
 	algorithm           string
 	c1, c2              float64
 	maxIterations       int
@@ -81,7 +132,7 @@ type settings struct {
 
 func (l *Learner) settings() settings {
 	s := settings{
-		algorithm: l.cfg.Algorithm, c1: value(l.cfg.C1, 0), c2: value(l.cfg.C2, 1),
+		name: l.form.String(), algorithm: l.cfg.Algorithm, c1: value(l.cfg.C1, 0), c2: value(l.cfg.C2, 1),
 		maxIterations: l.cfg.MaxIterations, epsilon: value(l.cfg.Epsilon, 1e-5),
 		delta: value(l.cfg.Delta, 1e-5), period: l.cfg.Period, memory: l.cfg.Memory,
 		eta: value(l.cfg.LearningRate, 0.1),
@@ -116,33 +167,33 @@ func (l *Learner) Validate() hcl.Diagnostics {
 	switch s.algorithm {
 	case "lbfgs", "sgd":
 	default:
-		bad("Invalid CRF algorithm", `algorithm must be "lbfgs" or "sgd", got %q`, s.algorithm)
+		bad("Invalid "+l.form.title()+" algorithm", `algorithm must be "lbfgs" or "sgd", got %q`, s.algorithm)
 	}
 	for _, c := range []struct {
 		name string
 		v    float64
 	}{{"c1", s.c1}, {"c2", s.c2}, {"epsilon", s.epsilon}} {
 		if !(c.v >= 0) || math.IsInf(c.v, 0) {
-			bad("Invalid CRF setting", "%s must be a finite number >= 0, got %v", c.name, c.v)
+			bad("Invalid "+l.form.title()+" setting", "%s must be a finite number >= 0, got %v", c.name, c.v)
 		}
 	}
 	if s.algorithm == "sgd" && s.c1 > 0 {
-		bad("Invalid CRF setting", "c1 (L1) needs algorithm = \"lbfgs\" (OWL-QN); SGD supports L2 only")
+		bad("Invalid "+l.form.title()+" setting", "c1 (L1) needs algorithm = \"lbfgs\" (OWL-QN); SGD supports L2 only")
 	}
 	if s.algorithm == "sgd" && s.c2 == 0 {
-		bad("Invalid CRF setting", "SGD's step schedule needs c2 > 0")
+		bad("Invalid "+l.form.title()+" setting", "SGD's step schedule needs c2 > 0")
 	}
 	if !(s.eta > 0) || math.IsInf(s.eta, 0) {
-		bad("Invalid CRF setting", "learning_rate must be > 0, got %v", s.eta)
+		bad("Invalid "+l.form.title()+" setting", "learning_rate must be > 0, got %v", s.eta)
 	}
 	if math.IsNaN(s.delta) {
-		bad("Invalid CRF setting", "delta must be a number")
+		bad("Invalid "+l.form.title()+" setting", "delta must be a number")
 	}
 	if l.cfg.MaxIterations < 0 || l.cfg.Period < 0 || l.cfg.Memory < 0 || l.cfg.Patience < 0 {
-		bad("Invalid CRF setting", "max_iterations, period, memory and patience must be >= 0")
+		bad("Invalid "+l.form.title()+" setting", "max_iterations, period, memory and patience must be >= 0")
 	}
 	if l.cfg.DevEvery < -1 {
-		bad("Invalid CRF setting", "dev_every must be >= 1, or -1 for never")
+		bad("Invalid "+l.form.title()+" setting", "dev_every must be >= 1, or -1 for never")
 	}
 	diags = append(diags, learn.ValidateFeatures(l.cfg.Features)...)
 	return diags
@@ -151,14 +202,16 @@ func (l *Learner) Validate() hcl.Diagnostics {
 // Train implements learn.Learner.
 func (l *Learner) Train(ctx context.Context, p *learn.Problem) (*learn.Result, error) {
 	s := l.settings()
+	p = l.problem(p)
 	m := learn.NewModel(l.cfg.Features, p)
-	sents, err := learn.CompleteSentences(p, "crf")
+	m.Local = l.form == Local && p.Transitions
+	sents, err := learn.CompleteSentences(p, s.name)
 	if err != nil {
 		return nil, err
 	}
-	obj := newObjective(m, p.Train, sents, p.Transitions, s.c2, p.Threads)
+	obj := newObjective(m, p.Train, sents, p.Transitions, s.c2, p.Threads, l.form != Chain)
 	p.Log.Info().Int("features", m.NumFeatures()).Int("labels", m.NumLabels).Int("threads", obj.threads).
-		Str("algorithm", s.algorithm).Float64("c1", s.c1).Float64("c2", s.c2).Msg("crf training")
+		Str("algorithm", s.algorithm).Float64("c1", s.c1).Float64("c2", s.c2).Msg(s.name + " training")
 	info := map[string]any{"features": m.NumFeatures(), "algorithm": s.algorithm, "c1": s.c1, "c2": s.c2}
 	es := newEarlyStop(l.cfg.Patience, l.cfg.DevEvery, p, m)
 	if s.algorithm == "sgd" {
@@ -177,6 +230,23 @@ func (l *Learner) Train(ctx context.Context, p *learn.Problem) (*learn.Result, e
 	return &learn.Result{Model: m, Info: info}, nil
 }
 
+// problem is p as the form sees it: maxent drops the transitions, with a
+// warning that says so; an MEMM without a transition template is maxent,
+// which the log says too.
+func (l *Learner) problem(p *learn.Problem) *learn.Problem {
+	switch {
+	case l.form == PerToken && p.Transitions:
+		p.Log.Warn().Msg("maxent ignores the spec's transition template: a per-token classifier has no label transitions " +
+			"(decoding takes each token's best label, or under a constrained scheme the best sequence it allows)")
+		q := *p
+		q.Transitions = false
+		return &q
+	case l.form == Local && !p.Transitions:
+		p.Log.Warn().Msg("memm without a transition template conditions on no previous label: it is maxent")
+	}
+	return p
+}
+
 // trainLBFGS runs L-BFGS (OWL-QN when c1 > 0). Its loop is the
 // minimizer's, so the shared learn.Loop is driven from the minimizer's
 // callbacks: each accepted iteration is checked and recorded, and the
@@ -190,7 +260,7 @@ func trainLBFGS(ctx context.Context, obj *objective, s settings, p *learn.Proble
 	var it optim.Iteration // the last iteration, for the log line
 	var saving *optim.State
 	loop := &learn.Loop{
-		Name: "crf", Unit: "iteration", Steps: s.maxIterations, Hint: "are some attribute values huge?",
+		Name: s.name, Unit: "iteration", Steps: s.maxIterations, Hint: "are some attribute values huge?",
 		Fields: func(ev *zerolog.Event) { ev.Float64("gnorm", it.GNorm).Int("evaluations", it.Evaluations) },
 		Save: func(_ int, curve []learn.Point) ([]byte, error) {
 			return encodeState(&state{Algorithm: "lbfgs", Opt: saving, Best: es.best.Score, BestAt: es.best.At, BestW: es.best.W, Curve: curve})
@@ -244,7 +314,7 @@ func trainLBFGS(ctx context.Context, obj *objective, s settings, p *learn.Proble
 		}
 	}
 	p.Log.Info().Int("iterations", res.Iterations).Int("evaluations", res.Evaluations).Float64("loss", res.F).
-		Str("status", res.Status.String()).Int("active_features", active).Msg("crf trained")
+		Str("status", res.Status.String()).Int("active_features", active).Msg(s.name + " trained")
 	info["iterations"], info["evaluations"], info["loss"], info["status"] = res.Iterations, res.Evaluations, res.F, res.Status.String()
 	info["active_features"] = active
 	return nil
@@ -266,7 +336,7 @@ func newEarlyStop(patience, every int, p *learn.Problem, m *linear.Model) *early
 	}
 	es := &earlyStop{patience: patience, every: every, p: p, m: m, best: learn.NewBest()}
 	if p.DevScore != nil {
-		es.trial = &linear.Model{NumLabels: m.NumLabels, FeatOff: m.FeatOff, FeatLabel: m.FeatLabel, W: make([]float64, len(m.W)), Transitions: m.Transitions}
+		es.trial = &linear.Model{NumLabels: m.NumLabels, FeatOff: m.FeatOff, FeatLabel: m.FeatLabel, W: make([]float64, len(m.W)), Transitions: m.Transitions, Local: m.Local}
 	}
 	return es
 }

@@ -61,10 +61,15 @@ func TestGradient(t *testing.T) {
 		name               string
 		transitions, dense bool
 		values             bool
+		local              bool // maxent (without transitions) or MEMM
 	}{
-		{"observed", true, false, false},
-		{"dense", true, true, true},
-		{"no-transitions", false, false, true},
+		{"observed", true, false, false, false},
+		{"dense", true, true, true, false},
+		{"no-transitions", false, false, true, false},
+		{"maxent", false, false, true, true},
+		{"maxent dense", false, true, false, true},
+		{"memm", true, false, true, true},
+		{"memm dense", true, true, false, true},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			r := rand.New(rand.NewPCG(11, 12))
@@ -75,7 +80,8 @@ func TestGradient(t *testing.T) {
 			} else {
 				m = linear.NewObserved(d, 5, 3, c.transitions)
 			}
-			o := newObjective(m, d, allSentences(d), c.transitions, 0.3, 2)
+			m.Local = c.local && c.transitions
+			o := newObjective(m, d, allSentences(d), c.transitions, 0.3, 2, c.local)
 			x := make([]float64, len(m.W))
 			for i := range x {
 				x[i] = r.NormFloat64()
@@ -117,7 +123,7 @@ func TestObjectiveValue(t *testing.T) {
 	r := rand.New(rand.NewPCG(2, 3))
 	d := synthetic(r, 5, false)
 	m := linear.NewDense(5, 3, true)
-	o := newObjective(m, d, allSentences(d), true, 0, 1)
+	o := newObjective(m, d, allSentences(d), true, 0, 1, false)
 	for i := range m.W {
 		m.W[i] = r.NormFloat64()
 	}
@@ -148,6 +154,75 @@ func TestObjectiveValue(t *testing.T) {
 	}
 }
 
+// TestLocalObjectiveValue checks the MEMM's loss against the model as the
+// decoders see it: a locally normalized model's lattice (linear.Scorer
+// puts the normalizers in) scores every label sequence with its log
+// probability, so the scores of all sequences, by enumeration, sum to 1
+// in probability (log Z = 0), and the loss is minus the gold sequences'
+// scores. Without transitions (maxent) the loss is the sum of per-token
+// log-softmax losses, computed here from the state scores directly.
+func TestLocalObjectiveValue(t *testing.T) {
+	r := rand.New(rand.NewPCG(2, 3))
+	d := synthetic(r, 6, true)
+	t.Run("memm", func(t *testing.T) {
+		m := linear.NewDense(5, 3, true)
+		m.Local = true
+		for i := range m.W {
+			m.W[i] = r.NormFloat64()
+		}
+		clear(m.Stop()) // a local model's stop weights stay zero
+		got := newObjective(m, d, allSentences(d), true, 0, 1, true).Evaluate(m.W, make([]float64, len(m.W)))
+		want := 0.0
+		var sc lattice.Scores
+		for s := 0; s < d.NumSentences(); s++ {
+			m.Lattice(&sc, m.W, d, s)
+			if logZ := lattice.LogSumExp(enumerate(&sc)); math.Abs(logZ) > 1e-12 {
+				t.Fatalf("sentence %d: log Σ P(sequence) = %v, want 0", s, logZ)
+			}
+			lo, hi := d.Sentence(s)
+			want -= lattice.SequenceScore(&sc, d.Labels[lo:hi])
+		}
+		if math.Abs(got-want) > 1e-9*math.Abs(want) {
+			t.Fatalf("objective %v, from the lattice %v", got, want)
+		}
+	})
+	t.Run("maxent", func(t *testing.T) {
+		m := linear.NewObserved(d, 5, 3, false)
+		for i := 0; i < m.NumFeatures(); i++ {
+			m.W[i] = r.NormFloat64()
+		}
+		got := newObjective(m, d, allSentences(d), false, 0, 1, true).Evaluate(m.W, make([]float64, len(m.W)))
+		want := 0.0
+		state := make([]float64, 3)
+		for tok := 0; tok < d.NumTokens(); tok++ {
+			m.StateScores(state, m.W, d, tok, tok+1)
+			want += lattice.LogSumExp(state) - state[d.Labels[tok]]
+		}
+		if math.Abs(got-want) > 1e-9*math.Abs(want) {
+			t.Fatalf("objective %v, per-token log-softmax %v", got, want)
+		}
+	})
+}
+
+// enumerate returns the scores of every label sequence of sc.
+func enumerate(sc *lattice.Scores) []float64 {
+	var scores []float64
+	path := make([]int32, sc.N)
+	var rec func(i int)
+	rec = func(i int) {
+		if i == sc.N {
+			scores = append(scores, lattice.SequenceScore(sc, path))
+			return
+		}
+		for y := int32(0); y < int32(sc.L); y++ {
+			path[i] = y
+			rec(i + 1)
+		}
+	}
+	rec(0)
+	return scores
+}
+
 // TestThreadIndependence: the gradient's bits must not depend on the
 // number of threads.
 func TestThreadIndependence(t *testing.T) {
@@ -161,7 +236,7 @@ func TestThreadIndependence(t *testing.T) {
 	var ref []float64
 	var refF float64
 	for _, threads := range []int{1, 2, 3, 8} {
-		o := newObjective(m, d, allSentences(d), true, 0.5, threads)
+		o := newObjective(m, d, allSentences(d), true, 0.5, threads, false)
 		g := make([]float64, len(x))
 		f := o.Evaluate(x, g)
 		if ref == nil {
@@ -238,15 +313,22 @@ func TestTrain(t *testing.T) {
 	}
 }
 
+// BenchmarkGradient: the CRF's gradient pass and the locally normalized
+// one (MEMM) side by side.
 func BenchmarkGradient(b *testing.B) {
-	r := rand.New(rand.NewPCG(8, 9))
-	d := synthetic(r, 2000, false)
-	m := linear.NewObserved(d, 5, 3, true)
-	o := newObjective(m, d, allSentences(d), true, 1, 1)
-	g := make([]float64, len(m.W))
-	b.ReportAllocs()
-	for b.Loop() {
-		o.Evaluate(m.W, g)
+	for _, local := range []bool{false, true} {
+		b.Run(fmt.Sprintf("local=%v", local), func(b *testing.B) {
+			r := rand.New(rand.NewPCG(8, 9))
+			d := synthetic(r, 2000, false)
+			m := linear.NewObserved(d, 5, 3, true)
+			m.Local = local
+			o := newObjective(m, d, allSentences(d), true, 1, 1, local)
+			g := make([]float64, len(m.W))
+			b.ReportAllocs()
+			for b.Loop() {
+				o.Evaluate(m.W, g)
+			}
+		})
 	}
 }
 
@@ -261,14 +343,19 @@ func TestCheckpointResume(t *testing.T) {
 	for _, c := range []struct {
 		name string
 		cfg  Config
+		form Form
 	}{
-		{"lbfgs", Config{MaxIterations: 40}},
-		{"owlqn", Config{C1: &one, C2: &small, MaxIterations: 40}},
-		{"lbfgs patience", Config{Patience: 3}},
-		{"sgd", Config{Algorithm: "sgd", MaxIterations: 9}},
+		{"lbfgs", Config{MaxIterations: 40}, Chain},
+		{"owlqn", Config{C1: &one, C2: &small, MaxIterations: 40}, Chain},
+		{"lbfgs patience", Config{Patience: 3}, Chain},
+		{"sgd", Config{Algorithm: "sgd", MaxIterations: 9}, Chain},
+		{"maxent lbfgs", Config{MaxIterations: 40}, PerToken},
+		{"memm lbfgs", Config{MaxIterations: 40}, Local},
+		{"memm owlqn", Config{C1: &one, C2: &small, MaxIterations: 40}, Local},
+		{"memm sgd", Config{Algorithm: "sgd", MaxIterations: 9}, Local},
 	} {
 		t.Run(c.name, func(t *testing.T) {
-			l := &Learner{cfg: c.cfg}
+			l := &Learner{cfg: c.cfg, form: c.form}
 			if diags := l.Validate(); diags.HasErrors() {
 				t.Fatal(diags)
 			}

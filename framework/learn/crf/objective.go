@@ -29,8 +29,11 @@ type objective struct {
 	sents       []int
 	shards      [][]int // sentence indices per shard
 	transitions bool
-	c2          float64
-	threads     int
+	// local selects the locally normalized objective (maxent, MEMM; see
+	// localSentence) instead of the CRF's.
+	local   bool
+	c2      float64
+	threads int
 
 	empirical []float64
 	// pool holds threads+1 gradient buffers for shards in flight.
@@ -52,7 +55,7 @@ type worker struct {
 	path []int32
 }
 
-func newObjective(m *linear.Model, d *feature.Dataset, sents []int, transitions bool, c2 float64, threads int) *objective {
+func newObjective(m *linear.Model, d *feature.Dataset, sents []int, transitions bool, c2 float64, threads int, local bool) *objective {
 	if threads <= 0 {
 		threads = runtime.NumCPU()
 	}
@@ -60,7 +63,7 @@ func newObjective(m *linear.Model, d *feature.Dataset, sents []int, transitions 
 	if threads > len(shards) {
 		threads = len(shards)
 	}
-	o := &objective{m: m, d: d, sents: sents, shards: shards, transitions: transitions, c2: c2, threads: threads}
+	o := &objective{m: m, d: d, sents: sents, shards: shards, transitions: transitions, local: local, c2: c2, threads: threads}
 	o.empirical = make([]float64, len(m.W))
 	o.pool = make(chan []float64, threads+1)
 	for k := 0; k < threads+1; k++ {
@@ -124,7 +127,9 @@ func (o *objective) countEmpirical() {
 		}
 		if o.transitions {
 			o.empirical[f0+l*l+int(d.Labels[lo])]++
-			o.empirical[f0+l*l+l+int(d.Labels[hi-1])]++
+			if !o.local { // a local model has no stop
+				o.empirical[f0+l*l+l+int(d.Labels[hi-1])]++
+			}
 		}
 	}
 }
@@ -193,6 +198,9 @@ func (wk *worker) shard(o *objective, x []float64, sents []int, g []float64) flo
 }
 
 func (wk *worker) sentence(o *objective, x []float64, s int, g []float64) float64 {
+	if o.local {
+		return wk.localSentence(o, x, s, g)
+	}
 	m, d, l := o.m, o.d, o.m.NumLabels
 	m.Lattice(&wk.sc, x, d, s)
 	sc := &wk.sc
@@ -202,6 +210,25 @@ func (wk *worker) sentence(o *objective, x []float64, s int, g []float64) float6
 	gold := lattice.SequenceScore(sc, d.Labels[lo:lo+n])
 	marg := wk.marg[:n*l]
 	wk.ws.StateMarginals(marg)
+	addStateExpectations(m, d, lo, marg, g)
+	if o.transitions {
+		f0 := m.NumFeatures()
+		wk.ws.AddTransMarginals(g[f0:f0+l*l], sc, 1)
+		start, stop := g[f0+l*l:f0+l*l+l], g[f0+l*l+l:f0+l*l+2*l]
+		for y := 0; y < l; y++ {
+			start[y] += marg[y]
+			stop[y] += marg[(n-1)*l+y]
+		}
+	}
+	return logZ - gold
+}
+
+// addStateExpectations adds to g, for the tokens lo, lo+1, … of d, each
+// state feature's value times the probability of its label in that
+// token's row of marg (N×L).
+func addStateExpectations(m *linear.Model, d *feature.Dataset, lo int, marg, g []float64) {
+	l := m.NumLabels
+	n := len(marg) / l
 	off, featLabel := m.FeatOff, m.FeatLabel
 	for i := 0; i < n; i++ {
 		row := marg[i*l : (i+1)*l]
@@ -230,16 +257,6 @@ func (wk *worker) sentence(o *objective, x []float64, s int, g []float64) float6
 			}
 		}
 	}
-	if o.transitions {
-		f0 := m.NumFeatures()
-		wk.ws.AddTransMarginals(g[f0:f0+l*l], sc, 1)
-		start, stop := g[f0+l*l:f0+l*l+l], g[f0+l*l+l:f0+l*l+2*l]
-		for y := 0; y < l; y++ {
-			start[y] += marg[y]
-			stop[y] += marg[(n-1)*l+y]
-		}
-	}
-	return logZ - gold
 }
 
 // Gradient is the CRF objective of a training problem, exposed so the
@@ -260,7 +277,7 @@ func NewGradient(p *learn.Problem, features string, c2 float64) *Gradient {
 			sents = append(sents, k)
 		}
 	}
-	return &Gradient{o: newObjective(m, p.Train, sents, p.Transitions, c2, p.Threads), Model: m}
+	return &Gradient{o: newObjective(m, p.Train, sents, p.Transitions, c2, p.Threads, false), Model: m}
 }
 
 // Evaluate returns the objective at x and writes the gradient into grad.

@@ -6,6 +6,7 @@ import (
 	"math/rand/v2"
 
 	"github.com/trellis-nlp/trellis/framework/learn"
+	"github.com/trellis-nlp/trellis/framework/plural"
 )
 
 // sgd is stochastic gradient descent on the L2-regularized objective, one
@@ -50,7 +51,7 @@ func trainSGD(ctx context.Context, obj *objective, s settings, p *learn.Problem,
 	}
 	g.rng = rand.New(g.src)
 	loop := &learn.Loop{
-		Name: "crf", Unit: "sgd epoch", Steps: s.maxIterations, Hint: "try a smaller learning_rate",
+		Name: s.name, Unit: "sgd epoch", Steps: s.maxIterations, Hint: "try a smaller learning_rate",
 		Step: g.epoch, Evaluate: g.evaluate, Save: g.save, Restore: g.restore,
 	}
 	if err := loop.Run(ctx, p); err != nil {
@@ -120,7 +121,7 @@ func (g *sgd) sentence(sent int) (float64, error) {
 	// zeroed buffer, then applied and cleared over the same features.
 	loss := g.wk.sentence(obj, w, sent, grad)
 	if eta*g.lambda >= 1 {
-		return 0, fmt.Errorf("crf: learning_rate %v is too large for c2 %v on %d sentences (the weight decay would flip the weights' sign)", s.eta, s.c2, len(obj.sents))
+		return 0, fmt.Errorf("%s: learning_rate %v is too large for c2 %v on %s (the weight decay would flip the weights' sign)", s.name, s.eta, s.c2, plural.Count(len(obj.sents), "sentence"))
 	}
 	g.scale *= 1 - eta*g.lambda
 	step := eta / g.scale
@@ -134,7 +135,9 @@ func (g *sgd) sentence(sent int) (float64, error) {
 	}
 	if obj.transitions {
 		grad[f0+l*l+int(d.Labels[lo])]--
-		grad[f0+l*l+l+int(d.Labels[hi-1])]--
+		if !obj.local {
+			grad[f0+l*l+l+int(d.Labels[hi-1])]-- // a local model has no stop
+		}
 		for tok := lo + 1; tok < hi; tok++ {
 			grad[f0+int(d.Labels[tok-1])*l+int(d.Labels[tok])]--
 		}

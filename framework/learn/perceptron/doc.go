@@ -6,7 +6,7 @@
 // far better than the last vector; the average is kept with the timestamp
 // trick rather than by summing the vector after every sentence.
 //
-// Training decodes through the same kernel as tagging: state scores from
-// a linear.Scorer reading the current weights in place, transitions from
-// a lattice.Chain (constraints applied) updated with them.
+// The epochs, shuffling, averaging, dev scoring and checkpoints are the
+// online engine's (framework/learn/online); this package is the update
+// rule and the configuration.
 package perceptron

@@ -87,34 +87,6 @@ func TestLearnsTransitions(t *testing.T) {
 	}
 }
 
-// TestAveraging checks the timestamp trick against the definition: the
-// mean of the weight vector after every sentence.
-func TestAveraging(t *testing.T) {
-	r := rand.New(rand.NewPCG(3, 4))
-	d := synthetic(r, 50)
-	p := problem(d)
-	m := learn.NewModel("", p)
-	tr := newTrainer(m, p)
-	sum := make([]float64, len(m.W))
-	steps := 0
-	for epoch := 0; epoch < 3; epoch++ {
-		for s := 0; s < d.NumSentences(); s++ {
-			tr.step(s)
-			for f, w := range tr.w {
-				sum[f] += w
-			}
-			steps++
-		}
-	}
-	got := make([]float64, len(m.W))
-	tr.result(got, true)
-	for f := range got {
-		if want := sum[f] / float64(steps); math.Abs(got[f]-want) > 1e-9 {
-			t.Fatalf("averaged weight %d = %v, mean of the steps %v", f, got[f], want)
-		}
-	}
-}
-
 func TestDeterministic(t *testing.T) {
 	r := rand.New(rand.NewPCG(5, 6))
 	d := synthetic(r, 100)

@@ -1,4 +1,4 @@
-package perceptron
+package online
 
 import (
 	"fmt"
@@ -6,8 +6,8 @@ import (
 	"github.com/trellis-nlp/trellis/framework/learn"
 )
 
-// state is what a perceptron checkpoint holds after an epoch: everything
-// the remaining epochs depend on (the decoding copies of the transition
+// state is what a checkpoint holds after an epoch: everything the
+// remaining epochs depend on (the decoding copies of the transition
 // weights follow from W).
 type state struct {
 	Epoch     int
@@ -21,26 +21,8 @@ type state struct {
 	BestScore float64
 	BestAt    int
 	Curve     []learn.Point
-}
-
-func encodeState(st *state) ([]byte, error) {
-	b, err := learn.EncodeState(st)
-	if err != nil {
-		return nil, fmt.Errorf("perceptron: checkpoint: %w", err)
-	}
-	return b, nil
-}
-
-func decodeState(b []byte, weights, sentences int) (*state, error) {
-	var st state
-	if err := learn.DecodeState(b, &st); err != nil {
-		return nil, fmt.Errorf("perceptron: the checkpoint cannot be read: %w", err)
-	}
-	if len(st.W) != weights || len(st.U) != weights || len(st.Order) != sentences || (st.HasBest && len(st.Best) != weights) || st.Epoch < 1 {
-		return nil, fmt.Errorf("perceptron: the checkpoint does not fit this problem (%d weights, %d sentences; it has %d and %d)",
-			weights, sentences, len(st.W), len(st.Order))
-	}
-	return &st, nil
+	// Rule is the rule's own state (Rule.State), nil for none.
+	Rule []float64
 }
 
 // save encodes the state after an epoch.
@@ -50,20 +32,33 @@ func (r *run) save(epoch int, curve []learn.Point) ([]byte, error) {
 		return nil, err
 	}
 	t := r.tr
-	return encodeState(&state{Epoch: epoch, W: t.w, U: t.u, C: t.c, Updates: t.updates, RNG: rngState,
-		Order: r.order, Best: r.best.W, HasBest: r.best.W != nil, BestScore: r.best.Score, BestAt: r.best.At, Curve: curve})
+	b, err := learn.EncodeState(&state{Epoch: epoch, W: t.w, U: t.u, C: t.c, Updates: t.updates, RNG: rngState,
+		Order: r.order, Best: r.best.W, HasBest: r.best.W != nil, BestScore: r.best.Score, BestAt: r.best.At, Curve: curve,
+		Rule: t.rule.State()})
+	if err != nil {
+		return nil, fmt.Errorf("%s: checkpoint: %w", r.name, err)
+	}
+	return b, nil
 }
 
 // restore loads what save encoded.
 func (r *run) restore(b []byte) (int, []learn.Point, error) {
-	st, err := decodeState(b, len(r.m.W), len(r.order))
-	if err != nil {
-		return 0, nil, err
+	var st state
+	if err := learn.DecodeState(b, &st); err != nil {
+		return 0, nil, fmt.Errorf("%s: the checkpoint cannot be read: %w", r.name, err)
+	}
+	weights, sentences := len(r.m.W), len(r.order)
+	rule := r.tr.rule.State()
+	if len(st.W) != weights || len(st.U) != weights || len(st.Order) != sentences || (st.HasBest && len(st.Best) != weights) ||
+		st.Epoch < 1 || len(st.Rule) != len(rule) {
+		return 0, nil, fmt.Errorf("%s: the checkpoint does not fit this problem (%d weights, %d sentences; it has %d and %d)",
+			r.name, weights, sentences, len(st.W), len(st.Order))
 	}
 	if err := r.src.UnmarshalBinary(st.RNG); err != nil {
-		return 0, nil, fmt.Errorf("perceptron: checkpoint: %w", err)
+		return 0, nil, fmt.Errorf("%s: checkpoint: %w", r.name, err)
 	}
-	r.tr.restore(st)
+	copy(rule, st.Rule)
+	r.tr.restore(&st)
 	r.order = st.Order
 	r.best = learn.Best{Score: st.BestScore, At: st.BestAt, W: st.Best}
 	if !st.HasBest {
@@ -75,7 +70,7 @@ func (r *run) restore(b []byte) (int, []learn.Point, error) {
 // restore loads a checkpoint's weights and counters into t, and the
 // decoding copy of the transitions from the weights (the state weights
 // are read from t.w itself).
-func (t *trainer) restore(st *state) {
+func (t *Trainer) restore(st *state) {
 	copy(t.w, st.W)
 	copy(t.u, st.U)
 	t.c, t.updates = st.C, st.Updates

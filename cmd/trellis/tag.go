@@ -1,0 +1,384 @@
+package main
+
+import (
+	"bufio"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"math"
+	"strconv"
+	"strings"
+
+	"github.com/trellis-nlp/trellis/framework/corpus"
+	"github.com/trellis-nlp/trellis/framework/tagger"
+)
+
+func tagCommand() command {
+	return command{
+		Name: "tag",
+		Usage: []string{
+			"--model MODEL [FILE|-] [--marginals] [--nbest K] [--constrained auto|on|off]",
+			"--model MODEL --input text|tokens [FILE|-] [--output tsv|json]",
+			"--model MODEL [FILE|-] --output json",
+		},
+		Summary: "tag a file, plain text or stdin with a model",
+		Description: "Reads FILE (stdin when it is absent or -) and prints the predicted labels.\n" +
+			"--input corpus (the default) reads the model's own corpus format and prints every line with the label appended. " +
+			"--input text reads one sentence per line, tokens separated by white space (for a segmentation model: raw text); " +
+			"--input tokens one token per line, a blank line between sentences. " +
+			"Plain text has only words: a model whose templates read other columns (POS, chunk) is refused, naming them.\n" +
+			"--output tsv prints token<TAB>label per token and a blank line between sentences (the default for text and tokens; " +
+			"a segmentation model prints the segmented words instead unless --output tsv is given); --output json one JSON object per sentence " +
+			"(tokens, labels, words for segmentation, marginals and probability with --marginals, the k best with --nbest). " +
+			"--nbest K adds the 2nd..Kth best labels as further columns in tsv; --marginals adds the best label's marginal after it.",
+		Run: (*app).cmdTag,
+	}
+}
+
+// tagOptions are the tag command's settings that shape its output.
+type tagOptions struct {
+	input     tagger.Input
+	output    string // corpus, tsv, json or words
+	nbest     int
+	marginals bool
+}
+
+func (o tagOptions) detailed() bool { return o.marginals || o.nbest > 1 }
+
+func (a *app) cmdTag(ctx context.Context, args []string) error {
+	fs := newFlagSet("tag", a.stderr)
+	modelPath := fs.String("model", "", "the `MODEL` file")
+	marginals := fs.Bool("marginals", false, "append each predicted label's marginal probability (label:p) and print each sentence's probability")
+	nbest := fs.Int("nbest", 1, "print the `K` best label sequences of each sentence with their scores and probabilities")
+	constrained := fs.String("constrained", "auto", "constrained decoding for span schemes: `auto|on|off` (auto: the model's setting)")
+	input := fs.String("input", "corpus", "what FILE holds: `corpus|text|tokens` (corpus: the model's own format)")
+	output := fs.String("output", "auto", "what to print: `auto|tsv|json` (auto: the input's layout for corpus input, tsv for text and tokens, segmented words for a segmentation model)")
+	pos, err := parseInterspersed(fs, args)
+	if err != nil {
+		return err
+	}
+	if *nbest < 1 || *nbest > 10000 {
+		return usagef("--nbest must be between 1 and 10000")
+	}
+	o := tagOptions{nbest: *nbest, marginals: *marginals}
+	if o.input, err = tagger.ParseInput(*input); err != nil {
+		return usagef("--input: %v", err)
+	}
+	var opt tagger.Options
+	switch *constrained {
+	case "auto":
+	case "on", "true":
+		opt.Constrained = ptr(true)
+	case "off", "false":
+		opt.Constrained = ptr(false)
+	default:
+		return usagef("--constrained must be auto, on or off, got %q", *constrained)
+	}
+	if len(pos) > 1 {
+		return usagef("tag takes at most one input file")
+	}
+	tg, err := a.loadTagger(ctx, *modelPath, opt)
+	if err != nil {
+		return err
+	}
+	defer tg.Close()
+	if o.output, err = resolveOutput(*output, o, tg); err != nil {
+		return err
+	}
+	in, name, done, err := a.openInput(pos, "tagging")
+	if err != nil {
+		return err
+	}
+	defer done()
+	r, err := tg.NewReader(in, name, o.input)
+	var ce *tagger.ColumnsError
+	if errors.As(err, &ce) {
+		return usagef("--input %s: %v", o.input, err)
+	} else if err != nil {
+		return err
+	}
+	w := bufio.NewWriterSize(a.stdout, 1<<16)
+	err = tagTo(ctx, tg, r, w, o)
+	if ferr := w.Flush(); err == nil {
+		err = ferr
+	}
+	return err
+}
+
+// resolveOutput turns --output auto into what the input asks for.
+func resolveOutput(flag string, o tagOptions, tg *tagger.Tagger) (string, error) {
+	switch flag {
+	case "tsv", "json":
+		if tg.WordColumn() < 0 {
+			return "", usagef("--output %s shows tokens, and the model's format (%s) has no word column: its rows are attributes", flag, tg.Format.Name())
+		}
+		return flag, nil
+	case "auto":
+	default:
+		return "", usagef("--output must be auto, tsv or json, got %q", flag)
+	}
+	chars := tg.Format.Name() == corpus.NameChars
+	switch {
+	case chars && o.detailed():
+		// Segmented words have no place for per-character marginals or
+		// labels: char<TAB>label<TAB>marginal has.
+		return "tsv", nil
+	case chars:
+		return "words", nil
+	case o.input == tagger.Corpus:
+		return "corpus", nil
+	}
+	return "tsv", nil
+}
+
+func ptr[T any](v T) *T { return &v }
+
+// tagTo tags every sentence of r and writes it to w as o.output says.
+func tagTo(ctx context.Context, tg *tagger.Tagger, r corpus.Reader, w *bufio.Writer, o tagOptions) error {
+	if (o.output == "corpus" || o.output == "words") && !o.detailed() {
+		// The plain path: labels only, in the format's own layout
+		// (segmented words for chars), buffers reused.
+		_, err := tg.Stream(ctx, r, tg.Format.NewWriter(w), nil, nil)
+		return err
+	}
+	var write func(s *corpus.Sentence, d *tagger.Decoded) error
+	switch o.output {
+	case "corpus":
+		write = detailedWriter(tg, w, o)
+	case "tsv":
+		write = tsvWriter(w, tg.WordColumn(), o)
+	case "json":
+		write = jsonWriter(w, tg, o)
+	}
+	if err := eachDecoded(ctx, tg, r, o, write); err != nil {
+		return err
+	}
+	return nil
+}
+
+// eachDecoded tags r batch by batch and hands every sentence with its
+// decoding to fn: with o's k best paths and marginals when asked, else
+// the Viterbi labels alone (through Stream, the fast path).
+func eachDecoded(ctx context.Context, tg *tagger.Tagger, r corpus.Reader, o tagOptions, fn func(*corpus.Sentence, *tagger.Decoded) error) error {
+	if !o.detailed() {
+		var werr error
+		d := &tagger.Decoded{Paths: make([][]string, 1)}
+		_, err := tg.Stream(ctx, r, nil, nil, func(s *corpus.Sentence, pred []string) {
+			if werr == nil {
+				d.Paths[0] = pred
+				werr = fn(s, d)
+			}
+		})
+		if err == nil {
+			err = werr
+		}
+		return err
+	}
+	batch := make([]*corpus.Sentence, 0, tagger.BatchSize)
+	flush := func() error {
+		if len(batch) == 0 {
+			return nil
+		}
+		decoded, err := tg.TagDetailed(batch, o.nbest)
+		if err != nil {
+			return err
+		}
+		for j, s := range batch {
+			if err := fn(s, &decoded[j]); err != nil {
+				return err
+			}
+		}
+		batch = batch[:0]
+		return nil
+	}
+	for {
+		if err := ctx.Err(); err != nil {
+			return err
+		}
+		s, err := r.Read()
+		if err == io.EOF {
+			return flush()
+		}
+		if err != nil {
+			return err
+		}
+		if tg.EndsBatch(batch, s) { // never cuts a document (document features)
+			if err := flush(); err != nil {
+				return err
+			}
+		}
+		batch = append(batch, s)
+	}
+}
+
+// detailedWriter writes the k best labels and the marginals in the
+// model's own format, so that the output stays a column file: every token
+// line gets the best label, its marginal (with --marginals), then the
+// 2nd..kth best labels ("_" where a sentence has fewer sequences), as
+// further columns. The sequences' scores and probabilities have no place
+// in a CoNLL file; CoNLL-U gets them as comment lines ("# rank=1 score=…
+// probability=…") before the sentence, and --output json has them for
+// every format. The slash format, one sentence a line, gets one line per
+// rank after such a comment line.
+func detailedWriter(tg *tagger.Tagger, w *bufio.Writer, o tagOptions) func(*corpus.Sentence, *tagger.Decoded) error {
+	cw := tg.Format.NewWriter(w)
+	format := tg.Format.Name()
+	comments := func(d *tagger.Decoded) {
+		for rank := range d.Paths {
+			fmt.Fprintf(w, "# rank=%d score=%.6f probability=%.6f\n", rank+1, d.Scores[rank], d.Probabilities[rank])
+		}
+	}
+	if format == corpus.NameSlash {
+		return func(s *corpus.Sentence, d *tagger.Decoded) error {
+			comments(d)
+			for _, path := range d.Paths {
+				if err := cw.Write(s, path); err != nil {
+					return err
+				}
+			}
+			return cw.Flush()
+		}
+	}
+	sep := columnSeparator(tg.Model.Format)
+	var parts []string
+	return func(s *corpus.Sentence, d *tagger.Decoded) error {
+		if format == corpus.NameCoNLLU {
+			comments(d)
+		}
+		cols := make([]string, s.Len())
+		for i := range cols {
+			parts = append(parts[:0], d.Paths[0][i])
+			if o.marginals {
+				parts = append(parts, strconv.FormatFloat(d.Marginals[i], 'f', 6, 64))
+			}
+			for rank := 1; rank < o.nbest; rank++ {
+				if rank < len(d.Paths) {
+					parts = append(parts, d.Paths[rank][i])
+				} else {
+					parts = append(parts, "_")
+				}
+			}
+			line := ""
+			if s.TokenLine != nil {
+				line = s.Lines[s.TokenLine[i]]
+			}
+			cols[i] = strings.Join(parts, sep(line))
+		}
+		if err := cw.Write(s, cols); err != nil {
+			return err
+		}
+		return cw.Flush()
+	}
+}
+
+// columnSeparator returns how the format's writer separates the label it
+// appends from a token line (see corpus.Writer), so that further columns
+// are separated the same way: the conll separator if one is set, else a
+// tab when the line holds one and a space otherwise; a tab for conllu and
+// crfsuite.
+func columnSeparator(cfg corpus.Config) func(line string) string {
+	switch {
+	case cfg.Name != corpus.NameCoNLL:
+		return func(string) string { return "\t" }
+	case cfg.Separator == "\t" || cfg.Separator == "tab":
+		return func(string) string { return "\t" }
+	case cfg.Separator == " " || cfg.Separator == "space":
+		return func(string) string { return " " }
+	}
+	return func(line string) string {
+		if strings.Contains(line, "\t") {
+			return "\t"
+		}
+		return " "
+	}
+}
+
+// tsvWriter writes token<TAB>label per token and a blank line after each
+// sentence; with --marginals the best label's marginal follows it, with
+// --nbest K the labels of the 2nd..Kth best sequences follow ("_" where a
+// sentence has fewer sequences).
+func tsvWriter(w *bufio.Writer, word int, o tagOptions) func(*corpus.Sentence, *tagger.Decoded) error {
+	var num []byte
+	return func(s *corpus.Sentence, d *tagger.Decoded) error {
+		for i, row := range s.Tokens {
+			w.WriteString(row[word])
+			w.WriteByte('\t')
+			w.WriteString(d.Paths[0][i])
+			if o.marginals {
+				num = strconv.AppendFloat(num[:0], d.Marginals[i], 'f', 6, 64)
+				w.WriteByte('\t')
+				w.Write(num)
+			}
+			for rank := 1; rank < o.nbest; rank++ {
+				w.WriteByte('\t')
+				if rank < len(d.Paths) {
+					w.WriteString(d.Paths[rank][i])
+				} else {
+					w.WriteByte('_')
+				}
+			}
+			w.WriteByte('\n')
+		}
+		return w.WriteByte('\n')
+	}
+}
+
+// jsonSentence is one line of --output json.
+type jsonSentence struct {
+	Tokens []string `json:"tokens"`
+	Labels []string `json:"labels"`
+	// Words is the segmentation, for a model of the chars format.
+	Words       []string     `json:"words,omitempty"`
+	Marginals   []float64    `json:"marginals,omitempty"`
+	Probability *float64     `json:"probability,omitempty"`
+	NBest       []jsonRanked `json:"nbest,omitempty"`
+}
+
+// jsonRanked is one of the k best sequences.
+type jsonRanked struct {
+	Labels      []string `json:"labels"`
+	Words       []string `json:"words,omitempty"`
+	Score       *float64 `json:"score"`
+	Probability *float64 `json:"probability"`
+}
+
+// jsonWriter writes one JSON object per sentence and line.
+func jsonWriter(w *bufio.Writer, tg *tagger.Tagger, o tagOptions) func(*corpus.Sentence, *tagger.Decoded) error {
+	word := tg.WordColumn()
+	chars := tg.Format.Name() == corpus.NameChars
+	enc := json.NewEncoder(w)
+	enc.SetEscapeHTML(false)
+	return func(s *corpus.Sentence, d *tagger.Decoded) error {
+		js := jsonSentence{Tokens: make([]string, s.Len()), Labels: d.Paths[0]}
+		for i, row := range s.Tokens {
+			js.Tokens[i] = row[word]
+		}
+		if chars {
+			js.Words = corpus.WordsFromLabels(js.Tokens, js.Labels)
+		}
+		if o.marginals {
+			js.Marginals = d.Marginals
+			js.Probability = finite(d.Probabilities[0])
+		}
+		if o.nbest > 1 {
+			for rank, path := range d.Paths {
+				jr := jsonRanked{Labels: path, Score: finite(d.Scores[rank]), Probability: finite(d.Probabilities[rank])}
+				if chars {
+					jr.Words = corpus.WordsFromLabels(js.Tokens, path)
+				}
+				js.NBest = append(js.NBest, jr)
+			}
+		}
+		return enc.Encode(js)
+	}
+}
+
+// finite returns &v, or nil (JSON null) for a value JSON cannot hold.
+func finite(v float64) *float64 {
+	if math.IsInf(v, 0) || math.IsNaN(v) {
+		return nil
+	}
+	return &v
+}

@@ -1,0 +1,136 @@
+// Package arow is adaptive regularization of weight vectors (Crammer,
+// Kulesza and Dredze 2009) for structured prediction, with a diagonal
+// covariance, as CRFsuite offers it: every weight f has a variance σ_f
+// (initially variance); where the decoded sequence ŷ differs from the
+// gold y, with Δ = Φ(y) − Φ(ŷ) and ρ their Hamming distance,
+//
+//	loss = w·Φ(ŷ) − w·Φ(y) + ρ
+//	α    = loss / (γ + Σ_f σ_f Δ_f²)
+//	w_f ← w_f + α σ_f Δ_f
+//	σ_f ← 1 / (1/σ_f + Δ_f² / γ)
+//
+// so weights seen often move less. Unlike CRFsuite, whose AROW returns the
+// last weights, the weights are averaged over all steps by default
+// (average = false gives CRFsuite's); epochs, shuffling, dev scoring and
+// checkpoints (which hold the variances) are the online engine's
+// (framework/learn/online).
+package arow
+
+import (
+	"context"
+	"fmt"
+	"math"
+
+	"github.com/hashicorp/hcl/v2"
+
+	"github.com/trellis-nlp/trellis/framework/learn"
+	"github.com/trellis-nlp/trellis/framework/learn/online"
+)
+
+// Config is the arow learner block: the online learners' settings and
+// AROW's own, named as in CRFsuite.
+type Config struct {
+	Epochs    *int   `hcl:"epochs,optional" json:"epochs,omitempty"`
+	Shuffle   *bool  `hcl:"shuffle,optional" json:"shuffle,omitempty"`
+	Average   *bool  `hcl:"average,optional" json:"average,omitempty"`
+	BestEpoch *bool  `hcl:"best_epoch,optional" json:"best_epoch,omitempty"`
+	Features  string `hcl:"features,optional" json:"features,omitempty"`
+	// Variance is every weight's initial variance (default 1).
+	Variance *float64 `hcl:"variance,optional" json:"variance,omitempty"`
+	// Gamma is the trade-off γ between keeping the weights and fitting
+	// the current sentence (default 1).
+	Gamma *float64 `hcl:"gamma,optional" json:"gamma,omitempty"`
+}
+
+func (c *Config) online() *online.Config {
+	return &online.Config{Epochs: c.Epochs, Shuffle: c.Shuffle, Average: c.Average, BestEpoch: c.BestEpoch, Features: c.Features}
+}
+
+// Learner is the AROW learner.
+type Learner struct{ cfg Config }
+
+var _ learn.Learner = (*Learner)(nil)
+
+// New returns an AROW learner with CRFsuite's defaults.
+func New() learn.Learner { return &Learner{} }
+
+// Config implements learn.Learner.
+func (l *Learner) Config() any { return &l.cfg }
+
+func value(p *float64, def float64) float64 {
+	if p == nil {
+		return def
+	}
+	return *p
+}
+
+// Validate implements learn.Learner.
+func (l *Learner) Validate() hcl.Diagnostics {
+	diags := l.cfg.online().Validate()
+	for _, s := range []struct {
+		name string
+		v    *float64
+	}{{"variance", l.cfg.Variance}, {"gamma", l.cfg.Gamma}} {
+		if s.v != nil && (!(*s.v > 0) || math.IsInf(*s.v, 0)) {
+			diags = append(diags, &hcl.Diagnostic{Severity: hcl.DiagError, Summary: "Invalid arow setting",
+				Detail: fmt.Sprintf("%s must be a finite number > 0, got %v", s.name, *s.v)})
+		}
+	}
+	return diags
+}
+
+// Train implements learn.Learner.
+func (l *Learner) Train(ctx context.Context, p *learn.Problem) (*learn.Result, error) {
+	return l.trainWith(ctx, p, &Rule{Variance: value(l.cfg.Variance, 1), Gamma: value(l.cfg.Gamma, 1)})
+}
+
+func (l *Learner) trainWith(ctx context.Context, p *learn.Problem, r *Rule) (*learn.Result, error) {
+	res, err := online.Train(ctx, p, "arow", l.cfg.online(), r)
+	if err != nil {
+		return nil, err
+	}
+	res.Info["variance"], res.Info["gamma"] = r.Variance, r.Gamma
+	return res, nil
+}
+
+// Rule is the AROW update (see the package doc). Sigma holds the
+// variances, one per weight.
+type Rule struct {
+	Variance, Gamma float64
+	Sigma           []float64
+}
+
+var _ online.Rule = (*Rule)(nil)
+
+// Start implements online.Rule: every variance starts at Variance.
+func (r *Rule) Start(n int) {
+	r.Sigma = make([]float64, n)
+	for f := range r.Sigma {
+		r.Sigma[f] = r.Variance
+	}
+}
+
+// State implements online.Rule: checkpoints hold the variances.
+func (r *Rule) State() []float64 { return r.Sigma }
+
+// Update implements online.Rule.
+func (r *Rule) Update(t *online.Trainer, tok0 int, gold, pred []int32, errors int) {
+	feats, vals := t.Delta(tok0, gold, pred)
+	if len(feats) == 0 {
+		return
+	}
+	loss := -t.Dot(feats, vals) + float64(errors)
+	if loss <= 0 {
+		return
+	}
+	frac := r.Gamma
+	for k, f := range feats {
+		frac += vals[k] * vals[k] * r.Sigma[f]
+	}
+	alpha := loss / frac
+	for k, f := range feats {
+		v := vals[k]
+		t.Add(int(f), alpha*r.Sigma[f]*v)
+		r.Sigma[f] = 1 / (1/r.Sigma[f] + v*v/r.Gamma)
+	}
+}

@@ -1,0 +1,168 @@
+package online
+
+import (
+	"context"
+	"fmt"
+	"math/rand/v2"
+
+	"github.com/hashicorp/hcl/v2"
+
+	"github.com/trellis-nlp/trellis/framework/learn"
+	"github.com/trellis-nlp/trellis/framework/linear"
+)
+
+// Config holds the settings every online learner takes. gohcl does not
+// decode embedded structs, so a learner's config repeats these fields
+// (same names, same tags) and converts.
+type Config struct {
+	// Epochs is the number of passes over the training data (default 10).
+	// A pointer, so that an explicit epochs = 0 is refused rather than
+	// read as "not set".
+	Epochs *int `hcl:"epochs,optional" json:"epochs,omitempty"`
+	// Shuffle visits sentences in a new seeded order every epoch
+	// (default true).
+	Shuffle *bool `hcl:"shuffle,optional" json:"shuffle,omitempty"`
+	// Average returns the averaged weights (default true); false gives the
+	// last weights.
+	Average *bool `hcl:"average,optional" json:"average,omitempty"`
+	// BestEpoch keeps the epoch with the best dev score when the spec has
+	// a dev corpus (default true).
+	BestEpoch *bool `hcl:"best_epoch,optional" json:"best_epoch,omitempty"`
+	// Features is "observed" (attribute-label pairs seen in training get a
+	// weight, as CRFsuite does; the default) or "all".
+	Features string `hcl:"features,optional" json:"features,omitempty"`
+}
+
+// DefaultEpochs is enough for the averaged online learners to level off
+// on the public benchmarks (the perceptron's dev score moves by less than
+// 0.1 after ~10).
+const DefaultEpochs = 10
+
+// Flag returns *b, or def when b is nil.
+func Flag(b *bool, def bool) bool {
+	if b == nil {
+		return def
+	}
+	return *b
+}
+
+// NumEpochs returns the configured epochs or the default.
+func (c *Config) NumEpochs() int {
+	if c.Epochs == nil {
+		return DefaultEpochs
+	}
+	return *c.Epochs
+}
+
+// Validate checks the shared settings.
+func (c *Config) Validate() hcl.Diagnostics {
+	var diags hcl.Diagnostics
+	if e := c.Epochs; e != nil && (*e < 1 || *e > 100000) {
+		diags = append(diags, &hcl.Diagnostic{Severity: hcl.DiagError, Summary: "Invalid epochs",
+			Detail: fmt.Sprintf("epochs must be between 1 and 100000, got %d", *e)})
+	}
+	diags = append(diags, learn.ValidateFeatures(c.Features)...)
+	return diags
+}
+
+// Rule is what makes an online learner: how it changes the weights after
+// a sentence decoded wrongly. Lifecycle: Start once per training run,
+// before anything else (and before a checkpoint is restored into State);
+// then Update for every sentence whose decoded path differs from gold.
+type Rule interface {
+	// Start prepares the rule for a weight vector of n entries.
+	Start(n int)
+	// Update changes t's weights (through t.Add or t.AddState and
+	// t.AddTransitions) after the sentence whose first token is tok0 was
+	// decoded as pred instead of gold; errors is their Hamming distance,
+	// > 0. It must not allocate once warmed up.
+	Update(t *Trainer, tok0 int, gold, pred []int32, errors int)
+	// State is the rule's own per-weight state that a checkpoint must
+	// hold (AROW's variances), or nil; Restore writes into it in place.
+	State() []float64
+}
+
+// Train runs an online learner: the shared settings c, the rule, under
+// the learner's name (errors, logs, checkpoints).
+func Train(ctx context.Context, p *learn.Problem, name string, c *Config, rule Rule) (*learn.Result, error) {
+	m := learn.NewModel(c.Features, p)
+	order, err := learn.CompleteSentences(p, name)
+	if err != nil {
+		return nil, err
+	}
+	rule.Start(len(m.W))
+	r := &run{
+		name: name, m: m, p: p, tr: newTrainer(m, p, rule), order: order, epochs: c.NumEpochs(),
+		src:     rand.NewPCG(p.Seed, 0x9e3779b97f4a7c15),
+		shuffle: Flag(c.Shuffle, true), average: Flag(c.Average, true),
+		bestEpoch: Flag(c.BestEpoch, true) && p.DevScore != nil,
+		best:      learn.NewBest(),
+	}
+	r.rng = rand.New(r.src)
+	loop := &learn.Loop{
+		Name: name, Unit: "epoch", Steps: r.epochs, Work: len(order), WorkUnit: "sentences",
+		LossName: "train_error", Hint: "are some attribute values huge?",
+		Step: r.epoch, Weights: func() []float64 { return r.tr.w }, Evaluate: r.evaluate,
+		Save: r.save, Restore: r.restore,
+	}
+	if err := loop.Run(ctx, p); err != nil {
+		return nil, err
+	}
+	info := map[string]any{"epochs": r.epochs, "features": m.NumFeatures(), "updates": r.tr.updates, "averaged": r.average}
+	if r.bestEpoch {
+		r.best.Restore(m.W)
+		info["best_epoch"] = r.best.At
+		info["best_dev_score"] = r.best.Score
+	}
+	return &learn.Result{Model: m, Info: info}, nil
+}
+
+// run is one training run: the trainer plus what the epochs share (the
+// shuffled order, its random source, the best epoch so far).
+type run struct {
+	name   string
+	m      *linear.Model
+	p      *learn.Problem
+	tr     *Trainer
+	order  []int
+	epochs int
+	src    *rand.PCG
+	rng    *rand.Rand
+
+	shuffle, average, bestEpoch bool
+	best                        learn.Best
+}
+
+// epoch is one pass over the training sentences; its loss is the
+// fraction of mislabelled tokens.
+func (r *run) epoch(_ int, tick func(done int) error) (float64, error) {
+	order := r.order
+	if r.shuffle {
+		r.rng.Shuffle(len(order), func(i, j int) { order[i], order[j] = order[j], order[i] })
+	}
+	errors, tokens := 0, 0
+	for k, s := range order {
+		if k%1024 == 0 {
+			if err := tick(k); err != nil {
+				return 0, err
+			}
+		}
+		e, n := r.tr.Step(s)
+		errors += e
+		tokens += n
+	}
+	return float64(errors) / float64(tokens), nil
+}
+
+// evaluate writes the model's weights when they are needed (for the dev
+// score, or after the last epoch) and tracks the best epoch.
+func (r *run) evaluate(epoch int, pt *learn.Point) bool {
+	if r.bestEpoch || epoch == r.epochs {
+		r.tr.Result(r.m.W, r.average)
+	}
+	if r.bestEpoch {
+		pt.DevScore = r.p.DevScore(r.m)
+		r.best.Consider(epoch, pt.DevScore, r.m.W)
+	}
+	return false
+}

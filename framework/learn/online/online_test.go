@@ -1,0 +1,282 @@
+package online_test
+
+import (
+	"context"
+	"fmt"
+	"math"
+	"math/rand/v2"
+	"strings"
+	"testing"
+
+	"github.com/rs/zerolog"
+
+	"github.com/trellis-nlp/trellis/framework/feature"
+	"github.com/trellis-nlp/trellis/framework/lattice"
+	"github.com/trellis-nlp/trellis/framework/learn"
+	"github.com/trellis-nlp/trellis/framework/learn/arow"
+	"github.com/trellis-nlp/trellis/framework/learn/online"
+	"github.com/trellis-nlp/trellis/framework/learn/pa"
+	"github.com/trellis-nlp/trellis/framework/learn/perceptron"
+	"github.com/trellis-nlp/trellis/framework/linear"
+)
+
+// synthetic builds a dataset where label = attribute class, with a
+// transition preference the state features cannot express alone: label 2
+// always follows label 1. Attribute 3 is ambiguous between labels 1 and 2.
+func synthetic(r *rand.Rand, sents int) *feature.Dataset {
+	d := feature.NewDataset()
+	for s := 0; s < sents; s++ {
+		n := 2 + r.IntN(6)
+		prev := int32(-1)
+		for i := 0; i < n; i++ {
+			y := int32(r.IntN(3))
+			if prev == 1 {
+				y = 2
+			}
+			a := y
+			if y != 0 && r.IntN(2) == 0 {
+				a = 3 // ambiguous
+			}
+			d.Attrs = append(d.Attrs, a, 4) // 4: a bias attribute
+			d.TokenOff = append(d.TokenOff, len(d.Attrs))
+			d.Labels = append(d.Labels, y)
+			prev = y
+		}
+		d.SentOff = append(d.SentOff, len(d.Labels))
+	}
+	return d
+}
+
+func problem(d *feature.Dataset, threads int) *learn.Problem {
+	return &learn.Problem{Train: d, NumAttrs: 5, NumLabels: 3, Transitions: true, Seed: 1, Threads: threads, Log: zerolog.Nop()}
+}
+
+func accuracy(m *linear.Model, d *feature.Dataset) float64 {
+	ws := lattice.NewWorkspace(m.NumLabels)
+	var sc lattice.Scores
+	correct := 0
+	for s := 0; s < d.NumSentences(); s++ {
+		m.Lattice(&sc, m.W, d, s)
+		path := make([]int32, sc.N)
+		ws.Viterbi(path, &sc)
+		lo, _ := d.Sentence(s)
+		for i, y := range path {
+			if d.Labels[lo+i] == y {
+				correct++
+			}
+		}
+	}
+	return float64(correct) / float64(d.NumTokens())
+}
+
+// learners are the online learners, each made with a config block's
+// values (epochs 7 for the resume test's cadence).
+func learners(t *testing.T) map[string]func() learn.Learner {
+	seven := 7
+	return map[string]func() learn.Learner{
+		"perceptron": func() learn.Learner {
+			l := perceptron.New()
+			l.Config().(*perceptron.Config).Epochs = &seven
+			return l
+		},
+		"pa-0": func() learn.Learner { return paOf(0, &seven) },
+		"pa-1": func() learn.Learner { return paOf(1, &seven) },
+		"pa-2": func() learn.Learner { return paOf(2, &seven) },
+		"arow": func() learn.Learner {
+			l := arow.New()
+			c := l.Config().(*arow.Config)
+			c.Epochs, c.Gamma = &seven, new(0.5)
+			return l
+		},
+	}
+}
+
+func paOf(typ int, epochs *int) learn.Learner {
+	l := pa.New()
+	c := l.Config().(*pa.Config)
+	c.Epochs, c.Type, c.C = epochs, &typ, new(0.5)
+	return l
+}
+
+// TestLearnsTransitions: every online rule resolves the ambiguous
+// attribute through the transition 1→2, which a per-token classifier
+// cannot (it tops out near 2/3 on those tokens).
+func TestLearnsTransitions(t *testing.T) {
+	r := rand.New(rand.NewPCG(1, 2))
+	train, test := synthetic(r, 300), synthetic(r, 100)
+	for name, mk := range learners(t) {
+		t.Run(name, func(t *testing.T) {
+			res, err := mk().Train(context.Background(), problem(train, 1))
+			if err != nil {
+				t.Fatal(err)
+			}
+			if acc := accuracy(res.Model, test); acc < 0.9 {
+				t.Fatalf("accuracy %.3f, want >= 0.9", acc)
+			}
+		})
+	}
+}
+
+// TestThreadIndependence: online training is sequential; the thread
+// count must not change a bit.
+func TestThreadIndependence(t *testing.T) {
+	d := synthetic(rand.New(rand.NewPCG(5, 6)), 100)
+	for name, mk := range learners(t) {
+		t.Run(name, func(t *testing.T) {
+			a, err := mk().Train(context.Background(), problem(d, 1))
+			if err != nil {
+				t.Fatal(err)
+			}
+			b, err := mk().Train(context.Background(), problem(d, 4))
+			if err != nil {
+				t.Fatal(err)
+			}
+			for f := range a.Model.W {
+				if math.Float64bits(a.Model.W[f]) != math.Float64bits(b.Model.W[f]) {
+					t.Fatalf("weight %d: %v with 1 thread, %v with 4", f, a.Model.W[f], b.Model.W[f])
+				}
+			}
+		})
+	}
+}
+
+// TestCheckpointResume: training interrupted after any checkpoint and
+// resumed from it ends with the uninterrupted run's weights and info, to
+// the bit, and replays the learning curve; with and without a dev set
+// (best-epoch selection). AROW's checkpoints carry its variances.
+func TestCheckpointResume(t *testing.T) {
+	r := rand.New(rand.NewPCG(11, 12))
+	d, dev := synthetic(r, 120), synthetic(r, 40)
+	for name, mk := range learners(t) {
+		for _, withDev := range []bool{false, true} {
+			t.Run(fmt.Sprintf("%s/dev=%v", name, withDev), func(t *testing.T) {
+				prob := func() *learn.Problem {
+					p := problem(d, 1)
+					if withDev {
+						p.Dev = dev
+						p.DevScore = func(m *linear.Model) float64 { return accuracy(m, dev) }
+					}
+					return p
+				}
+				var saved [][]byte
+				p := prob()
+				p.Checkpoints = &learn.Checkpoints{Every: 2, Save: func(b []byte) error {
+					saved = append(saved, append([]byte(nil), b...))
+					return nil
+				}}
+				var fullCurve []learn.Point
+				p.Observe = func(pt learn.Point) { fullCurve = append(fullCurve, pt) }
+				want, err := mk().Train(context.Background(), p)
+				if err != nil {
+					t.Fatal(err)
+				}
+				if len(saved) != 3 { // after epochs 2, 4, 6
+					t.Fatalf("%d checkpoints for 7 epochs every 2", len(saved))
+				}
+				for k, b := range saved {
+					p := prob()
+					p.Checkpoints = &learn.Checkpoints{Every: 2, Save: func([]byte) error { return nil }, Resume: b}
+					var curve []learn.Point
+					p.Observe = func(pt learn.Point) { curve = append(curve, pt) }
+					got, err := mk().Train(context.Background(), p)
+					if err != nil {
+						t.Fatal(err)
+					}
+					for f := range want.Model.W {
+						if math.Float64bits(got.Model.W[f]) != math.Float64bits(want.Model.W[f]) {
+							t.Fatalf("resumed from checkpoint %d: weight %d = %v, want %v", k, f, got.Model.W[f], want.Model.W[f])
+						}
+					}
+					if fmt.Sprint(got.Info) != fmt.Sprint(want.Info) {
+						t.Errorf("resumed from checkpoint %d: info %v, want %v", k, got.Info, want.Info)
+					}
+					if len(curve) != len(fullCurve) || curve[len(curve)-1].Loss != fullCurve[len(fullCurve)-1].Loss {
+						t.Errorf("resumed from checkpoint %d: curve of %d points, want %d", k, len(curve), len(fullCurve))
+					}
+				}
+				// A checkpoint of another problem is refused.
+				p = problem(synthetic(r, 50), 1)
+				p.Checkpoints = &learn.Checkpoints{Every: 2, Resume: saved[0]}
+				if _, err := mk().Train(context.Background(), p); err == nil || !strings.Contains(err.Error(), "does not fit") {
+					t.Errorf("foreign checkpoint: %v", err)
+				}
+			})
+		}
+	}
+}
+
+// sumRule is the perceptron's update through Delta: it checks Delta
+// against AddState/AddTransitions, which add the same numbers one by one.
+type sumRule struct{ viaDelta bool }
+
+func (sumRule) Start(int)        {}
+func (sumRule) State() []float64 { return nil }
+func (r sumRule) Update(t *online.Trainer, tok0 int, gold, pred []int32, _ int) {
+	if r.viaDelta {
+		feats, vals := t.Delta(tok0, gold, pred)
+		for k, f := range feats {
+			t.Add(int(f), vals[k])
+		}
+		return
+	}
+	perceptron.Rule{}.Update(t, tok0, gold, pred, 0)
+}
+
+// TestDelta: on binary attributes the summed Δ and the perceptron's
+// one-by-one updates are the same integers, so training through either
+// gives the same weights.
+func TestDelta(t *testing.T) {
+	d := synthetic(rand.New(rand.NewPCG(9, 10)), 80)
+	cfg := &online.Config{Epochs: new(3)}
+	a, err := online.Train(context.Background(), problem(d, 1), "sum", cfg, sumRule{viaDelta: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, err := online.Train(context.Background(), problem(d, 1), "sum", cfg, sumRule{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for f := range a.Model.W {
+		if a.Model.W[f] != b.Model.W[f] {
+			t.Fatalf("weight %d: %v through Delta, %v one by one", f, a.Model.W[f], b.Model.W[f])
+		}
+	}
+	if a.Info["updates"].(int) == 0 {
+		t.Fatal("no update was made; the comparison proves nothing")
+	}
+}
+
+// TestAveraging checks the timestamp trick against the definition: the
+// averaged weights are the mean of the weight vector after every
+// sentence: the last weights of unshuffled runs on the first 1, 2, …, n
+// sentences.
+func TestAveraging(t *testing.T) {
+	d := synthetic(rand.New(rand.NewPCG(3, 4)), 30)
+	last := func(n int, average bool) []float64 {
+		sub := feature.NewDataset()
+		end := d.SentOff[n]
+		sub.Attrs = d.Attrs[:d.TokenOff[end]]
+		sub.TokenOff = d.TokenOff[:end+1]
+		sub.Labels = d.Labels[:end]
+		sub.SentOff = d.SentOff[:n+1]
+		cfg := &online.Config{Epochs: new(1), Shuffle: new(false), Average: &average, Features: "all"}
+		res, err := online.Train(context.Background(), problem(sub, 1), "avg", cfg, perceptron.Rule{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return res.Model.W
+	}
+	n := d.NumSentences()
+	sum := make([]float64, len(last(1, false)))
+	for k := 1; k <= n; k++ {
+		for f, w := range last(k, false) {
+			sum[f] += w
+		}
+	}
+	got := last(n, true)
+	for f := range got {
+		if want := sum[f] / float64(n); math.Abs(got[f]-want) > 1e-9 {
+			t.Fatalf("averaged weight %d = %v, mean of the steps %v", f, got[f], want)
+		}
+	}
+}

@@ -1,0 +1,239 @@
+package online
+
+import (
+	"github.com/trellis-nlp/trellis/framework/feature"
+	"github.com/trellis-nlp/trellis/framework/lattice"
+	"github.com/trellis-nlp/trellis/framework/learn"
+	"github.com/trellis-nlp/trellis/framework/linear"
+)
+
+// Trainer holds an online learner's state: current weights w, the
+// timestamped sums u of the averaging trick, and decoding buffers. A Rule
+// changes the weights only through Add, AddState and AddTransitions, which
+// keep the sums and the decoding copy of the transitions in step.
+type Trainer struct {
+	m           *linear.Model
+	d           *feature.Dataset
+	nl          int
+	transitions bool
+	rule        Rule
+	w, u        []float64
+	// c counts the sentences seen (the timestamp).
+	c       float64
+	updates int
+	// Decoding reads the state weights in w itself (scorer: w changes
+	// after most sentences, so a packed copy would cost more than it
+	// saves) and the transition, start and stop weights from a copy
+	// prepared for the Viterbi kernel with the scheme's constraints
+	// applied (chain, attached to sc), kept in step with w.
+	scorer *linear.Scorer
+	chain  *lattice.Chain
+	ws     *lattice.Workspace
+	sc     lattice.Scores
+	path   []int32
+	// Delta's buffers: the sum per weight, whether a weight is in the
+	// list, and the list (distinct indices, first-touched order).
+	acc   []float64
+	seen  []bool
+	feats []int32
+	vals  []float64
+}
+
+func newTrainer(m *linear.Model, p *learn.Problem, rule Rule) *Trainer {
+	nl := p.NumLabels
+	t := &Trainer{
+		m: m, d: p.Train, nl: nl, transitions: p.Transitions, rule: rule,
+		w: make([]float64, len(m.W)), u: make([]float64, len(m.W)), c: 1,
+		ws: lattice.NewWorkspace(nl),
+	}
+	t.scorer = m.InPlaceScorer(t.w)
+	// The decoding transitions start at zero, as w does, whether or not
+	// the model has a transition template.
+	zero := make([]float64, nl*nl)
+	t.chain = lattice.NewChain(zero, zero[:nl], zero[:nl], p.Constraints)
+	t.chain.Attach(&t.sc)
+	return t
+}
+
+// Step decodes sentence s and, where it errs, lets the rule update the
+// weights. It returns the number of mislabelled tokens and the sentence
+// length.
+func (t *Trainer) Step(s int) (errors, n int) {
+	t.scorer.Lattice(&t.sc, t.d, s)
+	n = t.sc.N
+	if cap(t.path) < n {
+		t.path = make([]int32, n, 2*n)
+	}
+	path := t.path[:n]
+	t.ws.Viterbi(path, &t.sc)
+	lo, _ := t.d.Sentence(s)
+	gold := t.d.Labels[lo : lo+n]
+	for i := 0; i < n; i++ {
+		if gold[i] != path[i] {
+			errors++
+		}
+	}
+	if errors > 0 {
+		t.rule.Update(t, lo, gold, path, errors)
+		t.updates++
+	}
+	t.c++
+	return errors, n
+}
+
+// W returns the current weights (read only: change them through Add).
+func (t *Trainer) W() []float64 { return t.w }
+
+// Transitions reports whether the model has transition, start and stop
+// weights (a transition template).
+func (t *Trainer) Transitions() bool { return t.transitions }
+
+// Add adds delta to weight f, keeping the averaging sums and, for a
+// transition, start or stop weight, the decoding chain (which keeps it
+// -Inf if the scheme forbids it) in step.
+func (t *Trainer) Add(f int, delta float64) {
+	t.w[f] += delta
+	t.u[f] += t.c * delta
+	nf, l := t.m.NumFeatures(), t.nl
+	switch k := f - nf; {
+	case k < 0:
+	case k < l*l:
+		t.chain.SetTrans(k/l, k%l, t.w[f])
+	case k < l*l+l:
+		t.chain.SetStart(k-l*l, t.w[f])
+	default:
+		t.chain.SetStop(k-l*l-l, t.w[f])
+	}
+}
+
+// AddState adds delta times token tok's attribute values to the features
+// (attribute, y); features the model lacks are skipped, as in CRFsuite
+// (they stay zero).
+func (t *Trainer) AddState(tok int, y int32, delta float64) {
+	d := t.d
+	for k := d.TokenOff[tok]; k < d.TokenOff[tok+1]; k++ {
+		if f := t.m.Feature(d.Attrs[k], y); f >= 0 {
+			v := delta * d.Value(k)
+			t.w[f] += v
+			t.u[f] += t.c * v
+		}
+	}
+}
+
+// AddTransitions adds the gold sequence's transition, start and stop
+// features and subtracts the predicted ones, where they differ (the
+// perceptron's update).
+func (t *Trainer) AddTransitions(gold, path []int32) {
+	l, n := t.nl, len(gold)
+	f := t.m.NumFeatures()
+	if gold[0] != path[0] {
+		t.Add(f+l*l+int(gold[0]), 1)
+		t.Add(f+l*l+int(path[0]), -1)
+	}
+	for i := 1; i < n; i++ {
+		gp, gc, pp, pc := int(gold[i-1]), int(gold[i]), int(path[i-1]), int(path[i])
+		if gp != pp || gc != pc {
+			t.Add(f+gp*l+gc, 1)
+			t.Add(f+pp*l+pc, -1)
+		}
+	}
+	if gold[n-1] != path[n-1] {
+		t.Add(f+l*l+l+int(gold[n-1]), 1)
+		t.Add(f+l*l+l+int(path[n-1]), -1)
+	}
+}
+
+// Delta returns Δ = Φ(gold) − Φ(pred) for the sentence whose first token
+// is tok0: the weights whose features differ between the two sequences
+// (distinct indices, in the order first met: state features position by
+// position, then start, transitions, stop) and the difference of their
+// values, exact zeros left out. The slices are reused by the next call.
+func (t *Trainer) Delta(tok0 int, gold, pred []int32) (feats []int32, vals []float64) {
+	if t.acc == nil {
+		t.acc, t.seen = make([]float64, len(t.w)), make([]bool, len(t.w))
+	}
+	t.feats = t.feats[:0]
+	d := t.d
+	for i := range gold {
+		if gold[i] == pred[i] {
+			continue // the two sequences' state features cancel here
+		}
+		tok := tok0 + i
+		for k := d.TokenOff[tok]; k < d.TokenOff[tok+1]; k++ {
+			v := d.Value(k)
+			if f := t.m.Feature(d.Attrs[k], gold[i]); f >= 0 {
+				t.collect(f, v)
+			}
+			if f := t.m.Feature(d.Attrs[k], pred[i]); f >= 0 {
+				t.collect(f, -v)
+			}
+		}
+	}
+	if t.transitions {
+		l, n, f := t.nl, len(gold), t.m.NumFeatures()
+		if gold[0] != pred[0] {
+			t.collect(f+l*l+int(gold[0]), 1)
+			t.collect(f+l*l+int(pred[0]), -1)
+		}
+		for i := 1; i < n; i++ {
+			gp, gc, pp, pc := int(gold[i-1]), int(gold[i]), int(pred[i-1]), int(pred[i])
+			if gp != pp || gc != pc {
+				t.collect(f+gp*l+gc, 1)
+				t.collect(f+pp*l+pc, -1)
+			}
+		}
+		if gold[n-1] != pred[n-1] {
+			t.collect(f+l*l+l+int(gold[n-1]), 1)
+			t.collect(f+l*l+l+int(pred[n-1]), -1)
+		}
+	}
+	// Gather the sums and reset the buffers for the next call.
+	t.vals = t.vals[:0]
+	kept := t.feats[:0]
+	for _, f := range t.feats {
+		v := t.acc[f]
+		t.acc[f], t.seen[f] = 0, false
+		if v != 0 {
+			kept = append(kept, f)
+			t.vals = append(t.vals, v)
+		}
+	}
+	t.feats = kept
+	return t.feats, t.vals
+}
+
+func (t *Trainer) collect(f int, v float64) {
+	if !t.seen[f] {
+		t.seen[f] = true
+		t.feats = append(t.feats, int32(f))
+	}
+	t.acc[f] += v
+}
+
+// Dot returns Σ w[f]·v over a Delta: the gold sequence's score minus the
+// predicted one's under the current weights.
+func (t *Trainer) Dot(feats []int32, vals []float64) float64 {
+	s := 0.0
+	for k, f := range feats {
+		s += t.w[f] * vals[k]
+	}
+	return s
+}
+
+// Result writes the averaged (or last) weights into dst. After T
+// sentences the average of the T weight vectors is ((T+1)·w - u) / T,
+// u having summed each update times the timestamp it was made at.
+func (t *Trainer) Result(dst []float64, average bool) {
+	if !average {
+		copy(dst, t.w)
+		return
+	}
+	seen := t.c - 1
+	if seen == 0 {
+		copy(dst, t.w)
+		return
+	}
+	for f := range dst {
+		dst[f] = ((seen+1)*t.w[f] - t.u[f]) / seen
+	}
+}

@@ -1,0 +1,100 @@
+package run
+
+import (
+	"context"
+	"fmt"
+	"runtime"
+
+	"github.com/trellis-nlp/trellis/framework/corpus"
+	"github.com/trellis-nlp/trellis/framework/lattice"
+	"github.com/trellis-nlp/trellis/framework/model"
+	"github.com/trellis-nlp/trellis/framework/scheme"
+	"github.com/trellis-nlp/trellis/framework/spec"
+)
+
+// Train trains one learner of the spec (the first when learner is "") on
+// the spec's training corpus, and dev corpus if it declares one, and
+// returns the model exactly as Run saves it — without a run directory:
+// no test set, predictions, reports or checkpoints. OutDir, Command,
+// Stdout, CheckpointEvery and Resume are not used. It is how programs that
+// embed trellis train from a spec (package framework/trellis).
+func Train(ctx context.Context, o Options, learner string) (*model.Model, error) {
+	li, err := oneLearner(o.Spec, learner)
+	if err != nil {
+		return nil, err
+	}
+	dataHashes, err := hashData(o.Spec)
+	if err != nil {
+		return nil, err
+	}
+	enc, err := encodeTraining(ctx, o)
+	if err != nil {
+		return nil, err
+	}
+	return trainOne(ctx, o, enc, li, dataHashes)
+}
+
+// TrainSentences is Train on sentences a program holds in memory instead
+// of the spec's corpus files, which are not read (the spec's corpus blocks
+// still give the format and columns of the sentences). dev may be nil; if
+// not, the spec must declare a dev corpus for its format.
+func TrainSentences(ctx context.Context, o Options, learner string, train, dev []*corpus.Sentence) (*model.Model, error) {
+	li, err := oneLearner(o.Spec, learner)
+	if err != nil {
+		return nil, err
+	}
+	if len(train) == 0 {
+		return nil, fmt.Errorf("no training sentences")
+	}
+	if dev != nil && o.Spec.Evaluation.Dev == "" {
+		return nil, &UsageError{"dev sentences given, but the spec declares no dev corpus"}
+	}
+	mp, err := trainingMapper(o.Spec)
+	if err != nil {
+		return nil, err
+	}
+	enc, err := encodeSentences(ctx, o, mp, train, func() ([]*corpus.Sentence, error) { return dev, nil })
+	if err != nil {
+		mp.Close()
+		return nil, err
+	}
+	return trainOne(ctx, o, enc, li, map[string]string{})
+}
+
+// oneLearner returns the named learner of s, or its first.
+func oneLearner(s *spec.Spec, name string) (*spec.LearnerInstance, error) {
+	if name == "" {
+		if len(s.Learners) == 0 {
+			return nil, &UsageError{"the spec has no learner"}
+		}
+		return s.Learners[0], nil
+	}
+	ls, err := selectLearners(s, []string{name})
+	if err != nil {
+		return nil, err
+	}
+	return ls[0], nil
+}
+
+// trainOne trains li on the encoded data and returns its model.
+func trainOne(ctx context.Context, o Options, enc *encoded, li *spec.LearnerInstance, dataHashes map[string]string) (*model.Model, error) {
+	// The model records the mapper; its extractors are not needed past
+	// training (a tagger compiles its own).
+	defer enc.mapper.Close()
+	if o.Threads <= 0 {
+		o.Threads = runtime.NumCPU()
+	}
+	var constraints *lattice.Constraints
+	if o.Spec.Labels.Constrained {
+		constraints = scheme.Constraints(enc.mapper.Labels().Names(), o.Spec.Labels.Scheme)
+	}
+	p := newProblem(o, enc, o.Log.With().Str("learner", li.Name).Logger(), constraints)
+	res, err := li.Learner.Train(ctx, p)
+	if err != nil {
+		return nil, fmt.Errorf("learner %q: %w", li.Name, err)
+	}
+	if err := checkFinite(res.Model.W); err != nil {
+		return nil, fmt.Errorf("learner %q: %s produced %w", li.Name, li.Type, err)
+	}
+	return newModel(o.Spec, enc, li, res.Model, dataHashes)
+}

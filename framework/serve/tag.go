@@ -1,0 +1,285 @@
+package serve
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+	"reflect"
+	"slices"
+	"strings"
+
+	"github.com/trellis-nlp/trellis/framework/corpus"
+)
+
+// TagRequest is the body of POST /v1/models/{name}/tag.
+type TagRequest struct {
+	// Sentences are the sentences to tag, each a list of tokens (words).
+	Sentences [][]string `json:"sentences"`
+	// Columns holds the other columns the model reads, by name: for each,
+	// one list of values per sentence, one value per token.
+	Columns map[string][][]string `json:"columns,omitempty"`
+	// Marginals asks for each predicted label's marginal probability.
+	Marginals bool `json:"marginals,omitempty"`
+	// NBest asks for the k best label sequences (0 or 1: the best only).
+	NBest int `json:"nbest,omitempty"`
+}
+
+// TagResponse is the answer to a tag request. Probabilities (of each
+// sentence's best sequence) come with Marginals or NBest.
+type TagResponse struct {
+	Model         string         `json:"model"`
+	Labels        [][]string     `json:"labels"`
+	Probabilities []float64      `json:"probabilities,omitempty"`
+	Marginals     [][]float64    `json:"marginals,omitempty"`
+	NBest         [][]ScoredPath `json:"nbest,omitempty"`
+}
+
+// ScoredPath is one of the n best label sequences of a sentence.
+type ScoredPath struct {
+	Labels      []string `json:"labels"`
+	Score       float64  `json:"score"`
+	Probability float64  `json:"probability"`
+}
+
+func (s *Server) handleTag(w *recorder, r *http.Request) {
+	name := r.PathValue("name")
+	sm, ok := s.models[name]
+	if !ok {
+		writeError(w, http.StatusNotFound, fmt.Sprintf("no model %q (this service serves %s)", name, quoted(s.names)))
+		return
+	}
+	w.model = name
+	req, err := s.decodeTag(w, r)
+	if err != nil {
+		writeError(w, statusOf(err), err.Error())
+		return
+	}
+	sents, tokens, err := s.sentences(sm, req)
+	if err != nil {
+		writeError(w, statusOf(err), err.Error())
+		return
+	}
+	w.sentences, w.tokens = len(sents), tokens
+	detailed := req.Marginals || req.NBest > 1
+	out, err := sm.tag(r.Context(), sents, req.NBest, detailed, s.beforeTag)
+	switch {
+	case errors.Is(err, errClosed):
+		writeError(w, http.StatusServiceUnavailable, err.Error())
+		return
+	case errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded):
+		writeError(w, http.StatusServiceUnavailable, "the request was cancelled before a tagger was free")
+		return
+	case err != nil:
+		sm.log.Error().Err(err).Msg("tagging failed")
+		writeError(w, http.StatusInternalServerError, "tagging failed: "+err.Error())
+		return
+	}
+	s.metrics.tokens.WithLabelValues(name).Add(float64(tokens))
+	s.metrics.sentences.WithLabelValues(name).Add(float64(len(sents)))
+	writeJSON(w, http.StatusOK, response(name, out, req))
+}
+
+func response(name string, out tagged, req *TagRequest) TagResponse {
+	resp := TagResponse{Model: name, Labels: out.labels}
+	if out.detailed == nil {
+		if resp.Labels == nil {
+			resp.Labels = [][]string{}
+		}
+		return resp
+	}
+	resp.Labels = make([][]string, len(out.detailed))
+	resp.Probabilities = make([]float64, len(out.detailed))
+	if req.Marginals {
+		resp.Marginals = make([][]float64, len(out.detailed))
+	}
+	if req.NBest > 1 {
+		resp.NBest = make([][]ScoredPath, len(out.detailed))
+	}
+	for k, d := range out.detailed {
+		// The detailed decoder falls back to the unconstrained lattice,
+		// so every sentence has at least one path.
+		resp.Labels[k], resp.Probabilities[k] = d.Paths[0], d.Probabilities[0]
+		if req.Marginals {
+			resp.Marginals[k] = d.Marginals
+		}
+		if req.NBest > 1 {
+			for r, p := range d.Paths {
+				resp.NBest[k] = append(resp.NBest[k], ScoredPath{Labels: p, Score: d.Scores[r], Probability: d.Probabilities[r]})
+			}
+		}
+	}
+	return resp
+}
+
+// decodeTag reads a request body: one JSON object of the request's shape,
+// nothing after it, no unknown field, at most MaxBody bytes.
+func (s *Server) decodeTag(w http.ResponseWriter, r *http.Request) (*TagRequest, error) {
+	tooLarge := &statusError{http.StatusRequestEntityTooLarge, fmt.Sprintf("the request body is over %d bytes (the service's --max-body)", s.opts.MaxBody)}
+	if r.ContentLength > s.opts.MaxBody {
+		return nil, tooLarge
+	}
+	dec := json.NewDecoder(http.MaxBytesReader(w, r.Body, s.opts.MaxBody))
+	dec.DisallowUnknownFields()
+	req := &TagRequest{}
+	err := dec.Decode(req)
+	if err == nil {
+		if _, err = dec.Token(); err == io.EOF {
+			return req, nil
+		} else if err == nil {
+			err = errors.New("data after the request's JSON object")
+		}
+	}
+	var mbe *http.MaxBytesError
+	if errors.As(err, &mbe) {
+		return nil, tooLarge
+	}
+	return nil, badRequest("%s", describeJSONError(err))
+}
+
+// describeJSONError says what is wrong with a request body in terms of
+// the request, not of Go types.
+func describeJSONError(err error) string {
+	var se *json.SyntaxError
+	var te *json.UnmarshalTypeError
+	switch {
+	case err == io.EOF:
+		return "the request body is empty; want a JSON object with \"sentences\""
+	case errors.Is(err, io.ErrUnexpectedEOF):
+		return "malformed JSON: the body ends inside a value"
+	case errors.As(err, &se):
+		return fmt.Sprintf("malformed JSON at byte %d: %s", se.Offset, se.Error())
+	case errors.As(err, &te):
+		field := te.Field
+		if field == "" {
+			field = "the request"
+		} else {
+			field = fmt.Sprintf("%q", field)
+		}
+		return fmt.Sprintf("%s: a JSON %s where %s is expected", field, te.Value, describeType(te.Type))
+	}
+	return strings.TrimPrefix(err.Error(), "json: ")
+}
+
+func describeType(t reflect.Type) string {
+	switch t.Kind() {
+	case reflect.String:
+		return "a string"
+	case reflect.Bool:
+		return "true or false"
+	case reflect.Int:
+		return "an integer"
+	case reflect.Map, reflect.Struct:
+		return "an object"
+	case reflect.Slice:
+		return "a list of " + plural(t.Elem())
+	}
+	return t.String()
+}
+
+// plural names values of type t in the plural: "lists of strings".
+func plural(t reflect.Type) string {
+	switch t.Kind() {
+	case reflect.String:
+		return "strings"
+	case reflect.Slice:
+		return "lists of " + plural(t.Elem())
+	}
+	return "values of type " + t.String()
+}
+
+// sentences checks a request against the model and the limits and builds
+// its sentences; it returns them and their number of tokens.
+func (s *Server) sentences(sm *servedModel, req *TagRequest) ([]*corpus.Sentence, int, error) {
+	if req.Sentences == nil {
+		return nil, 0, badRequest(`"sentences" is required: a list of sentences, each a list of tokens`)
+	}
+	if req.NBest == 0 {
+		req.NBest = 1
+	}
+	if req.NBest < 1 || req.NBest > s.opts.MaxNBest {
+		return nil, 0, badRequest(`"nbest" must be between 1 and %d, got %d`, s.opts.MaxNBest, req.NBest)
+	}
+	tokens := 0
+	for k, sent := range req.Sentences {
+		if len(sent) == 0 {
+			return nil, 0, badRequest("sentence %d has no tokens", k)
+		}
+		tokens += len(sent)
+	}
+	if tokens > s.opts.MaxTokens {
+		return nil, 0, &statusError{http.StatusRequestEntityTooLarge, fmt.Sprintf("%d tokens in one request; the limit is %d (the service's --max-tokens): send fewer sentences per request", tokens, s.opts.MaxTokens)}
+	}
+	if req.NBest > 1 && tokens*req.NBest > s.opts.MaxTokens {
+		// The answer holds nbest labels per token: the limit bounds it too.
+		return nil, 0, &statusError{http.StatusRequestEntityTooLarge, fmt.Sprintf("%d tokens × nbest %d is over the limit of %d labels in one answer (the service's --max-tokens): send fewer sentences per request", tokens, req.NBest, s.opts.MaxTokens)}
+	}
+	extra, err := extraColumns(sm, req)
+	if err != nil {
+		return nil, 0, err
+	}
+	sents := make([]*corpus.Sentence, len(req.Sentences))
+	vals := make([][]string, len(extra))
+	for k, words := range req.Sentences {
+		for j, col := range extra {
+			vals[j] = col[k]
+		}
+		sents[k] = sm.input.Sentence(words, vals)
+	}
+	return sents, tokens, nil
+}
+
+// extraColumns checks the request's columns: known to the model's format,
+// neither the word nor the label column, shaped like "sentences", and
+// every column the model reads present. It returns the columns the model
+// reads, in sm.input.Extra order; the others are checked and not used.
+func extraColumns(sm *servedModel, req *TagRequest) ([][][]string, error) {
+	in := sm.input
+	names := make([]string, 0, len(req.Columns))
+	for name := range req.Columns {
+		names = append(names, name)
+	}
+	slices.Sort(names)
+	for _, name := range names {
+		i := slices.Index(in.Columns, name)
+		switch {
+		case i < 0:
+			return nil, badRequest("columns: model %q has no column %q (its columns: %s)", sm.name, name, quoted(in.Columns))
+		case i == in.Word:
+			return nil, badRequest("columns: %q is the word column, which \"sentences\" fills", name)
+		case i == in.Label:
+			return nil, badRequest("columns: %q is the label column, which the model predicts", name)
+		}
+		col := req.Columns[name]
+		if len(col) != len(req.Sentences) {
+			return nil, badRequest("columns: %q has %d sentences, \"sentences\" has %d", name, len(col), len(req.Sentences))
+		}
+		for k, vals := range col {
+			if len(vals) != len(req.Sentences[k]) {
+				return nil, badRequest("columns: %q of sentence %d has %d values for %d tokens", name, k, len(vals), len(req.Sentences[k]))
+			}
+		}
+	}
+	var missing []string
+	out := make([][][]string, len(in.ExtraNames))
+	for j, name := range in.ExtraNames {
+		col, ok := req.Columns[name]
+		if !ok {
+			missing = append(missing, name)
+		}
+		out[j] = col
+	}
+	if len(missing) > 0 {
+		return nil, badRequest("model %q reads %s besides the words: give them in \"columns\", one value per token", sm.name, columnsWord(missing))
+	}
+	return out, nil
+}
+
+func columnsWord(names []string) string {
+	if len(names) == 1 {
+		return "column " + quoted(names)
+	}
+	return "columns " + quoted(names)
+}

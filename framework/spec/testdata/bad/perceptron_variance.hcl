@@ -1,0 +1,37 @@
+# A setting the learner does not take: variance is AROW's.
+variable "data" {
+  default = "../data/tiny.conll"
+}
+
+experiment "tiny" {
+  seed = 7
+}
+
+corpus "train" {
+  path    = var.data
+  format  = "conll"
+  columns = ["word", "pos", "chunk"]
+}
+
+labels {
+  column = "chunk"
+  scheme = "iob2"
+}
+
+features {
+  emission "w" {
+    column  = "word"
+    offsets = [-1, 0, 1]
+  }
+  transition "trans" {}
+}
+
+learner "perceptron" {
+  type = "perceptron"
+  variance = 2
+}
+
+evaluation {
+  train = "train"
+  test  = "train"
+}

@@ -1,0 +1,146 @@
+package tagger_test
+
+import (
+	"encoding/json"
+	"fmt"
+	"reflect"
+	"testing"
+
+	"github.com/trellis-nlp/trellis/builtin"
+	"github.com/trellis-nlp/trellis/framework/corpus"
+	"github.com/trellis-nlp/trellis/framework/feature"
+	"github.com/trellis-nlp/trellis/framework/tagger"
+)
+
+// TestTokenInput: the columns a model's templates read besides the word
+// column, and a sentence built from tokens and those columns tags as the
+// same sentence read from a file.
+func TestTokenInput(t *testing.T) {
+	raw := func(v any) json.RawMessage {
+		b, _ := json.Marshal(v)
+		return b
+	}
+	tests := []struct {
+		name      string
+		templates []feature.TemplateSpec
+		want      []string
+	}{
+		{"as trained (word and pos)", nil, []string{"pos"}},
+		{"word only", []feature.TemplateSpec{
+			{Type: "emission", Name: "w", Config: raw(map[string]any{"column": "word", "offsets": []int{-1, 0}})},
+			{Type: "boundary", Name: "b", Config: raw(map[string]any{})},
+			{Type: "transition", Name: "t", Config: raw(map[string]any{})},
+		}, nil},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			m := tinyModel(t)
+			if tc.templates != nil {
+				m.Templates = tc.templates
+			}
+			reg, _ := builtin.Registries()
+			tg, err := tagger.New(m, reg, tagger.Options{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer tg.Close()
+			in, err := tg.TokenInput()
+			if err != nil {
+				t.Fatal(err)
+			}
+			if in.Columns[in.Word] != "word" || in.Columns[in.Label] != "chunk" {
+				t.Errorf("word column %q, label column %q", in.Columns[in.Word], in.Columns[in.Label])
+			}
+			if !reflect.DeepEqual(in.ExtraNames, tc.want) {
+				t.Errorf("extra columns %v, want %v", in.ExtraNames, tc.want)
+			}
+		})
+	}
+
+	m := tinyModel(t)
+	reg, _ := builtin.Registries()
+	tg, err := tagger.New(m, reg, tagger.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer tg.Close()
+	in, err := tg.TokenInput()
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := in.Sentence([]string{"the", "cat", "sat"}, [][]string{{"DT", "NN", "VBD"}})
+	if want := [][]string{{"the", "DT", ""}, {"cat", "NN", ""}, {"sat", "VBD", ""}}; !reflect.DeepEqual(s.Tokens, want) {
+		t.Fatalf("tokens %q, want %q", s.Tokens, want)
+	}
+	got, err := tg.Tag([]*corpus.Sentence{s})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := []string{"B-NP", "I-NP", "O"}; !reflect.DeepEqual(got[0], want) {
+		t.Errorf("labels %v, want %v", got[0], want)
+	}
+}
+
+// TestReplica: replicas tag exactly as the tagger they come from, all at
+// the same time (run with -race: what they share is only read).
+func TestReplica(t *testing.T) {
+	m := tinyModel(t)
+	reg, _ := builtin.Registries()
+	tg, err := tagger.New(m, reg, tagger.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer tg.Close()
+	in, err := tg.TokenInput()
+	if err != nil {
+		t.Fatal(err)
+	}
+	words := [][]string{{"the", "cat", "sat"}, {"zebra"}, {"sat", "the", "mat", "the", "dog"}}
+	tags := [][]string{{"DT", "NN", "VBD"}, {"NN"}, {"VBD", "DT", "NN", "DT", "NN"}}
+	sents := make([]*corpus.Sentence, len(words))
+	for k := range words {
+		sents[k] = in.Sentence(words[k], [][]string{tags[k]})
+	}
+	want, err := tg.TagDetailed(sents, 3)
+	if err != nil {
+		t.Fatal(err)
+	}
+	taggers := []*tagger.Tagger{tg}
+	for range 3 {
+		r, err := tg.Replica(reg)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer r.Close()
+		taggers = append(taggers, r)
+	}
+	errs := make(chan error, len(taggers))
+	for _, x := range taggers {
+		go func() {
+			for range 50 {
+				got, err := x.TagDetailed(sents, 3)
+				if err == nil && !reflect.DeepEqual(got, want) {
+					err = fmt.Errorf("replica tagged %v, want %v", got, want)
+				}
+				if err != nil {
+					errs <- err
+					return
+				}
+				labels, err := x.Tag(sents)
+				if err == nil && !reflect.DeepEqual(labels[2], want[2].Paths[0]) {
+					err = fmt.Errorf("replica tagged %v, want %v", labels[2], want[2].Paths[0])
+				}
+				if err != nil {
+					errs <- err
+					return
+				}
+			}
+			errs <- nil
+		}()
+	}
+	for range taggers {
+		if err := <-errs; err != nil {
+			t.Error(err)
+		}
+	}
+}

@@ -1,0 +1,79 @@
+package tagger
+
+import (
+	"encoding/json"
+	"slices"
+	"strings"
+	"unicode"
+)
+
+// Vocabulary is the set of words a model knows, as far as its file tells:
+// the values of an emission template that reads the word column alone at
+// offset 0 (w[0]=the). It is what in-vocabulary/out-of-vocabulary figures
+// of `trellis eval` are computed against.
+type Vocabulary struct {
+	// Template is the emission template the words come from.
+	Template string
+	// Lowercase is true when the template lowercases: words are then
+	// looked up lowercased.
+	Lowercase bool
+	words     map[string]bool
+}
+
+// Has reports whether the model knows word.
+func (v *Vocabulary) Has(word string) bool {
+	if v.Lowercase {
+		word = strings.Map(unicode.ToLower, word)
+	}
+	return v.words[word]
+}
+
+// Len is the number of words.
+func (v *Vocabulary) Len() int { return len(v.words) }
+
+// emissionConfig is the part of the emission template's config that says
+// whether it emits the word itself.
+type emissionConfig struct {
+	Column    string   `json:"column"`
+	Offsets   []int    `json:"offsets"`
+	Ngram     int      `json:"ngram"`
+	Join      []string `json:"join"`
+	Lowercase bool     `json:"lowercase"`
+}
+
+// Vocabulary returns the model's vocabulary, or nil when the model has no
+// emission template of the word column at offset 0 (then nothing can be
+// said about which words it saw). A template that keeps the case is
+// preferred to one that lowercases. Words pruned by min_count are not in
+// it: they are unknown to the model, which is what the figures measure.
+func (t *Tagger) Vocabulary() *Vocabulary {
+	word := t.WordColumn()
+	if word < 0 {
+		return nil
+	}
+	wordName := t.Format.Columns()[word]
+	var best *Vocabulary
+	for _, ts := range t.Model.Templates {
+		var c emissionConfig
+		if ts.Type != "emission" || json.Unmarshal(ts.Config, &c) != nil {
+			continue
+		}
+		if c.Column != wordName || len(c.Join) > 0 || c.Ngram > 1 || (len(c.Offsets) > 0 && !slices.Contains(c.Offsets, 0)) {
+			continue
+		}
+		if best == nil || best.Lowercase && !c.Lowercase {
+			best = &Vocabulary{Template: ts.Name, Lowercase: c.Lowercase}
+		}
+	}
+	if best == nil {
+		return nil
+	}
+	prefix := best.Template + "[0]="
+	best.words = map[string]bool{}
+	for _, a := range t.Model.Attrs {
+		if w, ok := strings.CutPrefix(a, prefix); ok {
+			best.words[w] = true
+		}
+	}
+	return best
+}

@@ -1,0 +1,159 @@
+package trellis
+
+import (
+	"fmt"
+	"slices"
+	"sync"
+
+	"github.com/trellis-nlp/trellis/builtin"
+	"github.com/trellis-nlp/trellis/framework/corpus"
+	"github.com/trellis-nlp/trellis/framework/model"
+	"github.com/trellis-nlp/trellis/framework/tagger"
+)
+
+// Model is a trained model ready to tag. Its methods are safe for
+// concurrent use; tagging calls are serialized. Close releases it.
+type Model struct {
+	file *model.Model
+	mu   sync.Mutex
+	tg   *tagger.Tagger
+}
+
+// Load reads a model file: one saved by Model.Save or written by
+// `trellis run` (RUN/models/NAME.model).
+func Load(path string) (*Model, error) {
+	m, err := model.Load(path)
+	if err != nil {
+		return nil, err
+	}
+	return newModel(m)
+}
+
+// newModel wraps a model file in a tagger over the builtin templates.
+func newModel(m *model.Model) (*Model, error) {
+	templates, _ := builtin.Registries()
+	tg, err := tagger.New(m, templates, tagger.Options{})
+	if err != nil {
+		return nil, err
+	}
+	return &Model{file: m, tg: tg}, nil
+}
+
+// Save writes the model file to path atomically (a temporary file renamed
+// into place), in the format `trellis tag` reads.
+func (m *Model) Save(path string) error { return model.Save(path, m.file) }
+
+// Labels returns the labels the model predicts.
+func (m *Model) Labels() []string { return slices.Clone(m.file.Labels) }
+
+// Columns returns the model's input columns in order, the label column
+// included: what each row given to TagRows holds.
+func (m *Model) Columns() []string { return slices.Clone(m.tg.Format.Columns()) }
+
+// Learner returns the type of learner that trained the model ("hmm",
+// "perceptron" or "crf").
+func (m *Model) Learner() string { return m.file.Learner.Type }
+
+// Tag labels one sentence given as its tokens, which fill the model's
+// word column. It needs a model whose templates read only the word (those
+// Train makes, and spec models without POS or chunk features); for
+// others it returns a *tagger.ColumnsError naming the columns they read,
+// and TagRows takes every column. An empty sentence gives an empty
+// result.
+func (m *Model) Tag(tokens []string) ([]string, error) {
+	rows, err := m.Rows(tokens)
+	if err != nil {
+		return nil, err
+	}
+	return m.TagRows(rows)
+}
+
+// TagRows labels one sentence given as rows of column values in the order
+// of Columns; a row may leave out the label column (or hold any value
+// there: it is not read).
+func (m *Model) TagRows(rows [][]string) ([]string, error) {
+	if len(rows) == 0 {
+		return []string{}, nil
+	}
+	s, err := m.sentence(rows)
+	if err != nil {
+		return nil, err
+	}
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	out, err := m.tg.Tag([]*corpus.Sentence{s})
+	if err != nil {
+		return nil, err
+	}
+	return out[0], nil
+}
+
+// Explanation is why a model labels a sentence as it does: per token, the
+// largest state-feature contributions, the transition, start and stop
+// terms, the margin over the runner-up label and (CRF, HMM) the marginal
+// probability; `trellis explain` prints it.
+type Explanation = tagger.Explanation
+
+// Explain labels one sentence as TagRows does and explains the labels,
+// keeping the top contributions of each token (top <= 0: all).
+func (m *Model) Explain(rows [][]string, top int) (Explanation, error) {
+	if len(rows) == 0 {
+		return Explanation{Labels: []string{}, Tokens: []tagger.TokenExplanation{}}, nil
+	}
+	s, err := m.sentence(rows)
+	if err != nil {
+		return Explanation{}, err
+	}
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	out, err := m.tg.Explain([]*corpus.Sentence{s}, top)
+	if err != nil {
+		return Explanation{}, err
+	}
+	return out[0], nil
+}
+
+// Rows returns tokens as rows for TagRows and Explain: each token in the
+// model's word column, the other columns empty. Like Tag, it refuses a
+// model whose templates read other columns than the word.
+func (m *Model) Rows(tokens []string) ([][]string, error) {
+	if err := m.tg.CheckPlain(); err != nil {
+		return nil, err
+	}
+	rows := make([][]string, len(tokens))
+	n, word := len(m.tg.Format.Columns()), m.tg.WordColumn()
+	for i, tok := range tokens {
+		rows[i] = make([]string, n)
+		rows[i][word] = tok
+	}
+	return rows, nil
+}
+
+// sentence checks rows against the model's columns and makes them a
+// sentence with no label.
+func (m *Model) sentence(rows [][]string) (*corpus.Sentence, error) {
+	cols := m.tg.Format.Columns()
+	label := m.tg.Format.LabelColumn()
+	s := &corpus.Sentence{File: "<input>", Line: 1, Tokens: make([][]string, len(rows))}
+	for i, r := range rows {
+		switch {
+		case len(r) == len(cols):
+			s.Tokens[i] = slices.Clone(r)
+		case label == len(cols)-1 && len(r) == len(cols)-1:
+			s.Tokens[i] = append(slices.Clone(r), "")
+		default:
+			return nil, fmt.Errorf("token %d: %d columns, want %d (%v)", i+1, len(r), len(cols), cols)
+		}
+		if label >= 0 {
+			s.Tokens[i][label] = ""
+		}
+	}
+	return s, nil
+}
+
+// Close releases the model's tagger.
+func (m *Model) Close() error {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	return m.tg.Close()
+}

@@ -1,0 +1,111 @@
+# The learner ladder on CoNLL-2000 chunking: generative (hmm), independent
+# per-token classifiers (maxent), a locally normalized chain (memm), the
+# online structured learners (perceptron, pa, arow) and the globally
+# normalized CRF, all on the same features: those of specs/conll2000.hcl,
+# CRFsuite's baseline chunking features (example/chunking.py): words and
+# POS tags at offsets -2..2, word bigrams w[-1]|w[0] and w[0]|w[1], POS
+# bigrams and trigrams across the window, plus __BOS__/__EOS__; n-grams
+# that reach outside the sentence are not generated, as in CRFsuite.
+#
+#   go run ./cmd/trellis run specs/conll2000-learners.hcl
+#
+# Peers, for docs/results.md: Wapiti --type maxent|memm|crf, CRFsuite
+# -a pa|arow|ap|l2sgd|lbfgs (10 iterations for the online ones).
+
+variable "data_dir" {
+  default     = "../../shared/data"
+  description = "Folder holding conll2000/ (relative to this spec)."
+}
+
+experiment "conll2000-learners" {
+  seed        = 1
+  description = "CoNLL-2000 chunking (IOB2), CRFsuite baseline feature set, every learner."
+}
+
+corpus "train" {
+  path    = "${var.data_dir}/conll2000/train.txt"
+  format  = "conll"
+  columns = ["word", "pos", "chunk"]
+}
+
+corpus "test" {
+  path    = "${var.data_dir}/conll2000/test.txt"
+  format  = "conll"
+  columns = ["word", "pos", "chunk"]
+}
+
+labels {
+  column = "chunk"
+  scheme = "iob2"
+}
+
+features {
+  emission "w" {
+    column  = "word"
+    offsets = [-2, -1, 0, 1, 2]
+  }
+  emission "w2" {
+    column  = "word"
+    offsets = [-1, 0]
+    ngram   = 2
+  }
+  emission "pos" {
+    column  = "pos"
+    offsets = [-2, -1, 0, 1, 2]
+  }
+  emission "pos2" {
+    column  = "pos"
+    offsets = [-2, -1, 0, 1]
+    ngram   = 2
+  }
+  emission "pos3" {
+    column  = "pos"
+    offsets = [-2, -1, 0]
+    ngram   = 3
+  }
+  boundary "bound" {}
+  transition "trans" {}
+}
+
+learner "hmm" {
+  type = "hmm"
+}
+
+# maxent ignores the transition template (it says so in the log); L-BFGS
+# with the CRF's c2, as the CRF below.
+learner "maxent" {
+  type = "maxent"
+  c2   = 1
+}
+
+learner "memm" {
+  type = "memm"
+  c2   = 1
+}
+
+learner "perceptron" {
+  type   = "perceptron"
+  epochs = 10
+}
+
+# CRFsuite's pa defaults: PA-I, c = 1, cost-sensitive, averaged.
+learner "pa" {
+  type   = "pa"
+  epochs = 10
+}
+
+# CRFsuite's arow defaults: variance = 1, gamma = 1 (averaged here).
+learner "arow" {
+  type   = "arow"
+  epochs = 10
+}
+
+learner "crf" {
+  type = "crf"
+  c2   = 1
+}
+
+evaluation {
+  train = "train"
+  test  = "test"
+}
