@@ -132,6 +132,9 @@ func (f *tagFn) Setup(ctx context.Context) error {
 		return err
 	}
 	f.tg = tg
+	if err := checkTagger(tg, f.Model); err != nil {
+		return err
+	}
 	f.labelCol = tg.Format.LabelColumn()
 	sch, err := scheme.Parse(tg.Model.Scheme)
 	if err != nil {

@@ -356,3 +356,54 @@ func gzipped(t *testing.T, b []byte) []byte {
 	}
 	return buf.Bytes()
 }
+
+// TestRefusesDocumentFeatures: a model with document features (whose
+// values depend on the other sentences of a document) is refused before
+// the run (exit 1, the reason named), and nothing is written.
+func TestRefusesDocumentFeatures(t *testing.T) {
+	sample, err := filepath.Abs("../../specs/data/ud-ewt-sample")
+	if err != nil {
+		t.Fatal(err)
+	}
+	spec := filepath.Join(t.TempDir(), "doc.hcl")
+	src := `experiment "doc" { seed = 1 }
+corpus "train" {
+  path   = "` + sample + `/train.conllu"
+  format = "conllu"
+}
+corpus "test" {
+  path   = "` + sample + `/test.conllu"
+  format = "conllu"
+}
+labels {
+  column = "upos"
+  scheme = "none"
+}
+features {
+  document "doc" {
+    column = "form"
+  }
+  transition "trans" {}
+}
+learner "perceptron" {
+  type   = "perceptron"
+  epochs = 1
+}
+evaluation {
+  train = "train"
+  test  = "test"
+}
+`
+	if err := os.WriteFile(spec, []byte(src), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	m := train(t, spec, "perceptron")
+	prefix := filepath.Join(t.TempDir(), "out")
+	code, _, stderr := command(t, bin.beam, "--model", m, "--input", sample+"/test.conllu", "--output", prefix)
+	if code != 1 || !strings.Contains(stderr, "document features") {
+		t.Errorf("exit %d, want 1 with a message about document features:\n%s", code, lastLines(stderr, 10))
+	}
+	if found, _ := filepath.Glob(prefix + "*"); len(found) > 0 {
+		t.Errorf("files written: %v", found)
+	}
+}

@@ -12,10 +12,10 @@ import (
 	"github.com/apache/beam/sdks/v2/go/pkg/beam/io/filesystem"
 	"github.com/apache/beam/sdks/v2/go/pkg/beam/register"
 
-	"github.com/trellis-nlp/trellis/framework/corpus"
 	"github.com/trellis-nlp/trellis/framework/eval"
 	"github.com/trellis-nlp/trellis/framework/model"
 	"github.com/trellis-nlp/trellis/framework/scheme"
+	"github.com/trellis-nlp/trellis/framework/tagger"
 )
 
 // Sentence is one sentence of the input as it travels between workers:
@@ -124,21 +124,22 @@ func loadModel(ctx context.Context, path string) (*model.Model, error) {
 	return m, nil
 }
 
-// loadInfo loads the model once in the launcher, so that a wrong path or
-// a model that cannot score (--eval without a label column) fails before
-// any worker starts.
+// loadInfo loads the model once in the launcher, so that a wrong path, a
+// model that cannot score (--eval without a label column) or one this
+// pipeline cannot tag fails before any worker starts.
 func loadInfo(ctx context.Context, path string, labelled bool) (*modelInfo, error) {
-	m, err := loadModel(ctx, path)
+	tg, err := newTagger(ctx, path)
 	if err != nil {
 		return nil, err
 	}
-	f, err := corpus.New(m.Format)
-	if err != nil {
-		return nil, fmt.Errorf("%s: model format: %w", path, err)
+	defer tg.Close()
+	if err := checkTagger(tg, path); err != nil {
+		return nil, err
 	}
-	if labelled && f.LabelColumn() < 0 {
+	if labelled && tg.Format.LabelColumn() < 0 {
 		return nil, fmt.Errorf("%s: the model's format has no label column to evaluate against", path)
 	}
+	m := tg.Model
 	if _, err := scheme.Parse(m.Scheme); err != nil {
 		return nil, fmt.Errorf("%s: %w", path, err)
 	}
@@ -147,4 +148,14 @@ func loadInfo(ctx context.Context, path string, labelled bool) (*modelInfo, erro
 		return nil, err
 	}
 	return &modelInfo{format: string(cfg), scheme: m.Scheme}, nil
+}
+
+// checkTagger refuses models whose labels depend on more than the
+// sentence: document features read the other sentences of a document,
+// which the pipeline spreads over workers.
+func checkTagger(tg *tagger.Tagger, path string) error {
+	if tg.ReadsDocuments() {
+		return fmt.Errorf("%s: the model has document features, whose values depend on the other sentences of a document; trellis-beam tags sentences apart, so it would not give trellis tag's labels: use trellis tag", path)
+	}
+	return nil
 }
