@@ -19,7 +19,7 @@ func tagCommand() command {
 	return command{
 		Name: "tag",
 		Usage: []string{
-			"--model MODEL [FILE|-] [--marginals] [--nbest K] [--constrained auto|on|off]",
+			"--model MODEL [FILE|-] [--marginals] [--nbest K] [--constrained auto|on|off] [--decode viterbi|greedy|beam|posterior] [--beam N]",
 			"--model MODEL --input text|tokens [FILE|-] [--output tsv|json]",
 			"--model MODEL [FILE|-] --output json",
 		},
@@ -32,7 +32,9 @@ func tagCommand() command {
 			"--output tsv prints token<TAB>label per token and a blank line between sentences (the default for text and tokens; " +
 			"a segmentation model prints the segmented words instead unless --output tsv is given); --output json one JSON object per sentence " +
 			"(tokens, labels, words for segmentation, marginals and probability with --marginals, the k best with --nbest). " +
-			"--nbest K adds the 2nd..Kth best labels as further columns in tsv; --marginals adds the best label's marginal after it.",
+			"--nbest K adds the 2nd..Kth best labels as further columns in tsv; --marginals adds the best label's marginal after it.\n" +
+			"--decode picks how labels are chosen: viterbi (the best sequence, the default), greedy (left to right, each label the best after the one before), " +
+			"beam with --beam N (the N best partial paths per position), posterior (the largest marginals the scheme's constraints allow).",
 		Run: (*app).cmdTag,
 	}
 }
@@ -54,6 +56,7 @@ func (a *app) cmdTag(ctx context.Context, args []string) error {
 	nbest := fs.Int("nbest", 1, "print the `K` best label sequences of each sentence with their scores and probabilities")
 	constrained := fs.String("constrained", "auto", "constrained decoding for span schemes: `auto|on|off` (auto: the model's setting)")
 	input := fs.String("input", "corpus", "what FILE holds: `corpus|text|tokens` (corpus: the model's own format)")
+	decode := addDecodeFlags(fs)
 	output := fs.String("output", "auto", "what to print: `auto|tsv|json` (auto: the input's layout for corpus input, tsv for text and tokens, segmented words for a segmentation model)")
 	pos, err := parseInterspersed(fs, args)
 	if err != nil {
@@ -75,6 +78,9 @@ func (a *app) cmdTag(ctx context.Context, args []string) error {
 		opt.Constrained = ptr(false)
 	default:
 		return usagef("--constrained must be auto, on or off, got %q", *constrained)
+	}
+	if err := decode.apply(&opt, *nbest); err != nil {
+		return err
 	}
 	if len(pos) > 1 {
 		return usagef("tag takes at most one input file")

@@ -57,4 +57,15 @@
 // runs in L³ per position, not L⁴. The caller adds a start symbol for
 // the first position's pairs and maps the pairs of the path back to
 // labels.
+//
+// # Other decoders
+//
+// Decoder (decode.go) picks a sequence other ways over the same Scores:
+// greedy (each label the best after the one before), beam search (the N
+// best labels per position, each with its best path: partial paths that
+// end alike are recombined as in Viterbi, so width 1 is greedy and a
+// width of L or more is Viterbi, bit for bit) and posterior (the
+// sequence of largest marginals among those the -Inf entries allow:
+// Viterbi over log marginals with 0/-Inf transitions, the per-token
+// argmax when nothing is forbidden).
 package lattice

@@ -619,7 +619,7 @@ func evaluateLearner(ctx context.Context, o Options, enc *encoded, li *spec.Lear
 	if err != nil {
 		return nil, err
 	}
-	tg, err := tagger.New(loaded, o.Templates, tagger.Options{})
+	tg, err := tagger.New(loaded, o.Templates, tagger.Options{Decode: li.Decode, Beam: li.Beam})
 	if err != nil {
 		return nil, err
 	}

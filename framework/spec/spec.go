@@ -21,6 +21,7 @@ import (
 
 	"github.com/trellis-nlp/trellis/framework/corpus"
 	"github.com/trellis-nlp/trellis/framework/feature"
+	"github.com/trellis-nlp/trellis/framework/lattice"
 	"github.com/trellis-nlp/trellis/framework/learn"
 	"github.com/trellis-nlp/trellis/framework/registry"
 	"github.com/trellis-nlp/trellis/framework/scheme"
@@ -144,6 +145,12 @@ type LearnerInstance struct {
 	Learner learn.Learner `json:"-"`
 	Config  any           `json:"config"`
 	Range   hcl.Range     `json:"-"`
+	// Decode is how the learner's model tags the test corpus (decode =
+	// "viterbi", the default, "greedy", "beam" or "posterior"); Beam is
+	// the width of "beam". They are settings of every learner, decoded
+	// beside type (decodeDecoding).
+	Decode lattice.Method `json:"decode,omitempty"`
+	Beam   int            `json:"beam,omitempty"`
 }
 
 // Evaluation is the evaluation block.
@@ -654,7 +661,8 @@ func (s *Spec) decodeLearners(blocks hcl.Blocks, ctx *hcl.EvalContext, reg *lear
 			diags = append(diags, errorAt(b.LabelRanges[0].Ptr(), "Duplicate learner", fmt.Sprintf("Learner %q is declared twice.", name)))
 			continue
 		}
-		head, rest, d := b.Body.PartialContent(&hcl.BodySchema{Attributes: []hcl.AttributeSchema{{Name: "type", Required: true}}})
+		head, rest, d := b.Body.PartialContent(&hcl.BodySchema{Attributes: []hcl.AttributeSchema{
+			{Name: "type", Required: true}, {Name: "decode"}, {Name: "beam"}}})
 		if diags = append(diags, d...); d.HasErrors() {
 			continue
 		}
@@ -666,6 +674,10 @@ func (s *Spec) decodeLearners(blocks hcl.Blocks, ctx *hcl.EvalContext, reg *lear
 		l, ok := reg.New(typ)
 		if !ok {
 			diags = append(diags, errorAt(head.Attributes["type"].Expr.Range().Ptr(), "Unknown learner type", registry.DidYouMean(typ, reg.Names(), "learner type")))
+			continue
+		}
+		method, beam, d := decodeDecoding(head, ctx)
+		if diags = append(diags, d...); d.HasErrors() {
 			continue
 		}
 		unsupported := unsupportedSettings(rest, typ, l, reg)
@@ -685,9 +697,50 @@ func (s *Spec) decodeLearners(blocks hcl.Blocks, ctx *hcl.EvalContext, reg *lear
 			}
 			diags = append(diags, vd)
 		}
-		s.Learners = append(s.Learners, &LearnerInstance{Name: name, Type: typ, Learner: l, Config: l.Config(), Range: b.DefRange})
+		s.Learners = append(s.Learners, &LearnerInstance{Name: name, Type: typ, Learner: l, Config: l.Config(), Range: b.DefRange,
+			Decode: method, Beam: beam})
 	}
 	return diags
+}
+
+// decodeDecoding reads a learner block's decode and beam: the decoding
+// method by name (Viterbi when absent) and the beam width, which only
+// decode = "beam" takes and which it needs.
+func decodeDecoding(head *hcl.BodyContent, ctx *hcl.EvalContext) (lattice.Method, int, hcl.Diagnostics) {
+	var diags hcl.Diagnostics
+	method := lattice.DecodeViterbi
+	da, hasDecode := head.Attributes["decode"]
+	if hasDecode {
+		var name string
+		if d := gohcl.DecodeExpression(da.Expr, ctx, &name); d.HasErrors() {
+			return method, 0, d
+		}
+		m, ok := lattice.ParseMethod(name)
+		if !ok {
+			return method, 0, hcl.Diagnostics{errorAt(da.Expr.Range().Ptr(), "Unknown decoding method",
+				registry.DidYouMean(name, lattice.MethodNames, "decoding method"))}
+		}
+		method = m
+	}
+	beam := 0
+	ba, hasBeam := head.Attributes["beam"]
+	if hasBeam {
+		if d := gohcl.DecodeExpression(ba.Expr, ctx, &beam); d.HasErrors() {
+			return method, 0, d
+		}
+	}
+	switch {
+	case hasBeam && method != lattice.DecodeBeam:
+		diags = append(diags, errorAt(ba.NameRange.Ptr(), "Unsupported learner setting",
+			fmt.Sprintf(`beam is the width of beam decoding; this learner decodes with %s. It is a setting of decode = "beam": add that, or remove beam.`, method)))
+	case method == lattice.DecodeBeam && !hasBeam:
+		diags = append(diags, errorAt(da.Expr.Range().Ptr(), "Missing beam width",
+			`decode = "beam" needs beam = N, the number of partial paths kept per position (1 is greedy; the number of labels or more is Viterbi).`))
+	case hasBeam && beam < 1:
+		diags = append(diags, errorAt(ba.Expr.Range().Ptr(), "Invalid beam width",
+			fmt.Sprintf("beam must be at least 1, got %d", beam)))
+	}
+	return method, beam, diags
 }
 
 // unsupportedSettings reports each attribute of a learner block (type
@@ -719,8 +772,9 @@ func unsupportedSettings(body hcl.Body, typ string, l learn.Learner, reg *learn.
 		if len(takers) > 0 {
 			detail += fmt.Sprintf(" It is a setting of %s.", andList(takers))
 		}
-		if hint := registry.Suggest(name, own); hint != "" || len(takers) == 0 {
-			detail += fmt.Sprintf(" Type %s takes: %s.", typ, strings.Join(own, ", "))
+		// Every learner also takes decode and beam (decodeDecoding).
+		if hint := registry.Suggest(name, append(slices.Clip(own), "decode", "beam")); hint != "" || len(takers) == 0 {
+			detail += fmt.Sprintf(" Type %s takes: %s (and decode, beam).", typ, strings.Join(own, ", "))
 			if hint != "" {
 				detail += fmt.Sprintf(" Did you mean %q?", hint)
 			}

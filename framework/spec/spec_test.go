@@ -12,6 +12,7 @@ import (
 	"github.com/hashicorp/hcl/v2"
 
 	"github.com/trellis-nlp/trellis/builtin"
+	"github.com/trellis-nlp/trellis/framework/lattice"
 	"github.com/trellis-nlp/trellis/framework/scheme"
 	"github.com/trellis-nlp/trellis/framework/spec"
 )
@@ -113,6 +114,10 @@ func TestBadSpecDiagnostics(t *testing.T) {
 		{name: "pa_crf_setting", want: []string{"Unsupported learner setting", `Learner type pa does not take "c1"`, "setting of crf, maxent and memm."}},
 		{name: "perceptron_variance", want: []string{`Learner type perceptron does not take "variance"`, "setting of arow."}},
 		{name: "misspelt_setting", want: []string{`Learner type arow does not take "epoch"`, `Did you mean "epochs"?`}},
+		{name: "beam_without_decode", want: []string{"Unsupported learner setting", `this learner decodes with greedy`, `decode = "beam"`}},
+		{name: "unknown_decode", want: []string{"Unknown decoding method", `Did you mean "greedy"?`}},
+		{name: "beam_missing_width", want: []string{"Missing beam width", "beam = N"}},
+		{name: "misspelt_decode", want: []string{`Learner type hmm does not take "decod"`, `Did you mean "decode"?`}},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -428,4 +433,35 @@ func FuzzDecode(f *testing.F) {
 		var buf bytes.Buffer
 		spec.WriteDiagnostics(&buf, diags, map[string][]byte{name: src})
 	})
+}
+
+// TestLearnerDecoding: decode and beam are settings of every learner
+// block; without them a learner decodes with Viterbi.
+func TestLearnerDecoding(t *testing.T) {
+	src, err := os.ReadFile("testdata/good.hcl")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct {
+		settings string
+		method   lattice.Method
+		beam     int
+	}{
+		{``, lattice.DecodeViterbi, 0},
+		{`decode = "greedy"`, lattice.DecodeGreedy, 0},
+		{`decode = "Posterior"`, lattice.DecodePosterior, 0},
+		{"decode = \"beam\"\n  beam = 4", lattice.DecodeBeam, 4},
+	} {
+		t.Run(c.method.String(), func(t *testing.T) {
+			text := strings.Replace(string(src), `  type = "hmm"`, "  type = \"hmm\"\n  "+c.settings, 1)
+			path := filepath.Join("testdata", "decoding.hcl")
+			s, diags := spec.Decode(path, []byte(text), nil, registries())
+			if diags.HasErrors() {
+				t.Fatalf("%s", diags.Error())
+			}
+			if l := s.Learners[0]; l.Decode != c.method || l.Beam != c.beam {
+				t.Fatalf("decode %v beam %d, want %v beam %d", l.Decode, l.Beam, c.method, c.beam)
+			}
+		})
+	}
 }

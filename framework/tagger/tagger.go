@@ -18,6 +18,10 @@ import (
 type Options struct {
 	// Constrained overrides the model's constrained-decoding setting.
 	Constrained *bool
+	// Decode is how a sentence's labels are chosen (Viterbi when zero);
+	// Beam is the width of lattice.DecodeBeam.
+	Decode lattice.Method
+	Beam   int
 }
 
 // Tagger tags sentences with one model. It is not safe for concurrent use.
@@ -28,6 +32,7 @@ type Tagger struct {
 	extractors []feature.Extractor
 	enc        *feature.Encoder
 	ws         *lattice.Workspace
+	dec        *lattice.Decoder // runs in ws
 	// scorer lays out the model's state weights for scoring; scores has
 	// the model's transitions attached once, constraints applied (chain).
 	// free is the chain without constraints, for sentences whose every
@@ -59,6 +64,10 @@ func New(m *model.Model, reg *feature.Registry, opt Options) (*Tagger, error) {
 	t := &Tagger{Model: m, Format: f, mapper: mp, extractors: mp.Extractors(), enc: mp.NewEncoder()}
 	t.documents = t.enc.HasDocumentExtractor()
 	t.ws = lattice.NewWorkspace(len(m.Labels))
+	if opt.Decode == lattice.DecodeBeam && opt.Beam < 1 {
+		return nil, fmt.Errorf("beam decoding needs a beam width of at least 1, got %d", opt.Beam)
+	}
+	t.dec = lattice.NewDecoder(t.ws, opt.Decode, opt.Beam)
 	lm := m.Linear
 	t.scorer = lm.NewScorer(lm.W)
 	t.free = lattice.NewChain(lm.Trans(), lm.Start(), lm.Stop(), nil)
@@ -138,8 +147,9 @@ func (t *Tagger) tag(sents []*corpus.Sentence, buf []string, out [][]string) ([]
 	return out, buf, nil
 }
 
-// decode runs Viterbi on sentence k of data and returns the label IDs (a
-// view into a reused buffer).
+// decode decodes sentence k of data with the tagger's method (Viterbi
+// unless Options.Decode says otherwise) and returns the label IDs (a view
+// into a reused buffer).
 func (t *Tagger) decode(data *feature.Dataset, k int) []int32 {
 	t.scorer.Lattice(&t.scores, data, k)
 	n := t.scores.N
@@ -147,7 +157,7 @@ func (t *Tagger) decode(data *feature.Dataset, k int) []int32 {
 		t.path = make([]int32, n)
 	}
 	t.path = t.path[:n]
-	if score := t.ws.Viterbi(t.path, &t.scores); math.IsInf(score, -1) && t.free != t.chain {
+	if score := t.dec.Decode(t.path, &t.scores); math.IsInf(score, -1) && t.free != t.chain {
 		// Every path is forbidden (possible only with constraints that
 		// the model's labels cannot satisfy): decode unconstrained.
 		free := t.scores

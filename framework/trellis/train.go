@@ -132,7 +132,7 @@ func DefaultTemplates() []Template {
 // "label", so Model.Tag takes the tokens alone. Settings that do not
 // decode or validate return a *SpecError.
 func Train(ctx context.Context, sents []Sentence, o Options) (*Model, error) {
-	s, err := memorySpec(o)
+	s, err := memorySpec(o, memoryFormat, len(o.Dev) > 0)
 	if err != nil {
 		return nil, err
 	}
@@ -159,9 +159,9 @@ func Train(ctx context.Context, sents []Sentence, o Options) (*Model, error) {
 var memoryFormat = corpus.Config{Name: corpus.NameCoNLL, Columns: []string{"word", "label"}, Label: "label"}
 
 // memorySpec is the spec that Options stand for: a train corpus (and a dev
-// corpus) of memoryFormat, the templates and the learner decoded by the
-// registries as a spec's blocks are.
-func memorySpec(o Options) (*spec.Spec, error) {
+// corpus, when hasDev) of the given format, the templates and the learner
+// decoded by the registries as a spec's blocks are. o.Dev is not read.
+func memorySpec(o Options, format corpus.Config, hasDev bool) (*spec.Spec, error) {
 	// The provenance's spec hash is over the settings (the sentences are
 	// the data, not the spec).
 	raw, err := json.Marshal(struct {
@@ -176,10 +176,14 @@ func memorySpec(o Options) (*spec.Spec, error) {
 	sum := sha256.Sum256(raw)
 	s := &spec.Spec{File: "<options>", Source: raw, Hash: hex.EncodeToString(sum[:]), Name: "trellis.Train", Seed: o.Seed,
 		Variables: map[string]string{}, Evaluation: spec.Evaluation{Train: "train"}}
-	for _, name := range []string{"train", "dev"} {
-		s.Corpora = append(s.Corpora, &spec.Corpus{Name: name, Path: "<" + name + ">", Format: memoryFormat, Columns: memoryFormat.Columns})
+	f, err := corpus.New(format)
+	if err != nil {
+		return nil, err
 	}
-	if len(o.Dev) > 0 {
+	for _, name := range []string{"train", "dev"} {
+		s.Corpora = append(s.Corpora, &spec.Corpus{Name: name, Path: "<" + name + ">", Format: format, Columns: f.Columns()})
+	}
+	if hasDev {
 		s.Evaluation.Dev = "dev"
 	}
 	var diags hcl.Diagnostics

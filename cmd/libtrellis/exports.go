@@ -1,0 +1,165 @@
+//go:build cgo
+
+package main
+
+/*
+#include <stdlib.h>
+#include <stdint.h>
+*/
+import "C"
+
+import (
+	"unsafe"
+
+	"github.com/trellis-nlp/trellis/framework/trellis"
+)
+
+// setError stores err's message in *errOut (malloc'd; the caller frees it
+// with trellis_free_buffer).
+func setError(errOut **C.char, err error) {
+	if errOut != nil && err != nil {
+		*errOut = C.CString(err.Error())
+	}
+}
+
+// cBytes copies a Go byte slice into malloc'd memory.
+func cBytes(b []byte, n *C.size_t) unsafe.Pointer {
+	if n != nil {
+		*n = C.size_t(len(b))
+	}
+	return C.CBytes(b)
+}
+
+// goBytes views C memory as a Go slice without copying; it must not be
+// kept past the call.
+func goBytes(p unsafe.Pointer, n C.size_t) []byte {
+	if p == nil || n == 0 {
+		return nil
+	}
+	return unsafe.Slice((*byte)(p), int(n))
+}
+
+//export trellis_train
+func trellis_train(settings unsafe.Pointer, settingsLen C.size_t, trainBuf unsafe.Pointer, trainLen C.size_t,
+	devBuf unsafe.Pointer, devLen C.size_t, errOut **C.char) (h C.int64_t) {
+	var err error
+	defer func() { setError(errOut, err) }()
+	defer guard(&err)
+	m, err := train(goBytes(settings, settingsLen), goBytes(trainBuf, trainLen), goBytes(devBuf, devLen))
+	if err != nil {
+		return 0
+	}
+	return C.int64_t(models.add(m))
+}
+
+//export trellis_load
+func trellis_load(path *C.char, errOut **C.char) (h C.int64_t) {
+	var err error
+	defer func() { setError(errOut, err) }()
+	defer guard(&err)
+	m, err := trellis.Load(C.GoString(path))
+	if err != nil {
+		return 0
+	}
+	return C.int64_t(models.add(m))
+}
+
+//export trellis_load_bytes
+func trellis_load_bytes(data unsafe.Pointer, n C.size_t, errOut **C.char) (h C.int64_t) {
+	var err error
+	defer func() { setError(errOut, err) }()
+	defer guard(&err)
+	m, err := trellis.LoadBytes(goBytes(data, n))
+	if err != nil {
+		return 0
+	}
+	return C.int64_t(models.add(m))
+}
+
+//export trellis_info
+func trellis_info(h C.int64_t, n *C.size_t, errOut **C.char) (out unsafe.Pointer) {
+	var err error
+	defer func() { setError(errOut, err) }()
+	defer guard(&err)
+	m, err := models.get(int64(h))
+	if err != nil {
+		return nil
+	}
+	b, err := modelInfo(m)
+	if err != nil {
+		return nil
+	}
+	return cBytes(b, n)
+}
+
+//export trellis_tag
+func trellis_tag(h C.int64_t, req unsafe.Pointer, reqLen C.size_t, marginals C.int, n *C.size_t, errOut **C.char) (out unsafe.Pointer) {
+	var err error
+	defer func() { setError(errOut, err) }()
+	defer guard(&err)
+	m, err := models.get(int64(h))
+	if err != nil {
+		return nil
+	}
+	b, err := tag(m, goBytes(req, reqLen), marginals != 0)
+	if err != nil {
+		return nil
+	}
+	return cBytes(b, n)
+}
+
+//export trellis_tag_attributes
+func trellis_tag_attributes(h C.int64_t, buf unsafe.Pointer, bufLen C.size_t, marginals C.int, n *C.size_t, errOut **C.char) (out unsafe.Pointer) {
+	var err error
+	defer func() { setError(errOut, err) }()
+	defer guard(&err)
+	m, err := models.get(int64(h))
+	if err != nil {
+		return nil
+	}
+	b, err := tagBuffer(m, goBytes(buf, bufLen), marginals != 0)
+	if err != nil {
+		return nil
+	}
+	return cBytes(b, n)
+}
+
+//export trellis_save
+func trellis_save(h C.int64_t, path *C.char, errOut **C.char) (status C.int) {
+	var err error
+	defer func() {
+		setError(errOut, err)
+		if err != nil {
+			status = -1
+		}
+	}()
+	defer guard(&err)
+	m, err := models.get(int64(h))
+	if err != nil {
+		return -1
+	}
+	err = m.Save(C.GoString(path))
+	return 0
+}
+
+//export trellis_bytes
+func trellis_bytes(h C.int64_t, n *C.size_t, errOut **C.char) (out unsafe.Pointer) {
+	var err error
+	defer func() { setError(errOut, err) }()
+	defer guard(&err)
+	m, err := models.get(int64(h))
+	if err != nil {
+		return nil
+	}
+	b, err := m.Bytes()
+	if err != nil {
+		return nil
+	}
+	return cBytes(b, n)
+}
+
+//export trellis_free
+func trellis_free(h C.int64_t) { models.remove(int64(h)) }
+
+//export trellis_free_buffer
+func trellis_free_buffer(p unsafe.Pointer) { C.free(p) }

@@ -1,0 +1,46 @@
+package tagger
+
+import (
+	"math"
+
+	"github.com/trellis-nlp/trellis/framework/corpus"
+)
+
+// Marginals returns, for each sentence of the batch, P(y_i = y | sentence)
+// for every token i and every label y (in the order of Model.Labels), from
+// forward-backward over the lattice Tag decodes: the same constraints, and
+// the same unconstrained fallback when they forbid every path, so the
+// marginals describe the distribution Tag's labels are the mode of. For
+// learners that are not probabilistic (see Probabilistic) they are the
+// normalized exponentiated scores, as CRFsuite reports for its
+// non-probabilistic trainers.
+func (t *Tagger) Marginals(sents []*corpus.Sentence) ([][][]float64, error) {
+	t.enc.Reset()
+	if err := t.enc.Encode(sents); err != nil {
+		return nil, err
+	}
+	data := t.enc.Dataset()
+	l := len(t.Model.Labels)
+	out := make([][][]float64, len(sents))
+	for k := range sents {
+		t.scorer.Lattice(&t.scores, data, k)
+		sc := t.scores
+		n := sc.N
+		if n == 0 {
+			out[k] = [][]float64{}
+			continue
+		}
+		if logZ := t.ws.ForwardBackward(&sc); math.IsInf(logZ, -1) && t.free != t.chain {
+			t.free.Attach(&sc)
+			t.ws.ForwardBackward(&sc)
+		}
+		flat := make([]float64, n*l)
+		t.ws.StateMarginals(flat)
+		rows := make([][]float64, n)
+		for i := range rows {
+			rows[i] = flat[i*l : (i+1)*l : (i+1)*l]
+		}
+		out[k] = rows
+	}
+	return out, nil
+}
