@@ -783,13 +783,15 @@ func newerModelCases(t *testing.T) {
 		sum := sha256.Sum256(body)
 		return append(body, sum[:]...)
 	}
+	// Version 2 (a model trained in an encoding) is this trellis's own;
+	// the first it does not know is 3.
 	newer := func(field bool, header bool) []byte {
 		b := bytes.Clone(model)
 		if field {
-			binary.LittleEndian.PutUint32(b[versionAt:], version+1)
+			binary.LittleEndian.PutUint32(b[versionAt:], 3)
 		}
 		if header {
-			copy(b[headerAt:], `{"version":2,`)
+			copy(b[headerAt:], `{"version":3,`)
 		}
 		return reseal(b)
 	}
@@ -798,13 +800,13 @@ func newerModelCases(t *testing.T) {
 		data []byte
 		msg  string
 	}{
-		{"version field and header", newer(true, true), "model file format version 2 is newer than this trellis supports (1); use a newer trellis"},
+		{"version field and header", newer(true, true), "model file format version 3 is newer than this trellis supports (2); use a newer trellis"},
 		{"version field, checksum not resealed", func() []byte {
 			b := bytes.Clone(model)
 			binary.LittleEndian.PutUint32(b[versionAt:], 7)
 			return b
-		}(), "model file format version 7 is newer than this trellis supports (1); use a newer trellis"},
-		{"header only", newer(false, true), "model header says format version 2, newer than this trellis supports (1); use a newer trellis"},
+		}(), "model file format version 7 is newer than this trellis supports (2); use a newer trellis"},
+		{"header only", newer(false, true), "model header says format version 3, newer than this trellis supports (2); use a newer trellis"},
 	}
 	for _, v := range variants {
 		for _, cmd := range []string{"tag", "eval"} {

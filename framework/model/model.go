@@ -17,8 +17,15 @@ import (
 	"github.com/trellis-nlp/trellis/framework/linear"
 )
 
-// Version is the model file format this build writes and reads.
-const Version = 1
+// Version is the newest model file format this build writes and reads.
+// Version 2 is version 1 with a training encoding (Header.OutputScheme):
+// only models that use one are written as 2, so an older trellis refuses
+// them instead of printing labels in the encoding, and every other model
+// keeps version 1 and its exact bytes.
+const Version = 2
+
+// PlainVersion is the format of models without a training encoding.
+const PlainVersion = 1
 
 var magic = [8]byte{'T', 'R', 'E', 'L', 'L', 'I', 'S', 'M'}
 
@@ -31,15 +38,21 @@ type Model struct {
 
 // Header is the JSON part of a model file.
 type Header struct {
-	Version     int                    `json:"version"`
-	Labels      []string               `json:"labels"`
-	Scheme      string                 `json:"scheme"`
-	Constrained bool                   `json:"constrained"`
-	Format      corpus.Config          `json:"format"`
-	LabelColumn string                 `json:"label_column"`
-	WordColumn  string                 `json:"word_column,omitempty"`
-	Templates   []feature.TemplateSpec `json:"templates"`
-	Transitions bool                   `json:"transitions"`
+	Version int      `json:"version"`
+	Labels  []string `json:"labels"`
+	// Scheme is the scheme of Labels, the one the model decodes in
+	// (constraints included).
+	Scheme string `json:"scheme"`
+	// OutputScheme, when set, is the corpus's scheme: the model was
+	// trained in the encoding Scheme (say BIOES for an IOB1 corpus) and
+	// the tagger converts its predictions back to OutputScheme.
+	OutputScheme string                 `json:"output_scheme,omitempty"`
+	Constrained  bool                   `json:"constrained"`
+	Format       corpus.Config          `json:"format"`
+	LabelColumn  string                 `json:"label_column"`
+	WordColumn   string                 `json:"word_column,omitempty"`
+	Templates    []feature.TemplateSpec `json:"templates"`
+	Transitions  bool                   `json:"transitions"`
 	// UnknownAttrs[g] is the attribute standing for template g's values
 	// unseen in training (see feature.Mapper.UnknownAttrs).
 	UnknownAttrs []int32    `json:"unknown_attrs"`
@@ -88,7 +101,7 @@ func (m *Model) Encode(w io.Writer) error {
 		}
 	}
 	h := m.Header
-	h.Version = Version
+	h.Version = h.FormatVersion()
 	h.Transitions = m.Linear.Transitions
 	meta, err := json.Marshal(h)
 	if err != nil {
@@ -97,7 +110,7 @@ func (m *Model) Encode(w io.Writer) error {
 	var b bytes.Buffer
 	b.Write(magic[:])
 	le := binary.LittleEndian
-	b.Write(le.AppendUint32(nil, Version))
+	b.Write(le.AppendUint32(nil, uint32(h.Version)))
 	b.Write(le.AppendUint64(nil, uint64(len(meta))))
 	b.Write(meta)
 	b.Write(le.AppendUint64(nil, uint64(len(m.Attrs))))
@@ -119,6 +132,25 @@ func (m *Model) Encode(w io.Writer) error {
 	b.Write(sum[:])
 	_, err = w.Write(b.Bytes())
 	return err
+}
+
+// FormatVersion is the file format a model with this header is written
+// in: PlainVersion, or Version for a model trained in an encoding.
+func (h *Header) FormatVersion() int {
+	if h.OutputScheme != "" {
+		return Version
+	}
+	return PlainVersion
+}
+
+// Output is the scheme of the labels the model's tagger emits: the
+// corpus's scheme, which is Scheme unless the model was trained in an
+// encoding.
+func (h *Header) Output() string {
+	if h.OutputScheme != "" {
+		return h.OutputScheme
+	}
+	return h.Scheme
 }
 
 func writeInt32s(b *bytes.Buffer, xs []int32) {
@@ -205,11 +237,11 @@ func Decode(data []byte) (*Model, error) {
 		return nil, ErrNotModel
 	}
 	version := binary.LittleEndian.Uint32(data[len(magic):])
-	if version != Version {
+	if version != PlainVersion && version != Version {
 		if version > Version {
 			return nil, fmt.Errorf("model file format version %d is newer than this trellis supports (%d); use a newer trellis", version, Version)
 		}
-		return nil, fmt.Errorf("model file format version %d is not supported (this trellis reads version %d)", version, Version)
+		return nil, fmt.Errorf("model file format version %d is not supported (this trellis reads versions %d and %d)", version, PlainVersion, Version)
 	}
 	if len(data) < len(magic)+4+sha256.Size {
 		return nil, fmt.Errorf("truncated model file (%d bytes)", len(data))
@@ -230,8 +262,12 @@ func Decode(data []byte) (*Model, error) {
 		if m.Version > Version {
 			return nil, fmt.Errorf("model header says format version %d, newer than this trellis supports (%d); use a newer trellis", m.Version, Version)
 		}
-		if m.Version != Version {
+		if m.Version != int(version) {
 			return nil, fmt.Errorf("corrupted model: header says format version %d, the file says %d", m.Version, version)
+		}
+		// An encoding is what version 2 adds: each implies the other.
+		if m.FormatVersion() != m.Version {
+			return nil, fmt.Errorf("corrupted model: format version %d with output scheme %q", m.Version, m.OutputScheme)
 		}
 	}
 	// Each name takes at least one byte (its length), which bounds the count.

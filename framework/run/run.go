@@ -151,7 +151,7 @@ func Run(ctx context.Context, o Options) (*Result, error) {
 	sch := s.Labels.Scheme
 	var constraints *lattice.Constraints
 	if s.Labels.Constrained {
-		constraints = scheme.Constraints(enc.mapper.Labels().Names(), sch)
+		constraints = scheme.Constraints(enc.mapper.Labels().Names(), s.Labels.Training())
 	}
 
 	res := &Result{Dir: o.OutDir, Metrics: rundir.Metrics{}, tests: map[string][]eval.Sentence{}}
@@ -303,7 +303,7 @@ func newManifest(o Options, enc *encoded, dataHashes map[string]string, learners
 		GoVersion: runtime.Version(), OSArch: runtime.GOOS + "/" + runtime.GOARCH,
 		Seed: s.Seed, Threads: o.Threads, Command: o.Command, WorkingDirectory: workingDirectory(),
 		TrainCorpus: s.Evaluation.Train, DevCorpus: s.Evaluation.Dev, TestCorpus: s.Evaluation.Test,
-		LabelColumn: s.Labels.Column, Scheme: s.Labels.Scheme,
+		LabelColumn: s.Labels.Column, Scheme: s.Labels.Scheme, Encode: s.Labels.Encode,
 		Learners: learners, Plugins: manifestPlugins(enc.mapper.Templates()),
 		Attributes: enc.mapper.Attrs().Len(), Labels: enc.mapper.Labels().Names(),
 	}, nil
@@ -371,6 +371,7 @@ func encodeTraining(ctx context.Context, o Options) (*encoded, error) {
 	if err := checkTraining(o, trainC, labelCol, sents, true); err != nil {
 		return nil, err
 	}
+	encodeLabels(s.Labels, labelCol, sents)
 	if err := enc.readVocabulary(s.Labels.Scheme, sents); err != nil {
 		return nil, err
 	}
@@ -392,6 +393,7 @@ func encodeTraining(ctx context.Context, o Options) (*encoded, error) {
 		if err := checkTraining(o, devC, labelCol, enc.devSents, false); err != nil {
 			return nil, err
 		}
+		encodeLabels(s.Labels, labelCol, enc.devSents)
 		var unknownLabels map[string]int
 		if enc.dev, unknownLabels, err = mp.Encode(enc.devSents); err != nil {
 			return nil, err
@@ -401,6 +403,27 @@ func encodeTraining(ctx context.Context, o Options) (*encoded, error) {
 		}
 	}
 	return enc, nil
+}
+
+// encodeLabels re-encodes the gold labels of checked sentences in the
+// training encoding, in place: from then on the mapper, the learners, the
+// constraints and dev scoring see only the encoding. Without one it does
+// nothing.
+func encodeLabels(l spec.Labels, labelCol int, sents []*corpus.Sentence) {
+	if l.Encode == scheme.None {
+		return
+	}
+	var gold, enc []string
+	for _, st := range sents {
+		gold = gold[:0]
+		for _, tok := range st.Tokens {
+			gold = append(gold, tok[labelCol])
+		}
+		enc = scheme.Convert(enc[:0], gold, l.Scheme, l.Encode)
+		for i, tok := range st.Tokens {
+			tok[labelCol] = enc[i]
+		}
+	}
 }
 
 // newMapper compiles the spec's templates against the training corpus's
@@ -486,7 +509,7 @@ func runLearner(ctx context.Context, o Options, enc *encoded, li *spec.LearnerIn
 	}
 	if enc.dev != nil {
 		p.Dev = enc.dev
-		p.DevScore = devScorer(enc, s.Labels.Scheme, constraints, o.Threads)
+		p.DevScore = devScorer(enc, s.Labels.Training(), constraints, o.Threads)
 	}
 	modelPath := rundir.ModelPath(o.OutDir, li.Name)
 	var ck *checkpointer
@@ -535,12 +558,15 @@ func runLearner(ctx context.Context, o Options, enc *encoded, li *spec.LearnerIn
 	trainFormat := s.Corpus(s.Evaluation.Train).Format
 	m := &model.Model{
 		Header: model.Header{
-			Scheme: s.Labels.Scheme.String(), Constrained: s.Labels.Constrained,
+			Scheme: s.Labels.Training().String(), Constrained: s.Labels.Constrained,
 			Format: trainFormat, LabelColumn: s.Labels.Column, WordColumn: enc.mapper.Columns().Names[enc.wordColumn],
 			Learner:    model.Learner{Name: li.Name, Type: li.Type, Config: cfg},
 			Provenance: model.Provenance{Experiment: s.Name, SpecHash: s.Hash, DataHashes: dataHashes, Seed: s.Seed, Trellis: Version()},
 		},
 		Linear: res.Model,
+	}
+	if s.Labels.Encode != scheme.None {
+		m.OutputScheme = s.Labels.Scheme.String()
 	}
 	m.SetMapper(enc.mapper)
 	if err := model.Save(modelPath, m); err != nil {
@@ -594,8 +620,11 @@ func evaluateLearner(ctx context.Context, o Options, enc *encoded, li *spec.Lear
 		lm.TagTokensPerSecond = float64(tokens) / lm.TagSeconds
 	}
 	unknown := map[string]int{}
+	var gold []string
 	for _, es := range sents {
-		for _, g := range es.Gold {
+		// The mapper's labels are in the training encoding.
+		gold = scheme.Convert(gold[:0], es.Gold, s.Labels.Scheme, s.Labels.Training())
+		for _, g := range gold {
 			if _, ok := enc.mapper.Labels().LookupString(g); !ok {
 				unknown[g]++
 			}

@@ -57,26 +57,28 @@ type Manifest struct {
 	SpecSHA256  string `json:"spec_sha256"`
 	// Spec is the resolved spec as JSON (spec.Spec marshalled); readers
 	// that need its parts use the fields below.
-	Spec             json.RawMessage            `json:"spec"`
-	SpecSource       string                     `json:"spec_source"`
-	DataSHA256       map[string]string          `json:"data_sha256"`
-	TrellisVersion   string                     `json:"trellis_version"`
-	VCSRevision      string                     `json:"vcs_revision"`
-	GoVersion        string                     `json:"go_version"`
-	OSArch           string                     `json:"os_arch"`
-	Seed             uint64                     `json:"seed"`
-	Threads          int                        `json:"threads"`
-	Command          []string                   `json:"command"`
-	WorkingDirectory string                     `json:"working_directory"`
-	TrainCorpus      string                     `json:"train_corpus,omitempty"`
-	DevCorpus        string                     `json:"dev_corpus,omitempty"`
-	TestCorpus       string                     `json:"test_corpus"`
-	LabelColumn      string                     `json:"label_column,omitempty"`
-	Scheme           scheme.Scheme              `json:"scheme"`
-	Learners         map[string]ManifestLearner `json:"learners"`
-	Plugins          map[string]model.Plugin    `json:"plugins"`
-	Attributes       int                        `json:"attributes"`
-	Labels           []string                   `json:"labels"`
+	Spec             json.RawMessage   `json:"spec"`
+	SpecSource       string            `json:"spec_source"`
+	DataSHA256       map[string]string `json:"data_sha256"`
+	TrellisVersion   string            `json:"trellis_version"`
+	VCSRevision      string            `json:"vcs_revision"`
+	GoVersion        string            `json:"go_version"`
+	OSArch           string            `json:"os_arch"`
+	Seed             uint64            `json:"seed"`
+	Threads          int               `json:"threads"`
+	Command          []string          `json:"command"`
+	WorkingDirectory string            `json:"working_directory"`
+	TrainCorpus      string            `json:"train_corpus,omitempty"`
+	DevCorpus        string            `json:"dev_corpus,omitempty"`
+	TestCorpus       string            `json:"test_corpus"`
+	LabelColumn      string            `json:"label_column,omitempty"`
+	Scheme           scheme.Scheme     `json:"scheme"`
+	// Encode is the encoding the learners trained in, when not Scheme.
+	Encode     scheme.Scheme              `json:"encode,omitempty"`
+	Learners   map[string]ManifestLearner `json:"learners"`
+	Plugins    map[string]model.Plugin    `json:"plugins"`
+	Attributes int                        `json:"attributes"`
+	Labels     []string                   `json:"labels"`
 }
 
 // ManifestLearner is a learner's type and its configuration (the

@@ -95,11 +95,33 @@ func (s *Split) foldOf(k int) int {
 type Labels struct {
 	Column string        `json:"column"`
 	Scheme scheme.Scheme `json:"scheme"`
-	// Constrained decoding forbids ill-formed label bigrams of the scheme.
+	// Encode, when not None, is the span scheme the learners train and
+	// decode in (say BIOES for an IOB1 corpus): gold train and dev labels
+	// are re-encoded after the scheme check, and predictions go back to
+	// Scheme before they are written or scored.
+	Encode scheme.Scheme `json:"encode,omitempty"`
+	// Constrained decoding forbids ill-formed label bigrams of the scheme
+	// the learners decode in (Training).
 	Constrained bool `json:"constrained"`
 	// SchemeRange is where the scheme is declared (the labels block when
 	// it is not), for diagnostics about labels that contradict it.
 	SchemeRange hcl.Range `json:"-"`
+}
+
+// Training is the scheme the learners train and decode in: Encode if the
+// spec asks for an encoding, else the corpus's Scheme.
+func (l Labels) Training() scheme.Scheme {
+	if l.Encode != scheme.None {
+		return l.Encode
+	}
+	return l.Scheme
+}
+
+// encodings are the values encode accepts: the span schemes, with BILOU
+// (U for S, L for E) read as BIOES, whose labels it writes.
+var encodings = map[string]scheme.Scheme{
+	"iob1": scheme.IOB1, "iob2": scheme.IOB2, "bio": scheme.IOB2,
+	"bioes": scheme.BIOES, "iobes": scheme.BIOES, "bilou": scheme.BIOES,
 }
 
 // Features is the features block.
@@ -499,6 +521,7 @@ func (s *Spec) decodeLabels(content *hcl.BodyContent, ctx *hcl.EvalContext) hcl.
 	var cfg struct {
 		Column      string `hcl:"column"`
 		Scheme      string `hcl:"scheme,optional"`
+		Encode      string `hcl:"encode,optional"`
 		Constrained *bool  `hcl:"constrained,optional"`
 	}
 	d := gohcl.DecodeBody(b.Body, ctx, &cfg)
@@ -516,9 +539,14 @@ func (s *Spec) decodeLabels(content *hcl.BodyContent, ctx *hcl.EvalContext) hcl.
 		}
 		s.Labels.Scheme = sc
 	}
-	// Constrained decoding is on by default where a scheme makes some label
-	// bigrams impossible (the issue's IOB2/BIOES; BMES likewise).
-	s.Labels.Constrained = s.Labels.Scheme == scheme.IOB2 || s.Labels.Scheme == scheme.BIOES || s.Labels.Scheme == scheme.BMES
+	if cfg.Encode != "" {
+		diags = append(diags, s.decodeEncode(b, cfg.Encode)...)
+	}
+	// Constrained decoding is on by default where the scheme the learners
+	// decode in makes some label bigrams impossible (the issue's
+	// IOB2/BIOES; BMES likewise).
+	tr := s.Labels.Training()
+	s.Labels.Constrained = tr == scheme.IOB2 || tr == scheme.BIOES || tr == scheme.BMES
 	if cfg.Constrained != nil {
 		s.Labels.Constrained = *cfg.Constrained
 	}
@@ -533,6 +561,26 @@ func (s *Spec) decodeLabels(content *hcl.BodyContent, ctx *hcl.EvalContext) hcl.
 		c.Format.Label = cfg.Column
 	}
 	return diags
+}
+
+// decodeEncode reads the labels block's encode value: a span scheme, for a
+// corpus whose scheme has spans. Encoding in the corpus's own scheme is no
+// encoding (the model stays a plain one).
+func (s *Spec) decodeEncode(b *hcl.Block, value string) hcl.Diagnostics {
+	rng := attrRange(b, "encode")
+	enc, ok := encodings[strings.ToLower(strings.TrimSpace(value))]
+	if !ok {
+		return hcl.Diagnostics{errorAt(rng, "Unknown training encoding",
+			registry.DidYouMean(value, []string{"iob1", "iob2", "bioes", "bilou"}, "encoding"))}
+	}
+	if !s.Labels.Scheme.HasSpans() {
+		return hcl.Diagnostics{errorAt(rng, "Encoding without spans",
+			fmt.Sprintf("encode re-encodes the chunks of a span scheme (iob1, iob2, bioes); the labels' scheme is %s.", s.Labels.Scheme))}
+	}
+	if enc != s.Labels.Scheme {
+		s.Labels.Encode = enc
+	}
+	return nil
 }
 
 func (s *Spec) decodeFeatures(content *hcl.BodyContent, ctx *hcl.EvalContext, reg *feature.Registry) hcl.Diagnostics {
