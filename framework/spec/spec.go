@@ -43,6 +43,12 @@ type Spec struct {
 	Features   Features           `json:"features"`
 	Learners   []*LearnerInstance `json:"learners"`
 	Evaluation Evaluation         `json:"evaluation"`
+	// Tunes are the tune blocks: learner settings picked on the dev
+	// corpus or by cross-validation on the train corpus.
+	Tunes []*Tune `json:"tunes,omitempty"`
+
+	// learners makes the learners of tuning candidates.
+	learners *learn.Registry
 
 	// declared are all corpus names in the file, including corpora whose
 	// blocks had errors, so references to them are not reported again.
@@ -165,6 +171,9 @@ type LearnerInstance struct {
 	Learner learn.Learner `json:"-"`
 	Config  any           `json:"config"`
 	Range   hcl.Range     `json:"-"`
+	// body and ctx decode the block again for a tuning candidate.
+	body hcl.Body
+	ctx  *hcl.EvalContext
 }
 
 // Evaluation is the evaluation block.
@@ -223,6 +232,7 @@ var rootSchema = &hcl.BodySchema{
 		{Type: "features"},
 		{Type: "learner", LabelNames: []string{"name"}},
 		{Type: "evaluation"},
+		{Type: "tune", LabelNames: []string{"learner"}},
 	},
 }
 
@@ -237,7 +247,7 @@ func Decode(filename string, src []byte, vars map[string]string, reg Registries)
 	diags = append(diags, d...)
 
 	sum := sha256.Sum256(src)
-	s := &Spec{File: filename, Dir: filepath.Dir(filename), Source: src, Hash: hex.EncodeToString(sum[:]), Variables: map[string]string{}}
+	s := &Spec{File: filename, Dir: filepath.Dir(filename), Source: src, Hash: hex.EncodeToString(sum[:]), Variables: map[string]string{}, learners: reg.Learners}
 
 	ctx, d := decodeVariables(content.Blocks.OfType("variable"), vars, s)
 	diags = append(diags, d...)
@@ -251,6 +261,7 @@ func Decode(filename string, src []byte, vars map[string]string, reg Registries)
 	diags = append(diags, s.decodeFeatures(content, ctx, reg.Templates)...)
 	diags = append(diags, s.decodeLearners(content.Blocks.OfType("learner"), ctx, reg.Learners)...)
 	diags = append(diags, s.decodeEvaluation(content, ctx)...)
+	diags = append(diags, s.decodeTunes(content.Blocks.OfType("tune"), ctx)...)
 	if diags.HasErrors() {
 		return nil, dropFollowUps(diags)
 	}
@@ -725,7 +736,7 @@ func (s *Spec) decodeLearners(blocks hcl.Blocks, ctx *hcl.EvalContext, reg *lear
 			}
 			diags = append(diags, vd)
 		}
-		s.Learners = append(s.Learners, &LearnerInstance{Name: name, Type: typ, Learner: l, Config: l.Config(), Range: b.DefRange})
+		s.Learners = append(s.Learners, &LearnerInstance{Name: name, Type: typ, Learner: l, Config: l.Config(), Range: b.DefRange, body: rest, ctx: ctx})
 	}
 	return diags
 }
