@@ -110,6 +110,11 @@ func TestBadSpecDiagnostics(t *testing.T) {
 		{name: "syntax_error", want: []string{"error: "}},
 		{name: "bad_split", want: []string{"Invalid split"}},
 		{name: "bad_encode", want: []string{"Unknown training encoding", `Did you mean "bioes"?`}},
+		{name: "tune_unknown_learner", want: []string{"Unknown learner", `Did you mean "crf"?`}},
+		{name: "tune_unknown_setting", want: []string{"Unknown learner setting", `has no setting "c_2". Did you mean "c2"?`}},
+		{name: "tune_bad_value", want: []string{"Invalid value", "c2 = -1", "Setting is not a number", `"algorithm"`}},
+		{name: "tune_method", want: []string{"Invalid trials", "Folds with a dev corpus"}},
+		{name: "tune_unknown_method", want: []string{"Unknown tuning method", `Did you mean "grid"?`}},
 		{name: "encode_without_spans", want: []string{"Encoding without spans", "the labels' scheme is none"}},
 		{name: "two_transitions", want: []string{"More than one transition template"}},
 	}

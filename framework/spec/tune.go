@@ -45,6 +45,9 @@ const MinCountSetting = "min_count"
 // block that does not say.
 const DefaultTuneFolds = 3
 
+// MaxTuneGrid bounds the number of combinations a tune block may make.
+const MaxTuneGrid = 100000
+
 // Candidate is one combination of setting values, by setting name.
 type Candidate map[string]float64
 
@@ -262,6 +265,14 @@ func (s *Spec) checkTune(t *Tune, b *hcl.Block, attrs hcl.Attributes) hcl.Diagno
 	if len(t.Settings) == 0 {
 		diags = append(diags, errorAt(b.DefRange.Ptr(), "Nothing to tune",
 			fmt.Sprintf(`A tune block lists settings of learner %q with the values to try, e.g. c2 = [0.1, 0.3, 1].`, t.Learner)))
+	}
+	size := 1
+	for _, st := range t.Settings {
+		if size *= len(st.Values); size > MaxTuneGrid {
+			diags = append(diags, errorAt(b.DefRange.Ptr(), "Grid too large",
+				fmt.Sprintf("The settings make more than %d combinations; list fewer values.", MaxTuneGrid)))
+			break
+		}
 	}
 	switch {
 	case t.Method == "random" && t.Trials < 1:
