@@ -331,3 +331,40 @@ func TestTuneRandom(t *testing.T) {
 		t.Errorf("grid %v", g)
 	}
 }
+
+// TestTuneThreads tunes the CRF, whose gradient is spread over the
+// threads, by cross-validation with 1 and with 2 threads: the same record
+// and the same final model bytes.
+func TestTuneThreads(t *testing.T) {
+	src := chunkCVSpec(`learner "crf" {
+  type = "crf"
+}
+tune "crf" {
+  c2    = [0.1, 30]
+  folds = 2
+}`, `  test = "test"`)
+	var records []*rundir.Tuning
+	var models [][]byte
+	for _, threads := range []int{1, 2} {
+		res, _ := runSpec(t, loadSpec(t, src), threads)
+		tu := readTuning(t, res.Dir, "crf")
+		for i := range tu.Candidates {
+			tu.Candidates[i].TrainSeconds = 0
+		}
+		records = append(records, tu)
+		b, err := os.ReadFile(rundir.ModelPath(res.Dir, "crf"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		models = append(models, b)
+	}
+	if !reflect.DeepEqual(records[0], records[1]) {
+		t.Errorf("the search depends on the thread count:\n%+v\n%+v", records[0], records[1])
+	}
+	if string(models[0]) != string(models[1]) {
+		t.Errorf("the tuned model's bytes depend on the thread count")
+	}
+	if c := records[0].Candidates; c[0].Score == c[1].Score {
+		t.Errorf("both candidates score %v: a search that cannot tell them apart proves little", c[0].Score)
+	}
+}
