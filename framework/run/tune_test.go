@@ -247,6 +247,10 @@ tune "hmm" {
 	if err != nil || !strings.Contains(string(report), "## Tuning hmm") {
 		t.Errorf("report.md has no tuning section (%v)", err)
 	}
+	html, err := os.ReadFile(filepath.Join(res.Dir, rundir.ReportHTML))
+	if err != nil || !strings.Contains(string(html), `<section id="tuning">`) || !strings.Contains(string(html), "<strong>picked</strong>") {
+		t.Errorf("report.html has no tuning section (%v)", err)
+	}
 }
 
 // TestTuneCV tunes by cross-validation on a spec without a dev corpus and
