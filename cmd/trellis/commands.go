@@ -260,7 +260,7 @@ func (a *app) loadTagger(ctx context.Context, path string, opt tagger.Options) (
 func (a *app) cmdTag(ctx context.Context, args []string) error {
 	fs := newFlagSet("tag", a.stderr)
 	modelPath := fs.String("model", "", "model file")
-	marginals := fs.Bool("marginals", false, "append each predicted label's marginal probability (label:p) and print each sentence's probability")
+	marginals := fs.Bool("marginals", false, "append each predicted label's marginal probability (label:p) and print each sentence's probability (a model trained in an encoding gives the marginal of the encoded label, e.g. E-PER printed as I-PER)")
 	nbest := fs.Int("nbest", 1, "print the K best label sequences of each sentence with their scores and probabilities")
 	constrained := fs.String("constrained", "auto", "constrained decoding for span schemes: auto (the model's setting), on or off")
 	pos, err := parseInterspersed(fs, args)
