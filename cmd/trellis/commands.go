@@ -325,7 +325,7 @@ func (a *app) cmdEval(ctx context.Context, args []string) error {
 	if labelCol < 0 {
 		return fmt.Errorf("the model's format has no label column to evaluate against")
 	}
-	sch, err := scheme.Parse(tg.Model.Scheme)
+	sch, err := scheme.Parse(tg.Model.Output())
 	if err != nil {
 		return err
 	}

@@ -51,7 +51,7 @@ func (o tagOptions) detailed() bool { return o.marginals || o.nbest > 1 }
 func (a *app) cmdTag(ctx context.Context, args []string) error {
 	fs := newFlagSet("tag", a.stderr)
 	modelPath := fs.String("model", "", "the `MODEL` file")
-	marginals := fs.Bool("marginals", false, "add each label's marginal probability as a column after it (json: marginals and the sentence's probability)")
+	marginals := fs.Bool("marginals", false, "add each label's marginal probability as a column after it (json: marginals and the sentence's probability); a model trained in an encoding gives the marginal of the encoded label (E-PER printed as I-PER)")
 	nbest := fs.Int("nbest", 1, "add the 2nd..`K`th best labels as further columns (json: the K best sequences with their scores and probabilities)")
 	constrained := fs.String("constrained", "auto", "constrained decoding for span schemes: `auto|on|off` (auto: the model's setting)")
 	input := fs.String("input", "corpus", "what FILE holds: `corpus|text|tokens` (corpus: the model's own format)")

@@ -45,6 +45,12 @@ type Spec struct {
 	Features   Features           `json:"features"`
 	Learners   []*LearnerInstance `json:"learners"`
 	Evaluation Evaluation         `json:"evaluation"`
+	// Tunes are the tune blocks: learner settings picked on the dev
+	// corpus or by cross-validation on the train corpus.
+	Tunes []*Tune `json:"tunes,omitempty"`
+
+	// learners makes the learners of tuning candidates.
+	learners *learn.Registry
 
 	// declared are all corpus names in the file, including corpora whose
 	// blocks had errors, so references to them are not reported again.
@@ -97,11 +103,33 @@ func (s *Split) foldOf(k int) int {
 type Labels struct {
 	Column string        `json:"column"`
 	Scheme scheme.Scheme `json:"scheme"`
-	// Constrained decoding forbids ill-formed label bigrams of the scheme.
+	// Encode, when not None, is the span scheme the learners train and
+	// decode in (say BIOES for an IOB1 corpus): gold train and dev labels
+	// are re-encoded after the scheme check, and predictions go back to
+	// Scheme before they are written or scored.
+	Encode scheme.Scheme `json:"encode,omitempty"`
+	// Constrained decoding forbids ill-formed label bigrams of the scheme
+	// the learners decode in (Training).
 	Constrained bool `json:"constrained"`
 	// SchemeRange is where the scheme is declared (the labels block when
 	// it is not), for diagnostics about labels that contradict it.
 	SchemeRange hcl.Range `json:"-"`
+}
+
+// Training is the scheme the learners train and decode in: Encode if the
+// spec asks for an encoding, else the corpus's Scheme.
+func (l Labels) Training() scheme.Scheme {
+	if l.Encode != scheme.None {
+		return l.Encode
+	}
+	return l.Scheme
+}
+
+// encodings are the values encode accepts: the span schemes, with BILOU
+// (U for S, L for E) read as BIOES, whose labels it writes.
+var encodings = map[string]scheme.Scheme{
+	"iob1": scheme.IOB1, "iob2": scheme.IOB2, "bio": scheme.IOB2,
+	"bioes": scheme.BIOES, "iobes": scheme.BIOES, "bilou": scheme.BIOES,
 }
 
 // Features is the features block.
@@ -151,6 +179,9 @@ type LearnerInstance struct {
 	// beside type (decodeDecoding).
 	Decode lattice.Method `json:"decode,omitempty"`
 	Beam   int            `json:"beam,omitempty"`
+	// body and ctx decode the block again for a tuning candidate.
+	body hcl.Body
+	ctx  *hcl.EvalContext
 }
 
 // Evaluation is the evaluation block.
@@ -209,6 +240,7 @@ var rootSchema = &hcl.BodySchema{
 		{Type: "features"},
 		{Type: "learner", LabelNames: []string{"name"}},
 		{Type: "evaluation"},
+		{Type: "tune", LabelNames: []string{"learner"}},
 	},
 }
 
@@ -223,7 +255,7 @@ func Decode(filename string, src []byte, vars map[string]string, reg Registries)
 	diags = append(diags, d...)
 
 	sum := sha256.Sum256(src)
-	s := &Spec{File: filename, Dir: filepath.Dir(filename), Source: src, Hash: hex.EncodeToString(sum[:]), Variables: map[string]string{}}
+	s := &Spec{File: filename, Dir: filepath.Dir(filename), Source: src, Hash: hex.EncodeToString(sum[:]), Variables: map[string]string{}, learners: reg.Learners}
 
 	ctx, d := decodeVariables(content.Blocks.OfType("variable"), vars, s)
 	diags = append(diags, d...)
@@ -237,6 +269,7 @@ func Decode(filename string, src []byte, vars map[string]string, reg Registries)
 	diags = append(diags, s.decodeFeatures(content, ctx, reg.Templates)...)
 	diags = append(diags, s.decodeLearners(content.Blocks.OfType("learner"), ctx, reg.Learners)...)
 	diags = append(diags, s.decodeEvaluation(content, ctx)...)
+	diags = append(diags, s.decodeTunes(content.Blocks.OfType("tune"), ctx)...)
 	if diags.HasErrors() {
 		return nil, dropFollowUps(diags)
 	}
@@ -507,6 +540,7 @@ func (s *Spec) decodeLabels(content *hcl.BodyContent, ctx *hcl.EvalContext) hcl.
 	var cfg struct {
 		Column      string `hcl:"column"`
 		Scheme      string `hcl:"scheme,optional"`
+		Encode      string `hcl:"encode,optional"`
 		Constrained *bool  `hcl:"constrained,optional"`
 	}
 	d := gohcl.DecodeBody(b.Body, ctx, &cfg)
@@ -524,9 +558,14 @@ func (s *Spec) decodeLabels(content *hcl.BodyContent, ctx *hcl.EvalContext) hcl.
 		}
 		s.Labels.Scheme = sc
 	}
-	// Constrained decoding is on by default where a scheme makes some label
-	// bigrams impossible (the issue's IOB2/BIOES; BMES likewise).
-	s.Labels.Constrained = s.Labels.Scheme == scheme.IOB2 || s.Labels.Scheme == scheme.BIOES || s.Labels.Scheme == scheme.BMES
+	if cfg.Encode != "" {
+		diags = append(diags, s.decodeEncode(b, cfg.Encode)...)
+	}
+	// Constrained decoding is on by default where the scheme the learners
+	// decode in makes some label bigrams impossible (the issue's
+	// IOB2/BIOES; BMES likewise).
+	tr := s.Labels.Training()
+	s.Labels.Constrained = tr == scheme.IOB2 || tr == scheme.BIOES || tr == scheme.BMES
 	if cfg.Constrained != nil {
 		s.Labels.Constrained = *cfg.Constrained
 	}
@@ -541,6 +580,26 @@ func (s *Spec) decodeLabels(content *hcl.BodyContent, ctx *hcl.EvalContext) hcl.
 		c.Format.Label = cfg.Column
 	}
 	return diags
+}
+
+// decodeEncode reads the labels block's encode value: a span scheme, for a
+// corpus whose scheme has spans. Encoding in the corpus's own scheme is no
+// encoding (the model stays a plain one).
+func (s *Spec) decodeEncode(b *hcl.Block, value string) hcl.Diagnostics {
+	rng := attrRange(b, "encode")
+	enc, ok := encodings[strings.ToLower(strings.TrimSpace(value))]
+	if !ok {
+		return hcl.Diagnostics{errorAt(rng, "Unknown training encoding",
+			registry.DidYouMean(value, []string{"iob1", "iob2", "bioes", "bilou"}, "encoding"))}
+	}
+	if !s.Labels.Scheme.HasSpans() {
+		return hcl.Diagnostics{errorAt(rng, "Encoding without spans",
+			fmt.Sprintf("encode re-encodes the chunks of a span scheme (iob1, iob2, bioes); the labels' scheme is %s.", s.Labels.Scheme))}
+	}
+	if enc != s.Labels.Scheme {
+		s.Labels.Encode = enc
+	}
+	return nil
 }
 
 func (s *Spec) decodeFeatures(content *hcl.BodyContent, ctx *hcl.EvalContext, reg *feature.Registry) hcl.Diagnostics {
@@ -698,7 +757,7 @@ func (s *Spec) decodeLearners(blocks hcl.Blocks, ctx *hcl.EvalContext, reg *lear
 			diags = append(diags, vd)
 		}
 		s.Learners = append(s.Learners, &LearnerInstance{Name: name, Type: typ, Learner: l, Config: l.Config(), Range: b.DefRange,
-			Decode: method, Beam: beam})
+			Decode: method, Beam: beam, body: rest, ctx: ctx})
 	}
 	return diags
 }

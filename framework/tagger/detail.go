@@ -11,12 +11,21 @@ import (
 type Decoded struct {
 	// Paths are the label sequences, best first: one for Viterbi, up to k
 	// for n-best (fewer when the sentence has fewer allowed sequences).
+	// They are in the scheme the tagger emits (the corpus's); a model
+	// trained in an encoding ranks its paths in that encoding, so two
+	// paths may read the same once converted when decoding is
+	// unconstrained (ill-formed paths convert to the chunks conlleval
+	// would count).
 	Paths [][]string
 	// Scores are the paths' linear scores; Probabilities their
 	// probabilities under the model, exp(score - log Z).
 	Scores        []float64
 	Probabilities []float64
-	// Marginals[i] is P(y_i = Paths[0][i]), from forward-backward.
+	// Marginals[i] is P(y_i = Paths[0][i]), from forward-backward. For a
+	// model trained in an encoding it is the marginal of the label the
+	// best path has at i in that encoding (say P(y_i = E-PER), printed as
+	// I-PER in IOB1): the probability the model assigns, not a sum over
+	// the encoded labels that convert to the same output label.
 	Marginals []float64
 }
 
@@ -55,7 +64,7 @@ func (t *Tagger) TagDetailed(sents []*corpus.Sentence, k int) ([]Decoded, error)
 			for i, y := range paths[r] {
 				labels[i] = t.Model.Labels[y]
 			}
-			d.Paths = append(d.Paths, labels)
+			d.Paths = append(d.Paths, t.output(labels))
 			d.Scores = append(d.Scores, scores[r])
 			d.Probabilities = append(d.Probabilities, probability(scores[r], logZ))
 		}

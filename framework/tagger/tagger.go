@@ -45,6 +45,11 @@ type Tagger struct {
 	// documents: an extractor reads whole documents, so batches end only
 	// at document boundaries (documents.go).
 	documents bool
+	// A model trained in an encoding decodes in scheme from and emits
+	// its predictions in the corpus's scheme to (convert is then true).
+	from, to scheme.Scheme
+	convert  bool
+	encoded  []string
 }
 
 // New builds a tagger for m. Templates are instantiated from reg.
@@ -72,17 +77,20 @@ func New(m *model.Model, reg *feature.Registry, opt Options) (*Tagger, error) {
 	t.scorer = lm.NewScorer(lm.W)
 	t.free = lattice.NewChain(lm.Trans(), lm.Start(), lm.Stop(), nil)
 	t.chain = t.free
+	if t.from, err = scheme.Parse(m.Scheme); err == nil {
+		t.to, err = scheme.Parse(m.Output())
+	}
+	if err != nil {
+		t.Close()
+		return nil, fmt.Errorf("model scheme: %w", err)
+	}
+	t.convert = t.from != t.to
 	constrained := m.Constrained
 	if opt.Constrained != nil {
 		constrained = *opt.Constrained
 	}
 	if constrained {
-		sc, err := scheme.Parse(m.Scheme)
-		if err != nil {
-			t.Close()
-			return nil, err
-		}
-		t.chain = lattice.NewChain(lm.Trans(), lm.Start(), lm.Stop(), scheme.Constraints(m.Labels, sc))
+		t.chain = lattice.NewChain(lm.Trans(), lm.Start(), lm.Stop(), scheme.Constraints(m.Labels, t.from))
 	}
 	t.chain.Attach(&t.scores)
 	return t, nil
@@ -139,12 +147,30 @@ func (t *Tagger) tag(sents []*corpus.Sentence, buf []string, out [][]string) ([]
 	for k := range sents {
 		ids := t.decode(data, k)
 		start := len(buf)
-		for _, y := range ids {
-			buf = append(buf, names[y])
+		if t.convert {
+			t.encoded = t.encoded[:0]
+			for _, y := range ids {
+				t.encoded = append(t.encoded, names[y])
+			}
+			buf = scheme.Convert(buf, t.encoded, t.from, t.to)
+		} else {
+			for _, y := range ids {
+				buf = append(buf, names[y])
+			}
 		}
 		out[k] = buf[start:len(buf):len(buf)]
 	}
 	return out, buf, nil
+}
+
+// output returns labels, in the model's scheme, in the scheme the tagger
+// emits: the same slice for a plain model, a new one for a model trained
+// in an encoding.
+func (t *Tagger) output(labels []string) []string {
+	if !t.convert {
+		return labels
+	}
+	return scheme.Convert(make([]string, 0, len(labels)), labels, t.from, t.to)
 }
 
 // decode decodes sentence k of data with the tagger's method (Viterbi
