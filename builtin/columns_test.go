@@ -25,6 +25,7 @@ func TestReadColumns(t *testing.T) {
 			{`column = "pos"`, []int{1}},
 			{"column = \"word\"\noffsets = [-1, 0]\nngram = 2", []int{0}},
 			{`join = ["word[-1]", "pos[0]", "word[1]"]`, []int{0, 1}},
+			{`format = "{word[-1]}/{pos[0]}"`, []int{0, 1}},
 		},
 		"prefix":     {{`column = "word"`, []int{0}}},
 		"suffix":     {{`column = "pos"`, []int{1}}},

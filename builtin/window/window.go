@@ -104,6 +104,8 @@ func (b *Bound) Each(s *corpus.Sentence, fn func(i, k int, value string)) {
 // a Bound.
 func (b *Bound) ReadColumns() []int { return []int{b.Column} }
 
+var _ feature.ColumnReader = (*Bound)(nil)
+
 // AppendValue appends v to dst, lowercased if the template asks for it.
 func (b *Bound) AppendValue(dst []byte, v string) []byte {
 	if b.Lowercase {

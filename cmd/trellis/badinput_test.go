@@ -792,6 +792,8 @@ func newerModelCases(t *testing.T) {
 		sum := sha256.Sum256(body)
 		return append(body, sum[:]...)
 	}
+	// Version 2 (a model trained in an encoding) is this trellis's own;
+	// the first it does not know is 3.
 	newer := func(field bool, header bool) []byte {
 		b := bytes.Clone(model)
 		if field {

@@ -288,9 +288,9 @@ func (a *app) loadTagger(ctx context.Context, path string, opt tagger.Options) (
 func evalCommand() command {
 	return command{
 		Name:        "eval",
-		Usage:       []string{"--model MODEL FILE [--json]"},
+		Usage:       []string{"--model MODEL FILE [--json] [--decode viterbi|greedy|beam|posterior] [--beam N]"},
 		Summary:     "score a model on a labelled file",
-		Description: "Tags FILE (in the model's corpus format, with gold labels) and prints a conlleval-style report for span schemes, accuracy otherwise, and word precision, recall and F1 for segmentation; --json prints the full metrics.",
+		Description: "Tags FILE (in the model's corpus format, with gold labels) and prints a conlleval-style report for span schemes, accuracy otherwise, and word precision, recall and F1 for segmentation; --json prints the full metrics. --decode and --beam choose the decoding method as in trellis tag.",
 		Run:         (*app).cmdEval,
 	}
 }
@@ -299,6 +299,7 @@ func (a *app) cmdEval(ctx context.Context, args []string) error {
 	fs := newFlagSet("eval", a.stderr)
 	modelPath := fs.String("model", "", "the `MODEL` file")
 	asJSON := fs.Bool("json", false, "print the metrics as JSON")
+	decode := addDecodeFlags(fs)
 	pos, err := parseInterspersed(fs, args)
 	if err != nil {
 		return err
@@ -306,7 +307,11 @@ func (a *app) cmdEval(ctx context.Context, args []string) error {
 	if len(pos) != 1 {
 		return usagef("eval takes one labelled file")
 	}
-	tg, err := a.loadTagger(ctx, *modelPath, tagger.Options{})
+	var opt tagger.Options
+	if err := decode.apply(&opt, 1); err != nil {
+		return err
+	}
+	tg, err := a.loadTagger(ctx, *modelPath, opt)
 	if err != nil {
 		return err
 	}
@@ -320,7 +325,7 @@ func (a *app) cmdEval(ctx context.Context, args []string) error {
 	if labelCol < 0 {
 		return fmt.Errorf("the model's format has no label column to evaluate against")
 	}
-	sch, err := scheme.Parse(tg.Model.Scheme)
+	sch, err := scheme.Parse(tg.Model.Output())
 	if err != nil {
 		return err
 	}

@@ -152,6 +152,10 @@ func TestContinueTraining(t *testing.T) {
   type       = "perceptron"
   init_model = "a/models/p.model"
 }`, false, []string{"init_model does not fit the spec", `template "w" has config`}},
+		{"other scheme", `learner "p" {
+  type       = "perceptron"
+  init_model = "a/models/p.model"
+}`, true, []string{"init_model does not fit the spec", "labels in scheme iob2, not bioes"}},
 		{"hmm", `learner "p" {
   type       = "hmm"
   init_model = "a/models/p.model"
@@ -163,6 +167,10 @@ func TestContinueTraining(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			src := continueSpec("first.txt", tc.learner, tc.lowercase)
+			if tc.name == "other scheme" {
+				src = strings.Replace(src, `scheme = "iob2"`, `scheme = "iob2"
+  encode = "bioes"`, 1)
+			}
 			spec := filepath.Join(dir, "bad-"+strings.ReplaceAll(tc.name, " ", "-")+".hcl")
 			if err := os.WriteFile(spec, []byte(src), 0o644); err != nil {
 				t.Fatal(err)

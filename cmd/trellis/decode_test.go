@@ -3,6 +3,7 @@ package main
 import (
 	"encoding/json"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -113,7 +114,8 @@ func TestTagNBestAndMarginals(t *testing.T) {
 }
 
 // TestTagNBestCoNLLU: CoNLL-U keeps the scores as comment lines, one per
-// rank, before the sentence.
+// rank, after the sentence's own comments (# newdoc, # sent_id, # text
+// still open it) and before its token lines.
 func TestTagNBestCoNLLU(t *testing.T) {
 	model := filepath.Join(sharedRun(t, quickstart), "models", "hmm.model")
 	out, _ := mustRun(t, "", "tag", "--model", model, "--nbest", "2", ewtTest)
@@ -123,8 +125,12 @@ func TestTagNBestCoNLLU(t *testing.T) {
 	}
 	for _, b := range blocks {
 		lines := strings.Split(b, "\n")
-		if !strings.HasPrefix(lines[0], "# rank=1 score=") || !strings.HasPrefix(lines[1], "# rank=2 score=") {
-			t.Fatalf("sentence does not start with its ranks: %q", lines[:2])
+		first := slices.IndexFunc(lines, func(l string) bool { return !strings.HasPrefix(l, "#") })
+		if first < 3 || !strings.HasPrefix(lines[first-2], "# rank=1 score=") || !strings.HasPrefix(lines[first-1], "# rank=2 score=") {
+			t.Fatalf("the ranks are not the last comments before the tokens: %q", lines[:max(first, 0)])
+		}
+		if !strings.HasPrefix(lines[0], "# newdoc") && !strings.HasPrefix(lines[0], "# sent_id") {
+			t.Fatalf("the sentence does not open with its own comments: %q", lines[0])
 		}
 		for _, l := range lines {
 			if !strings.HasPrefix(l, "#") && !conlluSpecialLine.MatchString(l) && len(strings.Split(l, "\t")) != 12 {

@@ -6,11 +6,11 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
 	"strconv"
 	"unicode/utf8"
 
 	"github.com/trellis-nlp/trellis/framework/corpus"
+	"github.com/trellis-nlp/trellis/framework/plural"
 	"github.com/trellis-nlp/trellis/framework/tagger"
 )
 
@@ -55,14 +55,8 @@ func (a *app) cmdExplain(ctx context.Context, args []string) error {
 		return usagef("--input: %v", err)
 	}
 	var opt tagger.Options
-	switch *constrained {
-	case "auto":
-	case "on", "true":
-		opt.Constrained = ptr(true)
-	case "off", "false":
-		opt.Constrained = ptr(false)
-	default:
-		return usagef("--constrained must be auto, on or off, got %q", *constrained)
+	if opt.Constrained, err = parseConstrained(*constrained); err != nil {
+		return err
 	}
 	tg, err := a.loadTagger(ctx, *modelPath, opt)
 	if err != nil {
@@ -104,11 +98,7 @@ type explainer struct {
 }
 
 func (x *explainer) stream(ctx context.Context, r corpus.Reader) error {
-	batch := make([]*corpus.Sentence, 0, tagger.BatchSize)
-	flush := func() error {
-		if len(batch) == 0 {
-			return nil
-		}
+	return x.tg.Batches(ctx, r, func(batch []*corpus.Sentence) error {
 		exps, err := x.tg.Explain(batch, x.top)
 		if err != nil {
 			return err
@@ -118,27 +108,8 @@ func (x *explainer) stream(ctx context.Context, r corpus.Reader) error {
 				return err
 			}
 		}
-		batch = batch[:0]
 		return nil
-	}
-	for {
-		if err := ctx.Err(); err != nil {
-			return err
-		}
-		s, err := r.Read()
-		if err == io.EOF {
-			return flush()
-		}
-		if err != nil {
-			return err
-		}
-		if x.tg.EndsBatch(batch, s) { // never cuts a document (document features)
-			if err := flush(); err != nil {
-				return err
-			}
-		}
-		batch = append(batch, s)
-	}
+	})
 }
 
 // explainedSentence is the JSON form of one sentence: its words beside
@@ -195,11 +166,7 @@ func (x *explainer) write(s *corpus.Sentence, ex tagger.Explanation) error {
 			}
 		}
 		if te.RestCount > 0 {
-			more := "features"
-			if te.RestCount == 1 {
-				more = "feature"
-			}
-			fmt.Fprintf(x.w, "    %+9.4f  (%d more %s)\n", te.Rest, te.RestCount, more)
+			fmt.Fprintf(x.w, "    %+9.4f  (%s)\n", te.Rest, plural.Count(te.RestCount, "more feature"))
 		}
 		if te.Start != nil {
 			fmt.Fprintf(x.w, "    %+9.4f  start → %s\n", *te.Start, te.Label)

@@ -104,3 +104,19 @@ func TestTopHelpAndVersion(t *testing.T) {
 		t.Errorf("run --bogus: exit %d, stderr %q", code, stderr)
 	}
 }
+
+// TestTagFlagHelp: --marginals and --nbest say what tag prints (further
+// columns), not the label:p form it once had.
+func TestTagFlagHelp(t *testing.T) {
+	page, _ := mustRun(t, "", "tag", "--help")
+	for _, bad := range []string{"label:p", "with their scores and probabilities\n  --"} {
+		if strings.Contains(page, bad) {
+			t.Errorf("tag --help says %q:\n%s", bad, page)
+		}
+	}
+	for _, want := range []string{"marginal probability as a column", "best labels as further columns"} {
+		if !strings.Contains(strings.Join(strings.Fields(page), " "), want) {
+			t.Errorf("tag --help lacks %q:\n%s", want, page)
+		}
+	}
+}

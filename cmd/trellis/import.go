@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/trellis-nlp/trellis/framework/importer/crfpp"
+	"github.com/trellis-nlp/trellis/framework/plural"
 )
 
 // importCommand converts another toolkit's feature templates into a spec.
@@ -85,17 +86,17 @@ func (a *app) cmdImport(args []string) error {
 }
 
 // importError makes mistakes in the template or the settings usage errors
-// (exit 2), each on its own line.
+// (exit 2), each on its own line; any other error (writing the spec) is a
+// failure (exit 1).
 func importError(err error) error {
 	var errs crfpp.Errors
 	if errors.As(err, &errs) {
-		noun := "errors"
-		if len(errs) == 1 {
-			noun = "error"
-		}
-		return usagef("%d %s in the template:\n%v", len(errs), noun, err)
+		return usagef("%s in the template:\n%v", plural.Count(len(errs), "error"), err)
 	}
-	return usagef("%v", err)
+	if oe := (*crfpp.OptionsError)(nil); errors.As(err, &oe) {
+		return usagef("%v", err)
+	}
+	return err
 }
 
 // commandLine is args as a shell would need them typed: arguments with

@@ -1,7 +1,9 @@
 package main
 
 import (
+	"bytes"
 	"encoding/json"
+	"errors"
 	"os"
 	"path/filepath"
 	"strings"
@@ -47,6 +49,12 @@ func TestImportCRFPP(t *testing.T) {
 	if _, err := os.Stat(filepath.Join(run, "models", "crf.model")); err != nil {
 		t.Errorf("no model: %v", err)
 	}
+	// The imported spec's words come from U02 (format "{word[0]}"), for
+	// eval's IV/OOV figures as for the run's.
+	res := evalVocab(t, filepath.Join(run, "models", "crf.model"), "testdata/chunk-test.txt")
+	if res.Vocabulary == nil || res.Vocabulary.Template != "U02" || res.OOVTokens == nil {
+		t.Errorf("eval's vocabulary %+v, want template U02 and IV/OOV figures", res.Vocabulary)
+	}
 }
 
 func quoteHCL(s string) string { b, _ := json.Marshal(s); return string(b) }
@@ -74,6 +82,8 @@ func TestImportErrors(t *testing.T) {
 		{"MIRA", []string{"import", "crfpp", chunking, "--columns", "word,pos,chunk", "-a", "MIRA"}, "no MIRA learner"},
 		{"bad cost", []string{"import", "crfpp", chunking, "--columns", "word,pos,chunk", "-c", "0"}, "-c 0"},
 		{"bad flag", []string{"import", "crfpp", chunking, "--columns", "word,pos,chunk", "--cost", "4"}, "cost"},
+		{"braces in a column name", []string{"import", "crfpp", chunking, "--columns", "w{x},pos,chunk"}, `"w{x}": a column name cannot contain`},
+		{"brackets in a column name", []string{"import", "crfpp", chunking, "--columns", "word,pos[1],chunk"}, `"pos[1]"`},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -88,6 +98,22 @@ func TestImportErrors(t *testing.T) {
 				t.Errorf("stderr %q lacks %q", stderr, tc.stderr)
 			}
 		})
+	}
+}
+
+// failingWriter fails every write, as stdout redirected to /dev/full does.
+type failingWriter struct{}
+
+func (failingWriter) Write([]byte) (int, error) { return 0, errors.New("no space left on device") }
+
+// TestImportWriteFailure: a spec that cannot be written is a failure (exit
+// 1), not a mistake on the command line.
+func TestImportWriteFailure(t *testing.T) {
+	var stderr bytes.Buffer
+	code := realMain([]string{"import", "crfpp", crfppTemplates + "chunking.template", "--columns", "word,pos,chunk"},
+		strings.NewReader(""), failingWriter{}, &stderr)
+	if code != exitFailure || !strings.Contains(stderr.String(), "no space left on device") {
+		t.Errorf("exit %d, stderr %q; want %d and the write error", code, stderr.String(), exitFailure)
 	}
 }
 

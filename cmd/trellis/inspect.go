@@ -20,6 +20,7 @@ type inspection struct {
 	Learner        model.Learner             `json:"learner"`
 	Provenance     model.Provenance          `json:"provenance"`
 	Scheme         string                    `json:"scheme"`
+	OutputScheme   string                    `json:"output_scheme,omitempty"`
 	Labels         []string                  `json:"labels"`
 	Attributes     int                       `json:"attributes"`
 	Features       int                       `json:"features"`
@@ -86,7 +87,7 @@ func inspect(m *model.Model, top int) *inspection {
 	lm := m.Linear
 	l := lm.NumLabels
 	in := &inspection{
-		Learner: m.Learner, Provenance: m.Provenance, Scheme: m.Scheme, Labels: m.Labels,
+		Learner: m.Learner, Provenance: m.Provenance, Scheme: m.Scheme, OutputScheme: m.OutputScheme, Labels: m.Labels,
 		Attributes: lm.NumAttrs(), Features: lm.NumFeatures(), Transitions: lm.Transitions,
 		Normalization: m.Normalization, TopFeatures: map[string][]weightedAttr{},
 	}
@@ -131,7 +132,11 @@ func writeInspection(a *app, in *inspection, top int) error {
 	fmt.Fprintf(w, "model:        %s (%.2f MB)\n", in.File, float64(in.Bytes)/(1<<20))
 	fmt.Fprintf(w, "learner:      %s (type %s)\n", in.Learner.Name, in.Learner.Type)
 	fmt.Fprintf(w, "experiment:   %s, seed %d, trellis %s\n", in.Provenance.Experiment, in.Provenance.Seed, in.Provenance.Trellis)
-	fmt.Fprintf(w, "labels:       %d (scheme %s)\n", len(in.Labels), in.Scheme)
+	if in.OutputScheme != "" {
+		fmt.Fprintf(w, "labels:       %d (trained in %s; predictions converted to %s)\n", len(in.Labels), in.Scheme, in.OutputScheme)
+	} else {
+		fmt.Fprintf(w, "labels:       %d (scheme %s)\n", len(in.Labels), in.Scheme)
+	}
 	fmt.Fprintf(w, "attributes:   %d\n", in.Attributes)
 	fmt.Fprintf(w, "features:     %d (%d with a non-zero weight)\n", in.Features, in.ActiveFeatures)
 	fmt.Fprintf(w, "transitions:  %v\n", in.Transitions)

@@ -278,6 +278,30 @@ func TestTag(t *testing.T) {
 	}
 }
 
+// TestTagPlainTextHint: plain text read as the model's corpus format (one
+// column where CoNLL-U has ten) fails naming the line, with a hint to use
+// --input text; a line of the wrong width that is not plain text gets none.
+func TestTagPlainTextHint(t *testing.T) {
+	model := filepath.Join(sharedRun(t, quickstart), "models", "hmm.model")
+	for _, tc := range []struct {
+		name, stdin string
+		hint        bool
+	}{
+		{"plain text", "The cat sat .\n", true},
+		{"three columns", "1\tThe\tthe\n", false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			code, _, stderr := trellis(t, tc.stdin, "tag", "--model", model)
+			if code != exitFailure || !strings.Contains(stderr, "<stdin>:1: expected 10 tab-separated columns") {
+				t.Fatalf("exit %d, stderr %q", code, stderr)
+			}
+			if got := strings.Contains(stderr, "(plain text? use --input text)"); got != tc.hint {
+				t.Errorf("hint given: %v, want %v; stderr %q", got, tc.hint, stderr)
+			}
+		})
+	}
+}
+
 func TestTagUnlabelled(t *testing.T) {
 	// Input without the label column: tag must still append one field.
 	dir := sharedRun(t, chunkSpec)
@@ -301,8 +325,11 @@ func TestEvalJSON(t *testing.T) {
 	dir := sharedRun(t, quickstart)
 	stdout, _ := mustRun(t, "", "eval", "--model", filepath.Join(dir, "models", "hmm.model"), ewtTest, "--json")
 	var res struct {
-		Accuracy *float64 `json:"accuracy"`
-		Tokens   int      `json:"tokens"`
+		Accuracy    *float64 `json:"accuracy"`
+		Tokens      int      `json:"tokens"`
+		IVAccuracy  *float64 `json:"iv_accuracy"`
+		OOVAccuracy *float64 `json:"oov_accuracy"`
+		OOVTokens   int      `json:"oov_tokens"`
 	}
 	if err := json.Unmarshal([]byte(stdout), &res); err != nil {
 		t.Fatalf("eval --json printed invalid JSON: %v\n%s", err, stdout)
@@ -311,8 +338,11 @@ func TestEvalJSON(t *testing.T) {
 		t.Fatalf("accuracy = %v, want in (0.5, 1]", res.Accuracy)
 	}
 	var metrics map[string]struct {
-		Accuracy float64 `json:"accuracy"`
-		Tokens   int     `json:"tokens"`
+		Accuracy    float64 `json:"accuracy"`
+		Tokens      int     `json:"tokens"`
+		IVAccuracy  float64 `json:"iv_accuracy"`
+		OOVAccuracy float64 `json:"oov_accuracy"`
+		OOVTokens   int     `json:"oov_tokens"`
 	}
 	if err := json.Unmarshal(readFile(t, filepath.Join(dir, "metrics.json")), &metrics); err != nil {
 		t.Fatal(err)
@@ -320,6 +350,19 @@ func TestEvalJSON(t *testing.T) {
 	if m := metrics["hmm"]; m.Accuracy != *res.Accuracy || m.Tokens != res.Tokens {
 		t.Errorf("eval accuracy %v on %d tokens, run's metrics.json %v on %d", *res.Accuracy, res.Tokens, m.Accuracy, m.Tokens)
 	}
+	// One definition of out of vocabulary for both (the model's words).
+	m := metrics["hmm"]
+	if res.IVAccuracy == nil || res.OOVAccuracy == nil || m.IVAccuracy != *res.IVAccuracy || m.OOVAccuracy != *res.OOVAccuracy || m.OOVTokens != res.OOVTokens {
+		t.Errorf("eval IV/OOV accuracy %s/%s over %d OOV tokens, run's metrics.json %v/%v over %d",
+			ptrString(res.IVAccuracy), ptrString(res.OOVAccuracy), res.OOVTokens, m.IVAccuracy, m.OOVAccuracy, m.OOVTokens)
+	}
+}
+
+func ptrString(p *float64) string {
+	if p == nil {
+		return "null"
+	}
+	return fmt.Sprint(*p)
 }
 
 // TestEvalGolden checks eval's text report, which (unlike the run table)

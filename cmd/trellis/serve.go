@@ -18,7 +18,7 @@ import (
 func serveCommand() command {
 	return command{
 		Name: "serve",
-		Usage: []string{"--model NAME=PATH... [--addr 127.0.0.1:8080] [--concurrency N] [--max-body BYTES] [--max-tokens N]",
+		Usage: []string{"--model NAME=PATH... [--addr 127.0.0.1:8080] [--concurrency N] [--max-body BYTES] [--max-tokens N] [--max-nbest K]",
 			"--model NAME=PATH... [--read-timeout D] [--write-timeout D] [--idle-timeout D] [--drain-timeout D]"},
 		Summary: "tag over HTTP/JSON (framework/serve)",
 		Description: `An HTTP/JSON tagging service: POST /v1/models/NAME/tag with {"sentences": [["The","cat"]], "marginals": false, "nbest": 1}; ` +
@@ -37,6 +37,7 @@ func (a *app) cmdServe(ctx context.Context, args []string) error {
 	concurrency := fs.Int("concurrency", runtime.GOMAXPROCS(0), "taggers per model: requests tagged in parallel")
 	maxBody := fs.Int64("max-body", serve.DefaultMaxBody, "largest request body in bytes (413 beyond)")
 	maxTokens := fs.Int("max-tokens", serve.DefaultMaxTokens, "most tokens in one request (413 beyond)")
+	maxNBest := fs.Int("max-nbest", serve.DefaultMaxNBest, "largest \"nbest\" a request may ask for (400 beyond)")
 	readTimeout := fs.Duration("read-timeout", 30*time.Second, "time to read a request")
 	writeTimeout := fs.Duration("write-timeout", 2*time.Minute, "time from a request's headers to the end of its answer")
 	idleTimeout := fs.Duration("idle-timeout", 2*time.Minute, "how long an idle keep-alive connection stays open")
@@ -55,8 +56,8 @@ func (a *app) cmdServe(ctx context.Context, args []string) error {
 	if err != nil {
 		return err
 	}
-	if *concurrency < 1 || *maxBody < 1 || *maxTokens < 1 {
-		return usagef("--concurrency, --max-body and --max-tokens must be at least 1")
+	if *concurrency < 1 || *maxBody < 1 || *maxTokens < 1 || *maxNBest < 1 {
+		return usagef("--concurrency, --max-body, --max-tokens and --max-nbest must be at least 1")
 	}
 	for _, d := range []*time.Duration{readTimeout, writeTimeout, idleTimeout, drainTimeout} {
 		if *d <= 0 {
@@ -64,7 +65,7 @@ func (a *app) cmdServe(ctx context.Context, args []string) error {
 		}
 	}
 	srv, err := serve.New(serve.Options{
-		Models: files, Concurrency: *concurrency, MaxBody: *maxBody, MaxTokens: *maxTokens,
+		Models: files, Concurrency: *concurrency, MaxBody: *maxBody, MaxTokens: *maxTokens, MaxNBest: *maxNBest,
 		ReadTimeout: *readTimeout, WriteTimeout: *writeTimeout, IdleTimeout: *idleTimeout, DrainTimeout: *drainTimeout,
 		Log: a.log,
 		Templates: func(h *plugin.Host) *feature.Registry {
@@ -91,9 +92,11 @@ func (a *app) cmdServe(ctx context.Context, args []string) error {
 }
 
 // modelFiles parses --model NAME=PATH (or PATH, named after the file
-// without its extension).
+// without its extension). A name serve.New would refuse is a usage error
+// here: it is the flag that is wrong.
 func modelFiles(args []string) ([]serve.ModelFile, error) {
 	var out []serve.ModelFile
+	seen := map[string]bool{}
 	for _, arg := range args {
 		name, path, ok := strings.Cut(arg, "=")
 		if !ok {
@@ -103,6 +106,13 @@ func modelFiles(args []string) ([]serve.ModelFile, error) {
 		if name == "" || path == "" {
 			return nil, usagef("--model %q: want NAME=PATH", arg)
 		}
+		if err := serve.CheckName(name); err != nil {
+			return nil, usagef("--model %q: %v", arg, err)
+		}
+		if seen[name] {
+			return nil, usagef("--model %q: model name %q given twice", arg, name)
+		}
+		seen[name] = true
 		out = append(out, serve.ModelFile{Name: name, Path: path})
 	}
 	return out, nil

@@ -26,6 +26,15 @@ type servedProcess struct {
 	base   string
 	stderr *bytes.Buffer // every log line, once the process has exited
 	lines  chan string   // log lines as they come
+	read   chan struct{} // closed when stderr has been read to its end
+}
+
+// wait waits for the process to exit. Its stderr is read to the end first:
+// exec.Cmd.Wait closes the pipe, and a line not yet read (the last log
+// line) would be lost.
+func (p *servedProcess) wait() error {
+	<-p.read
+	return p.cmd.Wait()
 }
 
 // startServe builds trellis and runs `trellis serve ARGS --addr
@@ -44,8 +53,9 @@ func startServe(t *testing.T, args ...string) *servedProcess {
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
 	}
-	p := &servedProcess{cmd: cmd, stderr: &bytes.Buffer{}, lines: make(chan string, 1024)}
+	p := &servedProcess{cmd: cmd, stderr: &bytes.Buffer{}, lines: make(chan string, 1024), read: make(chan struct{})}
 	go func() {
+		defer close(p.read)
 		sc := bufio.NewScanner(pipe)
 		for sc.Scan() {
 			p.stderr.WriteString(sc.Text() + "\n")
@@ -59,7 +69,7 @@ func startServe(t *testing.T, args ...string) *servedProcess {
 	t.Cleanup(func() {
 		if cmd.ProcessState == nil {
 			cmd.Process.Kill()
-			cmd.Wait()
+			p.wait()
 		}
 	})
 	line := p.waitLog(t, "serving")
@@ -300,7 +310,7 @@ func checkDrainOnSIGTERM(t *testing.T, p *servedProcess, words, want [][]string)
 	if !reflect.DeepEqual(a.resp.Labels, want) {
 		t.Errorf("the request in flight at SIGTERM: labels %v, want %v", a.resp.Labels, want)
 	}
-	err = p.cmd.Wait()
+	err = p.wait()
 	if err != nil || p.cmd.ProcessState.ExitCode() != 0 {
 		t.Errorf("trellis serve after SIGTERM: %v (exit %d)\n%s", err, p.cmd.ProcessState.ExitCode(), p.stderr)
 	}
@@ -322,9 +332,11 @@ func TestServeUsage(t *testing.T) {
 		{[]string{"serve", "--model", "=x"}, exitUsage, "want NAME=PATH"},
 		{[]string{"serve", "--model", modelPath, "extra"}, exitUsage, "serve takes no arguments"},
 		{[]string{"serve", "--model", modelPath, "--concurrency", "0"}, exitUsage, "must be at least 1"},
+		{[]string{"serve", "--model", modelPath, "--max-nbest", "0"}, exitUsage, "--max-nbest must be at least 1"},
 		{[]string{"serve", "--model", modelPath, "--read-timeout", "0s"}, exitUsage, "timeouts must be positive"},
-		{[]string{"serve", "--model", "a=" + modelPath, "--model", "a=" + modelPath}, exitFailure, `model name "a" given twice`},
-		{[]string{"serve", "--model", "a/b=" + modelPath}, exitFailure, `model name "a/b"`},
+		{[]string{"serve", "--model", "a=" + modelPath, "--model", "a=" + modelPath}, exitUsage, `model name "a" given twice`},
+		{[]string{"serve", "--model", "a/b=" + modelPath}, exitUsage, `model name "a/b"`},
+		{[]string{"serve", "--model", "bad name=" + modelPath}, exitUsage, `model name "bad name"`},
 		{[]string{"serve", "--model", "m=" + filepath.Join(t.TempDir(), "none.model")}, exitFailure, `model "m"`},
 		{[]string{"serve", "--model", "m=" + modelPath, "--addr", "256.0.0.1:1"}, exitFailure, "256.0.0.1"},
 	}

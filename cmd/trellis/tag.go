@@ -6,8 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
-	"math"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -19,7 +18,7 @@ func tagCommand() command {
 	return command{
 		Name: "tag",
 		Usage: []string{
-			"--model MODEL [FILE|-] [--marginals] [--nbest K] [--constrained auto|on|off]",
+			"--model MODEL [FILE|-] [--marginals] [--nbest K] [--constrained auto|on|off] [--decode viterbi|greedy|beam|posterior] [--beam N]",
 			"--model MODEL --input text|tokens [FILE|-] [--output tsv|json]",
 			"--model MODEL [FILE|-] --output json",
 		},
@@ -32,7 +31,9 @@ func tagCommand() command {
 			"--output tsv prints token<TAB>label per token and a blank line between sentences (the default for text and tokens; " +
 			"a segmentation model prints the segmented words instead unless --output tsv is given); --output json one JSON object per sentence " +
 			"(tokens, labels, words for segmentation, marginals and probability with --marginals, the k best with --nbest). " +
-			"--nbest K adds the 2nd..Kth best labels as further columns in tsv; --marginals adds the best label's marginal after it.",
+			"--nbest K adds the 2nd..Kth best labels as further columns in tsv; --marginals adds the best label's marginal after it.\n" +
+			"--decode picks how labels are chosen: viterbi (the best sequence, the default), greedy (left to right, each label the best after the one before), " +
+			"beam with --beam N (the N best partial paths per position), posterior (the largest marginals the scheme's constraints allow).",
 		Run: (*app).cmdTag,
 	}
 }
@@ -50,10 +51,11 @@ func (o tagOptions) detailed() bool { return o.marginals || o.nbest > 1 }
 func (a *app) cmdTag(ctx context.Context, args []string) error {
 	fs := newFlagSet("tag", a.stderr)
 	modelPath := fs.String("model", "", "the `MODEL` file")
-	marginals := fs.Bool("marginals", false, "append each predicted label's marginal probability (label:p) and print each sentence's probability")
-	nbest := fs.Int("nbest", 1, "print the `K` best label sequences of each sentence with their scores and probabilities")
+	marginals := fs.Bool("marginals", false, "add each label's marginal probability as a column after it (json: marginals and the sentence's probability); a model trained in an encoding gives the marginal of the encoded label (E-PER printed as I-PER)")
+	nbest := fs.Int("nbest", 1, "add the 2nd..`K`th best labels as further columns (json: the K best sequences with their scores and probabilities)")
 	constrained := fs.String("constrained", "auto", "constrained decoding for span schemes: `auto|on|off` (auto: the model's setting)")
 	input := fs.String("input", "corpus", "what FILE holds: `corpus|text|tokens` (corpus: the model's own format)")
+	decode := addDecodeFlags(fs)
 	output := fs.String("output", "auto", "what to print: `auto|tsv|json` (auto: the input's layout for corpus input, tsv for text and tokens, segmented words for a segmentation model)")
 	pos, err := parseInterspersed(fs, args)
 	if err != nil {
@@ -67,14 +69,11 @@ func (a *app) cmdTag(ctx context.Context, args []string) error {
 		return usagef("--input: %v", err)
 	}
 	var opt tagger.Options
-	switch *constrained {
-	case "auto":
-	case "on", "true":
-		opt.Constrained = ptr(true)
-	case "off", "false":
-		opt.Constrained = ptr(false)
-	default:
-		return usagef("--constrained must be auto, on or off, got %q", *constrained)
+	if opt.Constrained, err = parseConstrained(*constrained); err != nil {
+		return err
+	}
+	if err := decode.apply(&opt, *nbest); err != nil {
+		return err
 	}
 	if len(pos) > 1 {
 		return usagef("tag takes at most one input file")
@@ -135,6 +134,20 @@ func resolveOutput(flag string, o tagOptions, tg *tagger.Tagger) (string, error)
 
 func ptr[T any](v T) *T { return &v }
 
+// parseConstrained reads --constrained: nil for auto (the model's
+// setting), else on or off.
+func parseConstrained(flag string) (*bool, error) {
+	switch flag {
+	case "auto":
+		return nil, nil
+	case "on", "true":
+		return ptr(true), nil
+	case "off", "false":
+		return ptr(false), nil
+	}
+	return nil, usagef("--constrained must be auto, on or off, got %q", flag)
+}
+
 // tagTo tags every sentence of r and writes it to w as o.output says.
 func tagTo(ctx context.Context, tg *tagger.Tagger, r corpus.Reader, w *bufio.Writer, o tagOptions) error {
 	if (o.output == "corpus" || o.output == "words") && !o.detailed() {
@@ -176,11 +189,7 @@ func eachDecoded(ctx context.Context, tg *tagger.Tagger, r corpus.Reader, o tagO
 		}
 		return err
 	}
-	batch := make([]*corpus.Sentence, 0, tagger.BatchSize)
-	flush := func() error {
-		if len(batch) == 0 {
-			return nil
-		}
+	return tg.Batches(ctx, r, func(batch []*corpus.Sentence) error {
 		decoded, err := tg.TagDetailed(batch, o.nbest)
 		if err != nil {
 			return err
@@ -190,27 +199,8 @@ func eachDecoded(ctx context.Context, tg *tagger.Tagger, r corpus.Reader, o tagO
 				return err
 			}
 		}
-		batch = batch[:0]
 		return nil
-	}
-	for {
-		if err := ctx.Err(); err != nil {
-			return err
-		}
-		s, err := r.Read()
-		if err == io.EOF {
-			return flush()
-		}
-		if err != nil {
-			return err
-		}
-		if tg.EndsBatch(batch, s) { // never cuts a document (document features)
-			if err := flush(); err != nil {
-				return err
-			}
-		}
-		batch = append(batch, s)
-	}
+	})
 }
 
 // detailedWriter writes the k best labels and the marginals in the
@@ -219,7 +209,7 @@ func eachDecoded(ctx context.Context, tg *tagger.Tagger, r corpus.Reader, o tagO
 // 2nd..kth best labels ("_" where a sentence has fewer sequences), as
 // further columns. The sequences' scores and probabilities have no place
 // in a CoNLL file; CoNLL-U gets them as comment lines ("# rank=1 score=…
-// probability=…") before the sentence, and --output json has them for
+// probability=…") after the sentence's own comments, and --output json has them for
 // every format. The slash format, one sentence a line, gets one line per
 // rank after such a comment line.
 func detailedWriter(tg *tagger.Tagger, w *bufio.Writer, o tagOptions) func(*corpus.Sentence, *tagger.Decoded) error {
@@ -245,7 +235,7 @@ func detailedWriter(tg *tagger.Tagger, w *bufio.Writer, o tagOptions) func(*corp
 	var parts []string
 	return func(s *corpus.Sentence, d *tagger.Decoded) error {
 		if format == corpus.NameCoNLLU {
-			comments(d)
+			s = withRankComments(s, d)
 		}
 		cols := make([]string, s.Len())
 		for i := range cols {
@@ -271,6 +261,33 @@ func detailedWriter(tg *tagger.Tagger, w *bufio.Writer, o tagOptions) func(*corp
 		}
 		return cw.Flush()
 	}
+}
+
+// withRankComments is s with a "# rank=K score=… probability=…" comment
+// line per path of d after its own leading comments (# newdoc, # sent_id,
+// # text), so that these still open the sentence; s itself is unchanged.
+func withRankComments(s *corpus.Sentence, d *tagger.Decoded) *corpus.Sentence {
+	if len(s.Lines) == 0 || len(s.TokenLine) != len(s.Tokens) {
+		return s // built in code: the writer writes its columns only
+	}
+	head := 0
+	for head < len(s.Lines) && strings.HasPrefix(s.Lines[head], "#") {
+		head++
+	}
+	ranks := make([]string, len(d.Paths))
+	for rank := range d.Paths {
+		ranks[rank] = fmt.Sprintf("# rank=%d score=%.6f probability=%.6f", rank+1, d.Scores[rank], d.Probabilities[rank])
+	}
+	c := *s
+	c.Lines = slices.Concat(s.Lines[:head], ranks, s.Lines[head:])
+	c.TokenLine = make([]int, len(s.TokenLine))
+	for i, l := range s.TokenLine {
+		c.TokenLine[i] = l
+		if l >= head {
+			c.TokenLine[i] += len(ranks)
+		}
+	}
+	return &c
 }
 
 // columnSeparator returns how the format's writer separates the label it
@@ -330,18 +347,10 @@ type jsonSentence struct {
 	Tokens []string `json:"tokens"`
 	Labels []string `json:"labels"`
 	// Words is the segmentation, for a model of the chars format.
-	Words       []string     `json:"words,omitempty"`
-	Marginals   []float64    `json:"marginals,omitempty"`
-	Probability *float64     `json:"probability,omitempty"`
-	NBest       []jsonRanked `json:"nbest,omitempty"`
-}
-
-// jsonRanked is one of the k best sequences.
-type jsonRanked struct {
-	Labels      []string `json:"labels"`
-	Words       []string `json:"words,omitempty"`
-	Score       *float64 `json:"score"`
-	Probability *float64 `json:"probability"`
+	Words       []string            `json:"words,omitempty"`
+	Marginals   []float64           `json:"marginals,omitempty"`
+	Probability *float64            `json:"probability,omitempty"`
+	NBest       []tagger.RankedPath `json:"nbest,omitempty"`
 }
 
 // jsonWriter writes one JSON object per sentence and line.
@@ -360,25 +369,15 @@ func jsonWriter(w *bufio.Writer, tg *tagger.Tagger, o tagOptions) func(*corpus.S
 		}
 		if o.marginals {
 			js.Marginals = d.Marginals
-			js.Probability = finite(d.Probabilities[0])
+			js.Probability = tagger.Finite(d.Probabilities[0])
 		}
 		if o.nbest > 1 {
-			for rank, path := range d.Paths {
-				jr := jsonRanked{Labels: path, Score: finite(d.Scores[rank]), Probability: finite(d.Probabilities[rank])}
-				if chars {
-					jr.Words = corpus.WordsFromLabels(js.Tokens, path)
-				}
-				js.NBest = append(js.NBest, jr)
+			var words func([]string) []string
+			if chars {
+				words = func(labels []string) []string { return corpus.WordsFromLabels(js.Tokens, labels) }
 			}
+			js.NBest = d.Ranked(words)
 		}
 		return enc.Encode(js)
 	}
-}
-
-// finite returns &v, or nil (JSON null) for a value JSON cannot hold.
-func finite(v float64) *float64 {
-	if math.IsInf(v, 0) || math.IsNaN(v) {
-		return nil
-	}
-	return &v
 }

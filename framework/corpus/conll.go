@@ -133,7 +133,9 @@ func (r *conllReader) addToken(line []byte) error {
 			if n == ncol-1 && r.f.label == ncol-1 {
 				msg += fmt.Sprintf("; the label column %q is missing", r.f.columns[r.f.label])
 			}
-			return r.lines.errorf(r.lines.lineNo, "%s", msg)
+			e := r.lines.errorf(r.lines.lineNo, "%s", msg)
+			e.Found = n
+			return e
 		}
 		r.fields = append(r.fields, -1, -1)
 	}

@@ -88,7 +88,9 @@ func (r *conlluReader) addLine(line []byte) error {
 	var n int
 	r.fields, n = splitExact(line, '\t', len(conlluColumns), r.fields[:0])
 	if n != len(conlluColumns) {
-		return r.lines.errorf(r.lines.lineNo, "expected 10 tab-separated columns (id form lemma upos xpos feats head deprel deps misc), found %d", n)
+		e := r.lines.errorf(r.lines.lineNo, "expected 10 tab-separated columns (id form lemma upos xpos feats head deprel deps misc), found %d", n)
+		e.Found = n
+		return e
 	}
 	id := line[r.fields[0]:r.fields[1]]
 	switch conlluIDKind(id) {

@@ -103,6 +103,10 @@ type Error struct {
 	File string
 	Line int // 1-based
 	Msg  string
+	// Found is the number of columns of a line that has too few or too
+	// many for its format (0 for other errors): one, where several are
+	// expected, suggests plain text read as a corpus.
+	Found int
 }
 
 func (e *Error) Error() string {

@@ -12,7 +12,7 @@ import (
 // given they must have one entry per token.
 type Sentence struct {
 	Gold, Pred []string
-	OOV        []bool   // per token: the word was unseen in training
+	OOV        []bool   // per token: the model does not know the word (tagger.Vocabulary)
 	Chars      []string // per token: the character, for segmentation OOV scoring
 }
 

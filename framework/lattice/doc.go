@@ -27,7 +27,32 @@
 // the result kept while its Trans is unchanged. Every path through the
 // kernel adds and compares the same numbers in the same order, ties to
 // the lowest label, so it gives the bits of the textbook algorithm
-// (viterbi_test.go holds that algorithm and checks it).
+// (viterbi_test.go holds that algorithm and checks it). The scan over
+// all predecessors of a label is maxPlus: on amd64 four predecessors per
+// instruction, each lane keeping its best with a strict > in increasing
+// order, the lanes merged preferring the higher score and then the lower
+// label — the scalar scan's answer, which kernel.go keeps as the
+// portable form.
+//
+// # Forward-backward kernels
+//
+// The scaled forward-backward spends its time in three L×L loops per
+// position: the forward step (alpha row times the exponentiated
+// transitions), the backward step (a dot product per label) and the
+// accumulation of the transition expectations (an outer product per
+// position, multiplied by the transitions once per sentence). They live
+// in kernel.go as portable Go and, on amd64 processors with AVX, in
+// kernel_amd64.s, four labels per instruction without FMA. Both forms add
+// the same products in the same order — the order of the gonum calls the
+// pass used before (four partial sums in the dot product) — so every
+// build and both paths give the same bits and retraining gives the same
+// model bytes. The exponentiated transitions are kept with rows padded
+// to a multiple of four labels, and computed once for all the sentences
+// that share a Trans. The state scores are exponentiated once per
+// position, L exps; on amd64 with AVX2 and FMA that runs four lanes at a
+// time through exp_amd64.s, the operations of math.Exp's own assembly on
+// each lane (so the same bits), with math.Exp itself for the blocks off
+// its main path (Inf, NaN, results near underflow).
 //
 // # Per-position transitions
 //
@@ -57,4 +82,15 @@
 // runs in L³ per position, not L⁴. The caller adds a start symbol for
 // the first position's pairs and maps the pairs of the path back to
 // labels.
+//
+// # Other decoders
+//
+// Decoder (decode.go) picks a sequence other ways over the same Scores:
+// greedy (each label the best after the one before), beam search (the N
+// best labels per position, each with its best path: partial paths that
+// end alike are recombined as in Viterbi, so width 1 is greedy and a
+// width of L or more is Viterbi, bit for bit) and posterior (the
+// sequence of largest marginals among those the -Inf entries allow:
+// Viterbi over log marginals with 0/-Inf transitions, the per-token
+// argmax when nothing is forbidden).
 package lattice

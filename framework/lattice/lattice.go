@@ -1,10 +1,6 @@
 package lattice
 
-import (
-	"math"
-
-	"gonum.org/v1/gonum/floats"
-)
+import "math"
 
 // Scores holds the log-potentials of one sentence. State is N*L row-major
 // ([i*L+y]); Trans is L*L ([prev*L+cur]); Start and Stop have L entries.
@@ -145,6 +141,7 @@ type Workspace struct {
 	// CRFsuite does it, which needs no exp/log per lattice edge. When the
 	// scaled pass underflows, the log-space pass takes over (logSpace).
 	n          int
+	lp         int // stride of expTrans and pairAcc: L rounded up to 4
 	alpha      []float64
 	beta       []float64
 	expState   []float64
@@ -163,8 +160,9 @@ type Workspace struct {
 	cacheValid                           bool
 	logSpace                             bool
 	logZ                                 float64
-	tmp                                  []float64
-	pairAcc                              []float64
+	tmp                                  []float64 // lp entries, the padding 0
+	row                                  []float64 // lp entries
+	pairAcc                              []float64 // L rows of lp
 }
 
 // NewWorkspace returns a workspace for lattices over l labels.
@@ -172,16 +170,19 @@ func NewWorkspace(l int) *Workspace {
 	if l <= 0 {
 		panic("lattice: NewWorkspace needs at least one label")
 	}
+	lp := stride(l)
 	return &Workspace{
 		l:           l,
-		expTrans:    make([]float64, l*l),
+		lp:          lp,
+		expTrans:    make([]float64, l*lp),
 		expStart:    make([]float64, l),
 		expStop:     make([]float64, l),
 		cachedTrans: make([]float64, l*l),
 		cachedStart: make([]float64, l),
 		cachedStop:  make([]float64, l),
-		tmp:         make([]float64, l),
-		pairAcc:     make([]float64, l*l),
+		tmp:         make([]float64, lp),
+		row:         make([]float64, lp),
+		pairAcc:     make([]float64, l*lp),
 	}
 }
 
@@ -254,12 +255,6 @@ func maxFinite(x []float64) float64 {
 	return m
 }
 
-func expShifted(dst, x []float64, shift float64) {
-	for k, v := range x {
-		dst[k] = math.Exp(v - shift)
-	}
-}
-
 func (w *Workspace) prepareEdges(s *Scores) {
 	if w.cacheValid && equal(w.cachedTrans, s.Trans) && equal(w.cachedStart, s.Start) && equal(w.cachedStop, s.Stop) {
 		return
@@ -271,7 +266,10 @@ func (w *Workspace) prepareEdges(s *Scores) {
 	w.transShift = maxFinite(s.Trans)
 	w.startShift = maxFinite(s.Start)
 	w.stopShift = maxFinite(s.Stop)
-	expShifted(w.expTrans, s.Trans, w.transShift)
+	l, lp := w.l, w.lp
+	for p := 0; p < l; p++ {
+		expShifted(w.expTrans[p*lp:p*lp+l], s.Trans[p*l:(p+1)*l], w.transShift)
+	}
 	expShifted(w.expStart, s.Start, w.startShift)
 	expShifted(w.expStop, s.Stop, w.stopShift)
 	w.cacheValid = true
@@ -352,23 +350,19 @@ func (w *Workspace) scaled(s *Scores) bool {
 	sums[0] = sum
 	scaleRow(alpha[:l], 1/sum)
 	logZ += math.Log(sum)
+	lp := w.lp
 	for i := 1; i < n; i++ {
 		prev := alpha[(i-1)*l : i*l]
 		cur := alpha[i*l : (i+1)*l]
-		for y := range cur {
-			cur[y] = 0
-		}
-		for p, a := range prev {
-			if a == 0 {
-				continue
-			}
-			floats.AddScaled(cur, a, w.expTrans[p*l:(p+1)*l])
-		}
+		forward(w.row, prev, w.expTrans, lp)
+		row := w.row[:len(cur)]
 		sum = 0
 		e := es[i*l : (i+1)*l]
+		e = e[:len(cur)]
 		for y := range cur {
-			cur[y] *= e[y]
-			sum += cur[y]
+			v := row[y] * e[y]
+			cur[y] = v
+			sum += v
 		}
 		if !(sum > 0) || math.IsInf(sum, 1) {
 			return false
@@ -396,15 +390,11 @@ func (w *Workspace) scaled(s *Scores) bool {
 	for i := n - 2; i >= 0; i-- {
 		next := beta[(i+1)*l : (i+2)*l]
 		e := es[(i+1)*l : (i+2)*l]
-		tmp := w.tmp
+		tmp := w.tmp[:l]
 		for y := range tmp {
 			tmp[y] = next[y] * e[y]
 		}
-		cur := beta[i*l : (i+1)*l]
-		inv := 1 / sums[i+1]
-		for p := range cur {
-			cur[p] = floats.Dot(w.expTrans[p*l:(p+1)*l], tmp) * inv
-		}
+		backward(beta[i*l:(i+1)*l], w.expTrans, tmp, lp, 1/sums[i+1])
 	}
 	w.logZ = logZ
 	return true
@@ -421,7 +411,7 @@ func scaleRow(x []float64, f float64) {
 func (w *Workspace) logForwardBackward(s *Scores) {
 	n, l := s.N, s.L
 	alpha, beta := w.alpha[:n*l], w.beta[:n*l]
-	tmp := w.tmp
+	tmp := w.tmp[:l]
 	for y := 0; y < l; y++ {
 		alpha[y] = s.Start[y] + s.State[y]
 	}
@@ -493,7 +483,7 @@ func (w *Workspace) PairMarginal(s *Scores, i, prev, cur int) float64 {
 		}
 		return math.Exp(w.alpha[(i-1)*l+prev] + s.trans(i, prev, cur) + s.State[i*l+cur] + w.beta[i*l+cur] - w.logZ)
 	}
-	return w.alpha[(i-1)*l+prev] * w.expTrans[prev*l+cur] * w.expState[i*l+cur] * w.beta[i*l+cur] / w.sums[i]
+	return w.alpha[(i-1)*l+prev] * w.expTrans[prev*w.lp+cur] * w.expState[i*l+cur] * w.beta[i*l+cur] / w.sums[i]
 }
 
 // AddTransMarginals adds scale times the expected count of every label
@@ -517,6 +507,7 @@ func (w *Workspace) AddTransMarginals(dst []float64, s *Scores, scale float64) {
 	// Σi α[i-1][p]·T[p][c]·e[i][c]·β[i][c]/sums[i]: T does not depend on i,
 	// so accumulate the outer products α[i-1] ⊗ q[i] (one axpy per row)
 	// and multiply by T once per sentence.
+	lp := w.lp
 	acc, q := w.pairAcc, w.tmp
 	for k := range acc {
 		acc[k] = 0
@@ -524,18 +515,17 @@ func (w *Workspace) AddTransMarginals(dst []float64, s *Scores, scale float64) {
 	for i := 1; i < n; i++ {
 		b, e := w.beta[i*l:(i+1)*l], w.expState[i*l:(i+1)*l]
 		f := 1 / w.sums[i]
-		for c := range q {
-			q[c] = e[c] * b[c] * f
+		qq := q[:len(b)]
+		e = e[:len(b)]
+		for c := range qq {
+			qq[c] = float64(e[c]*b[c]) * f
 		}
-		a := w.alpha[(i-1)*l : i*l]
-		for p, ap := range a {
-			if ap == 0 {
-				continue
-			}
-			floats.AddScaled(acc[p*l:(p+1)*l], ap, q)
-		}
+		outer(acc, w.alpha[(i-1)*l:i*l], q, lp)
 	}
-	for k, t := range w.expTrans {
-		dst[k] += scale * t * acc[k]
+	for p := 0; p < l; p++ {
+		t, a, d := w.expTrans[p*lp:p*lp+l], acc[p*lp:p*lp+l], dst[p*l:(p+1)*l]
+		for c := range d {
+			d[c] += float64(float64(scale*t[c]) * a[c])
+		}
 	}
 }

@@ -19,15 +19,17 @@ import (
 )
 
 // Version is the newest model file format this build writes and reads.
-// Version 2 is version 1 plus the header's normalization field; it is
-// written only for locally normalized models (MEMMs), so every other model
-// keeps version 1's bytes, and a trellis that reads only version 1 refuses
-// a locally normalized model rather than decoding it as a CRF.
+// Version 2 is version 1 with what a plain model does not need: a
+// training encoding (Header.OutputScheme) or local normalization
+// (Header.Normalization, an MEMM). Only models that use one of them are
+// written as 2, so an older trellis refuses them instead of printing labels
+// in the encoding or decoding an MEMM as a CRF, and every other model keeps
+// version 1 and its exact bytes.
 const Version = 2
 
-// versionPlain is the format of every model that is not locally
-// normalized.
-const versionPlain = 1
+// PlainVersion is the format of models without an encoding or local
+// normalization.
+const PlainVersion = 1
 
 // NormalizationLocal is the header's normalization for a locally
 // normalized model (linear.Model.Local).
@@ -44,17 +46,23 @@ type Model struct {
 
 // Header is the JSON part of a model file.
 type Header struct {
-	Version     int                    `json:"version"`
-	Labels      []string               `json:"labels"`
-	Scheme      string                 `json:"scheme"`
-	Constrained bool                   `json:"constrained"`
-	Format      corpus.Config          `json:"format"`
-	LabelColumn string                 `json:"label_column"`
-	WordColumn  string                 `json:"word_column,omitempty"`
-	Templates   []feature.TemplateSpec `json:"templates"`
-	Transitions bool                   `json:"transitions"`
+	Version int      `json:"version"`
+	Labels  []string `json:"labels"`
+	// Scheme is the scheme of Labels, the one the model decodes in
+	// (constraints included).
+	Scheme string `json:"scheme"`
+	// OutputScheme, when set, is the corpus's scheme: the model was
+	// trained in the encoding Scheme (say BIOES for an IOB1 corpus) and
+	// the tagger converts its predictions back to OutputScheme.
+	OutputScheme string                 `json:"output_scheme,omitempty"`
+	Constrained  bool                   `json:"constrained"`
+	Format       corpus.Config          `json:"format"`
+	LabelColumn  string                 `json:"label_column"`
+	WordColumn   string                 `json:"word_column,omitempty"`
+	Templates    []feature.TemplateSpec `json:"templates"`
+	Transitions  bool                   `json:"transitions"`
 	// Normalization is "local" for a locally normalized model (an MEMM,
-	// format version 2), empty otherwise (version 1).
+	// format version 2), empty otherwise.
 	Normalization string `json:"normalization,omitempty"`
 	// UnknownAttrs[g] is the attribute standing for template g's values
 	// unseen in training (see feature.Mapper.UnknownAttrs).
@@ -104,10 +112,11 @@ func (m *Model) Encode(w io.Writer) error {
 		}
 	}
 	h := m.Header
-	h.Version, h.Normalization = versionPlain, ""
+	h.Normalization = ""
 	if m.Linear.Local {
-		h.Version, h.Normalization = Version, NormalizationLocal
+		h.Normalization = NormalizationLocal
 	}
+	h.Version = h.FormatVersion()
 	h.Transitions = m.Linear.Transitions
 	meta, err := json.Marshal(h)
 	if err != nil {
@@ -138,6 +147,26 @@ func (m *Model) Encode(w io.Writer) error {
 	b.Write(sum[:])
 	_, err = w.Write(b.Bytes())
 	return err
+}
+
+// FormatVersion is the file format a model with this header is written
+// in: PlainVersion, or Version for a model trained in an encoding or
+// locally normalized.
+func (h *Header) FormatVersion() int {
+	if h.OutputScheme != "" || h.Normalization != "" {
+		return Version
+	}
+	return PlainVersion
+}
+
+// Output is the scheme of the labels the model's tagger emits: the
+// corpus's scheme, which is Scheme unless the model was trained in an
+// encoding.
+func (h *Header) Output() string {
+	if h.OutputScheme != "" {
+		return h.OutputScheme
+	}
+	return h.Scheme
 }
 
 func writeInt32s(b *bytes.Buffer, xs []int32) {
@@ -224,11 +253,11 @@ func Decode(data []byte) (*Model, error) {
 		return nil, ErrNotModel
 	}
 	version := binary.LittleEndian.Uint32(data[len(magic):])
-	if version != versionPlain && version != Version {
+	if version != PlainVersion && version != Version {
 		if version > Version {
 			return nil, fmt.Errorf("model file format version %d is newer than this trellis supports (%d); use a newer trellis", version, Version)
 		}
-		return nil, fmt.Errorf("model file format version %d is not supported (this trellis reads versions %d and %d)", version, versionPlain, Version)
+		return nil, fmt.Errorf("model file format version %d is not supported (this trellis reads versions %d and %d)", version, PlainVersion, Version)
 	}
 	if len(data) < len(magic)+4+sha256.Size {
 		return nil, fmt.Errorf("truncated model file (%s)", plural.Count(len(data), "byte"))
@@ -252,8 +281,13 @@ func Decode(data []byte) (*Model, error) {
 		if m.Version != int(version) {
 			return nil, fmt.Errorf("corrupted model: header says format version %d, the file says %d", m.Version, version)
 		}
-		if local := m.Normalization == NormalizationLocal; (m.Normalization != "" && !local) || local != (version == Version) {
-			return nil, fmt.Errorf("corrupted model: normalization %q in a version %d file", m.Normalization, version)
+		if m.Normalization != "" && m.Normalization != NormalizationLocal {
+			return nil, fmt.Errorf("corrupted model: unknown normalization %q", m.Normalization)
+		}
+		// An encoding or local normalization is what version 2 adds: each
+		// implies the other.
+		if m.FormatVersion() != m.Version {
+			return nil, fmt.Errorf("corrupted model: format version %d with output scheme %q and normalization %q", m.Version, m.OutputScheme, m.Normalization)
 		}
 	}
 	// Each name takes at least one byte (its length), which bounds the count.

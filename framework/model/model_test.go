@@ -58,7 +58,7 @@ func TestRoundTrip(t *testing.T) {
 	if !reflect.DeepEqual(got.Linear, m.Linear) || !reflect.DeepEqual(got.Attrs, m.Attrs) {
 		t.Errorf("weights or attributes differ after round trip")
 	}
-	if got.Version != versionPlain || got.Labels[1] != "O" || got.Provenance.Seed != 7 || got.Format.Label != "chunk" {
+	if got.Version != PlainVersion || got.Labels[1] != "O" || got.Provenance.Seed != 7 || got.Format.Label != "chunk" {
 		t.Errorf("header differs: %+v", got.Header)
 	}
 	// Same model, same bytes.
@@ -151,6 +151,40 @@ func TestCorruption(t *testing.T) {
 			t.Fatalf("want a 'newer version' error, got %v", err)
 		}
 	})
+}
+
+// TestEncodingVersion checks that only a model trained in an encoding is
+// written in format 2 (so an older trellis, which reads 1 only, refuses
+// it), that it reads back with its output scheme, and that a header and
+// file version that disagree about the encoding are refused.
+func TestEncodingVersion(t *testing.T) {
+	plain := encode(t, sampleModel())
+	if v := binary.LittleEndian.Uint32(plain[8:]); v != PlainVersion {
+		t.Fatalf("plain model written as version %d, want %d", v, PlainVersion)
+	}
+	m := sampleModel()
+	m.Scheme, m.OutputScheme = "bioes", "iob1"
+	data := encode(t, m)
+	if v := binary.LittleEndian.Uint32(data[8:]); v != Version || Version != 2 {
+		t.Fatalf("encoded model written as version %d, want 2", v)
+	}
+	got, err := Decode(data)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got.OutputScheme != "iob1" || got.Output() != "iob1" || got.Scheme != "bioes" || got.Version != 2 {
+		t.Errorf("header after round trip: %+v", got.Header)
+	}
+	if s := sampleModel(); s.Output() != s.Scheme {
+		t.Errorf("a plain model's output scheme is %q, want its scheme %q", s.Output(), s.Scheme)
+	}
+	// A version-1 file whose header claims an encoding: resealed, so only
+	// the version check can catch it.
+	b := append([]byte(nil), data[:len(data)-32]...)
+	binary.LittleEndian.PutUint32(b[8:], PlainVersion)
+	if _, err := Decode(withChecksum(b)); err == nil {
+		t.Error("a version 1 file with a version 2 header decoded")
+	}
 }
 
 // TestHugeLengthField makes sure a length field claiming billions of

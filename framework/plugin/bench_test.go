@@ -123,33 +123,76 @@ func BenchmarkEncodeConll2003(b *testing.B) {
 			if diags.HasErrors() {
 				b.Fatal(diags.Error())
 			}
-			cols := feature.Columns{Names: []string{"word", "pos", "chunk", "ner"}, Label: 3}
-			var xs []feature.Extractor
-			for _, ti := range s.Features.Templates {
-				x, err := ti.Template.Compile(ti.Name, cols)
-				if err != nil {
-					b.Fatal(err)
-				}
-				if x != nil { // the transition template extracts nothing
-					xs = append(xs, x)
-				}
+			benchEncode(b, s)
+		})
+	}
+}
+
+// benchEncode encodes spec s's train corpus b.N times, the way a run does.
+func benchEncode(b *testing.B, s *spec.Spec) {
+	cols := feature.Columns{Names: []string{"word", "pos", "chunk", "ner"}, Label: 3}
+	var xs []feature.Extractor
+	for _, ti := range s.Features.Templates {
+		x, err := ti.Template.Compile(ti.Name, cols)
+		if err != nil {
+			b.Fatal(err)
+		}
+		if x != nil { // the transition template extracts nothing
+			xs = append(xs, x)
+		}
+	}
+	sents := readAll(b, s.Corpus("train"))
+	tokens := 0
+	for _, st := range sents {
+		tokens += st.Len()
+	}
+	b.ResetTimer()
+	var attrs int
+	for n := 0; n < b.N; n++ {
+		e := feature.NewEncoder(feature.NewDictionary(), feature.NewDictionary(), true, xs, 3)
+		if err := e.EncodeAll(context.Background(), sents, tagger.BatchSize, nil); err != nil {
+			b.Fatal(err)
+		}
+		attrs = e.Attrs.Len()
+	}
+	b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N*tokens), "ns/token")
+	b.ReportMetric(float64(attrs), "attributes")
+}
+
+// BenchmarkEncodeKnowledge encodes CoNLL-2003 eng.train with
+// specs/conll2003.hcl (builtin templates only) and with
+// specs/conll2003-knowledge.hcl (the same plus the gazetteer and wordnet
+// plugins). It needs the lists `gazetteer import` built, in the folder
+// TRELLIS_BENCH_LISTS names, and WordNet in /usr/share/wordnet.
+func BenchmarkEncodeKnowledge(b *testing.B) {
+	data, _ := filepath.Abs(filepath.Join("..", "..", "..", "shared", "data"))
+	if _, err := os.Stat(filepath.Join(data, "conll2003", "eng.train")); err != nil {
+		b.Skip("../shared/data/conll2003/eng.train is absent (the public corpora are not on this machine)")
+	}
+	lists := os.Getenv("TRELLIS_BENCH_LISTS")
+	if lists == "" {
+		b.Skip("set TRELLIS_BENCH_LISTS to the folder gazetteer import wrote (see specs/conll2003-knowledge.hcl)")
+	}
+	if _, err := os.Stat("/usr/share/wordnet/data.noun"); err != nil {
+		b.Skip("no WordNet in /usr/share/wordnet (apt-get install wordnet-base)")
+	}
+	vars := map[string]string{"data_dir": data, "plugin_dir": bin, "lists_dir": lists, "wordnet_dict": "/usr/share/wordnet"}
+	for _, tc := range []struct{ name, spec string }{
+		{"builtin", "conll2003.hcl"},
+		{"knowledge", "conll2003-knowledge.hcl"},
+	} {
+		b.Run(tc.name, func(b *testing.B) {
+			h, _, reg := newHost(b, plugin.Options{Log: zerolog.Nop()})
+			defer h.Close()
+			v := vars
+			if tc.name == "builtin" {
+				v = map[string]string{"data_dir": data}
 			}
-			sents := readAll(b, s.Corpus("train"))
-			tokens := 0
-			for _, st := range sents {
-				tokens += st.Len()
+			s, diags := spec.LoadFile(filepath.Join("../../specs", tc.spec), v, reg)
+			if diags.HasErrors() {
+				b.Fatal(diags.Error())
 			}
-			b.ResetTimer()
-			var attrs int
-			for n := 0; n < b.N; n++ {
-				e := feature.NewEncoder(feature.NewDictionary(), feature.NewDictionary(), true, xs, 3)
-				if err := e.EncodeAll(context.Background(), sents, tagger.BatchSize, nil); err != nil {
-					b.Fatal(err)
-				}
-				attrs = e.Attrs.Len()
-			}
-			b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N*tokens), "ns/token")
-			b.ReportMetric(float64(attrs), "attributes")
+			benchEncode(b, s)
 		})
 	}
 }

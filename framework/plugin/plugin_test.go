@@ -58,7 +58,7 @@ func goTool() string {
 
 func buildPlugins(dir string) error {
 	builds := [][]string{
-		{"build", "-o", dir + string(filepath.Separator), "../../plugins/gazetteer", "../../plugins/regex",
+		{"build", "-o", dir + string(filepath.Separator), "../../plugins/gazetteer", "../../plugins/regex", "../../plugins/wordnet",
 			"./testdata/misbehave", "./testdata/oldproto", "./testdata/rawbad", "./testdata/affix"},
 		{"build", "-o", filepath.Join(dir, "v2", "misbehave"), "-ldflags", "-X main.version=2.0.0", "./testdata/misbehave"},
 	}
@@ -448,12 +448,22 @@ func TestShippedPluginSpecsDecode(t *testing.T) {
 	for _, typ := range []string{"PER", "LOC", "ORG", "MISC"} {
 		os.WriteFile(filepath.Join(gaz, typ+".txt"), []byte("Some Name\n"), 0o644)
 	}
+	lists := t.TempDir()
+	for _, name := range []string{"cities", "countries", "languages", "companies", "people", "wordnet-person", "wordnet-location", "wordnet-group"} {
+		os.WriteFile(filepath.Join(lists, name+".txt"), []byte("Some Name\n"), 0o644)
+	}
+	dict := t.TempDir() // an empty WordNet: the files exist
+	for _, p := range []string{"noun", "verb", "adj", "adv"} {
+		os.WriteFile(filepath.Join(dict, "index."+p), nil, 0o644)
+		os.WriteFile(filepath.Join(dict, "data."+p), nil, 0o644)
+	}
 	for _, tc := range []struct {
 		file string
 		vars map[string]string
 	}{
 		{"plugin-demo.hcl", map[string]string{"plugin_dir": bin}},
 		{"conll2003-gazetteer.hcl", map[string]string{"plugin_dir": bin, "data_dir": data, "gazetteer_dir": gaz}},
+		{"conll2003-knowledge.hcl", map[string]string{"plugin_dir": bin, "data_dir": data, "lists_dir": lists, "wordnet_dict": dict}},
 	} {
 		s, diags := spec.LoadFile(filepath.Join("../../specs", tc.file), tc.vars, reg)
 		if diags.HasErrors() {

@@ -37,6 +37,16 @@ func Count(n int, noun string) string {
 	return strconv.Itoa(n) + " " + Noun(n, noun)
 }
 
+// Quoted renders names as a list of Go-quoted strings: `"a", "b", "c"`
+// (what a message lists after "columns", "models", "templates").
+func Quoted(names []string) string {
+	q := make([]string, len(names))
+	for i, n := range names {
+		q[i] = strconv.Quote(n)
+	}
+	return strings.Join(q, ", ")
+}
+
 // plural is the English plural of one word, by the usual spelling rules.
 func plural(w string) string {
 	if p, ok := irregular[w]; ok {

@@ -42,3 +42,19 @@ func TestPick(t *testing.T) {
 		t.Errorf("Pick(0) = %q", got)
 	}
 }
+
+func TestQuoted(t *testing.T) {
+	tests := []struct {
+		names []string
+		want  string
+	}{
+		{nil, ""},
+		{[]string{"pos"}, `"pos"`},
+		{[]string{"pos", "chunk", "a\tb"}, `"pos", "chunk", "a\tb"`},
+	}
+	for _, tc := range tests {
+		if got := Quoted(tc.names); got != tc.want {
+			t.Errorf("Quoted(%q) = %s, want %s", tc.names, got, tc.want)
+		}
+	}
+}

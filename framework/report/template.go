@@ -150,6 +150,24 @@ footer{margin-top:48px;color:var(--muted);font-size:12.5px;border-top:1px solid 
 {{- end}}
 </section>
 
+{{- if .Tunings}}
+<section id="tuning">
+<h2>Tuning</h2>
+{{- range .Tunings}}
+<h3>{{.Learner}}</h3>
+<p class="note">{{.How}}.</p>
+<table>
+<thead><tr>{{range .Settings}}<th>{{.}}</th>{{end}}<th>score</th><th>folds</th><th>train</th><th></th></tr></thead>
+<tbody>
+{{- range .Rows}}
+<tr>{{range .Values}}<td class="num">{{.}}</td>{{end}}<td class="num">{{.Score}}</td><td class="num">{{.Folds}}</td><td class="num">{{.Seconds}}</td><td>{{if .Picked}}<strong>picked</strong>{{end}}</td></tr>
+{{- end}}
+</tbody>
+</table>
+{{- end}}
+</section>
+{{- end}}
+
 {{with .TypeBars}}
 <section id="per-type">
 <h2>F1 per span type</h2>

@@ -5,9 +5,7 @@ import (
 
 	"github.com/trellis-nlp/trellis/framework/corpus"
 	"github.com/trellis-nlp/trellis/framework/feature"
-	"github.com/trellis-nlp/trellis/framework/lattice"
 	"github.com/trellis-nlp/trellis/framework/rundir"
-	"github.com/trellis-nlp/trellis/framework/scheme"
 	"github.com/trellis-nlp/trellis/framework/spec"
 )
 
@@ -16,18 +14,17 @@ import (
 // fitted from the model's, so that its attribute and label IDs are kept
 // and the new data's are appended, which is the layout learn.StartModel
 // puts the model's weights on. It is the learner's own: the other
-// learners' encoding knows nothing of the model. The scheme constraints
-// are rebuilt for its labels.
-func continuedEncoding(ctx context.Context, o Options, li *spec.LearnerInstance) (*encoded, *lattice.Constraints, error) {
+// learners' encoding knows nothing of the model.
+func continuedEncoding(ctx context.Context, o Options, li *spec.LearnerInstance) (*encoded, error) {
 	s, m := o.Spec, li.InitModel.Model
 	mp, err := trainingMapper(s)
 	if err != nil {
-		return nil, nil, err
+		return nil, err
 	}
 	o.base, o.dataChecked = baseRecord(li), true // the shared encoding checked the data
 	sents, err := readCorpus(s.Corpus(s.Evaluation.Train))
 	if err != nil {
-		return nil, nil, err
+		return nil, err
 	}
 	readDev := func() ([]*corpus.Sentence, error) {
 		if s.Evaluation.Dev == "" {
@@ -37,16 +34,12 @@ func continuedEncoding(ctx context.Context, o Options, li *spec.LearnerInstance)
 	}
 	enc, err := encodeSentences(ctx, o, mp, sents, readDev)
 	if err != nil {
-		return nil, nil, err
+		return nil, err
 	}
 	o.Log.Info().Str("learner", li.Name).Str("init_model", li.InitModel.Path).
 		Int("model_attributes", len(m.Attrs)).Int("attributes", enc.mapper.Attrs().Len()).
 		Int("model_labels", len(m.Labels)).Int("labels", enc.mapper.Labels().Len()).Msg("continuing a model")
-	var constraints *lattice.Constraints
-	if s.Labels.Constrained {
-		constraints = scheme.Constraints(enc.mapper.Labels().Names(), s.Labels.Scheme)
-	}
-	return enc, constraints, nil
+	return enc, nil
 }
 
 // manifestInitModel is what the manifest records of a learner's

@@ -98,12 +98,12 @@ func (c *schemeCheck) diagnostic(s *spec.Spec, training bool) *hcl.Diagnostic {
 	}
 	d := &hcl.Diagnostic{Severity: hcl.DiagWarning, Subject: &rng, Summary: "Labels contradict the scheme"}
 	first := c.first
-	if training && s.Labels.Constrained && c.forbidden > 0 {
+	if training && forbids(s) && c.forbidden > 0 {
 		first = c.firstForbidden
 	}
 	detail := fmt.Sprintf("%s, which %s does not allow; %d of %s of corpus %q %s %s",
 		first, c.declared, bad, plural.Count(c.fit.Sentences(), "sentence"), c.corpus.Name, plural.Pick(bad, "contradicts", "contradict"), c.declared)
-	if training && s.Labels.Constrained && c.forbidden > 0 {
+	if training && forbids(s) && c.forbidden > 0 {
 		d.Severity = hcl.DiagError
 		detail += fmt.Sprintf(", and constrained decoding would forbid the gold labels of %d (set constrained = false to train on them anyway)", c.forbidden)
 	}
@@ -114,6 +114,13 @@ func (c *schemeCheck) diagnostic(s *spec.Spec, training bool) *hcl.Diagnostic {
 	}
 	d.Detail = detail
 	return d
+}
+
+// forbids reports whether constrained decoding would be turned against
+// gold labels that contradict the scheme: with an encoding the learners
+// see the gold chunks re-encoded, always well-formed, so it never is.
+func forbids(s *spec.Spec) bool {
+	return s.Labels.Constrained && s.Labels.Encode == scheme.None
 }
 
 // checkUpFront checks the train, dev and test corpora of a cross-validation

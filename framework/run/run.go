@@ -73,6 +73,16 @@ type Options struct {
 	// base, when set, is the mapper of the model a learner continues
 	// (continue.go): the training encoding keeps its IDs.
 	base *feature.MapperRecord
+	// onTrace, when set (by tests), hears which corpus is read when and
+	// where a tuning search starts and ends.
+	onTrace func(event string)
+}
+
+// trace passes event to onTrace, if set.
+func (o Options) trace(event string) {
+	if o.onTrace != nil {
+		o.onTrace(event)
+	}
 }
 
 // LearnerMetrics and Comparison are the run directory's types.
@@ -124,13 +134,21 @@ type encoded struct {
 	dev    *feature.Dataset
 	// devSents are the dev sentences, whose gold labels devScorer reads.
 	devSents []*corpus.Sentence
-	// vocabulary are the training words, for OOV accuracy.
-	vocabulary map[string]bool
 	// words are the training words rebuilt from gold character labels
 	// (segmentation only).
 	words map[string]bool
-	// wordColumn indexes the column whose values are the word.
+	// wordColumn indexes the column whose values are the word
+	// (corpus.WordColumn), -1 for a format without words (crfsuite).
 	wordColumn int
+}
+
+// wordColumnName is the word column's name, as the model records it ("" for
+// none).
+func (enc *encoded) wordColumnName() string {
+	if enc.wordColumn < 0 {
+		return ""
+	}
+	return enc.mapper.Columns().Names[enc.wordColumn]
 }
 
 // Run carries out the experiment.
@@ -152,34 +170,17 @@ func Run(ctx context.Context, o Options) (*Result, error) {
 		return nil, err
 	}
 	sch := s.Labels.Scheme
-	var constraints *lattice.Constraints
-	if s.Labels.Constrained {
-		constraints = scheme.Constraints(enc.mapper.Labels().Names(), sch)
-	}
-
 	res := &Result{Dir: o.OutDir, Metrics: rundir.Metrics{}, tests: map[string][]eval.Sentence{}}
 	manifestLearners := map[string]rundir.ManifestLearner{}
 	for _, li := range learners {
 		if err := ctx.Err(); err != nil {
 			return nil, err
 		}
-		lenc, lcons := enc, constraints
-		if li.InitModel != nil {
-			if lenc, lcons, err = continuedEncoding(ctx, o, li); err != nil {
-				return nil, fmt.Errorf("learner %q: %w", li.Name, err)
-			}
-		}
-		lr, err := runLearner(ctx, o, lenc, li, lcons, dataHashes)
+		ml, err := tuneAndRun(ctx, o, enc, li, dataHashes, res)
 		if err != nil {
 			return nil, fmt.Errorf("learner %q: %w", li.Name, err)
 		}
-		res.Metrics[li.Name], res.tests[li.Name] = lr.metrics, lr.test
-		res.Order = append(res.Order, li.Name)
-		cfg, err := json.Marshal(li.Config)
-		if err != nil {
-			return nil, err
-		}
-		manifestLearners[li.Name] = rundir.ManifestLearner{Type: li.Type, Config: cfg, InitModel: manifestInitModel(li)}
+		manifestLearners[li.Name] = *ml
 	}
 	if err := compareLearners(res, sch, s.Seed); err != nil {
 		return nil, err
@@ -192,6 +193,48 @@ func Run(ctx context.Context, o Options) (*Result, error) {
 		return nil, err
 	}
 	return res, nil
+}
+
+// tuneAndRun tunes a learner if the spec says so, trains it (or keeps
+// the tuning's winner), tests it, and adds its figures to res.
+func tuneAndRun(ctx context.Context, o Options, enc *encoded, li *spec.LearnerInstance, dataHashes map[string]string, res *Result) (*rundir.ManifestLearner, error) {
+	s := o.Spec
+	if li.InitModel != nil {
+		// Its own encoding, from the model's mapper; a tuning's
+		// re-encodings keep the model's IDs too.
+		var err error
+		if enc, err = continuedEncoding(ctx, o, li); err != nil {
+			return nil, err
+		}
+		o.base = baseRecord(li)
+	}
+	tu, err := tuneLearner(ctx, o, enc, li)
+	if err != nil {
+		return nil, err
+	}
+	var constraints *lattice.Constraints
+	if s.Labels.Constrained {
+		constraints = scheme.Constraints(tu.enc.mapper.Labels().Names(), s.Labels.Training())
+	}
+	lr, err := runLearner(ctx, o, tu.enc, tu.li, constraints, dataHashes, tu.pre)
+	if err != nil {
+		return nil, err
+	}
+	cfg, err := json.Marshal(tu.li.Config)
+	if err != nil {
+		return nil, err
+	}
+	ml := &rundir.ManifestLearner{Type: li.Type, Config: cfg, InitModel: manifestInitModel(li)}
+	if tu.record != nil {
+		if err := rundir.WriteTuning(o.OutDir, tu.record); err != nil {
+			return nil, err
+		}
+		lr.metrics.Tuning = tu.record
+		ml.Tuned, ml.TunedBy = tu.record.Picked(), tu.record.By
+	}
+	res.Metrics[li.Name], res.tests[li.Name] = lr.metrics, lr.test
+	res.Order = append(res.Order, li.Name)
+	return ml, nil
 }
 
 // selectLearners returns the spec's learners, or those --learner names.
@@ -281,6 +324,11 @@ func writeResults(o Options, res *Result, manifest *rundir.Manifest) error {
 	var table bytes.Buffer
 	WriteTable(&table, res, s.Labels.Scheme)
 	report := fmt.Sprintf("# %s\n\n%s\n```\n%s```\n", s.Name, s.Description, table.String())
+	for _, name := range res.Order {
+		if t := res.Metrics[name].Tuning; t != nil {
+			report += "\n" + TuningMarkdown(t)
+		}
+	}
 	if err := fileio.WriteFile(filepath.Join(o.OutDir, rundir.ReportMarkdown), []byte(report)); err != nil {
 		return err
 	}
@@ -312,10 +360,44 @@ func newManifest(o Options, enc *encoded, dataHashes map[string]string, learners
 		GoVersion: runtime.Version(), OSArch: runtime.GOOS + "/" + runtime.GOARCH,
 		Seed: s.Seed, Threads: o.Threads, Command: o.Command, WorkingDirectory: workingDirectory(),
 		TrainCorpus: s.Evaluation.Train, DevCorpus: s.Evaluation.Dev, TestCorpus: s.Evaluation.Test,
-		LabelColumn: s.Labels.Column, Scheme: s.Labels.Scheme,
+		LabelColumn: s.Labels.Column, Scheme: s.Labels.Scheme, Encode: s.Labels.Encode,
 		Learners: learners, Plugins: manifestPlugins(enc.mapper.Templates()),
 		Attributes: enc.mapper.Attrs().Len(), Labels: enc.mapper.Labels().Names(),
 	}, nil
+}
+
+// TuningMarkdown renders a tuning search as a Markdown section: every
+// candidate with its score, the pick marked.
+func TuningMarkdown(t *rundir.Tuning) string {
+	var b strings.Builder
+	how := fmt.Sprintf("on the dev corpus %q", t.Corpus)
+	if t.By == "cv" {
+		how = fmt.Sprintf("by %d-fold cross-validation on the train corpus %q", t.Folds, t.Corpus)
+	}
+	fmt.Fprintf(&b, "## Tuning %s\n\n%s search, %d candidates scored %s (%s; the test corpus is not used).\n\n",
+		t.Learner, t.Method, len(t.Candidates), how, t.Metric)
+	var names []string
+	for n := range t.Candidates[0].Settings {
+		names = append(names, n)
+	}
+	sort.Strings(names)
+	b.WriteString("| " + strings.Join(names, " | ") + " | score | folds | train s | |\n|")
+	b.WriteString(strings.Repeat("---|", len(names)+4) + "\n")
+	for i, c := range t.Candidates {
+		for _, n := range names {
+			fmt.Fprintf(&b, "| %g ", c.Settings[n])
+		}
+		folds := make([]string, len(c.FoldScores))
+		for k, v := range c.FoldScores {
+			folds[k] = fmt.Sprintf("%.2f", 100*v)
+		}
+		pick := ""
+		if i == t.Pick {
+			pick = "**picked**"
+		}
+		fmt.Fprintf(&b, "| %.2f | %s | %.1f | %s |\n", 100*c.Score, strings.Join(folds, " "), c.TrainSeconds, pick)
+	}
+	return b.String()
 }
 
 // UsageError is a mistake in how trellis was called (exit code 2).
@@ -327,6 +409,7 @@ func (e *UsageError) Error() string { return e.Msg }
 // error fails the run before any model is written; its gold labels are
 // checked against the declared scheme (a warning).
 func checkTest(o Options) error {
+	o.trace("check " + o.Spec.Evaluation.Test)
 	_, d, err := checkCorpus(o.Spec, o.Spec.Evaluation.Test)
 	if err == nil && !o.dataChecked {
 		o.warn(d)
@@ -366,17 +449,25 @@ func encodeTraining(ctx context.Context, o Options) (*encoded, error) {
 	if err != nil {
 		return nil, err
 	}
+	o.trace("read " + s.Evaluation.Train)
 	sents, err := readCorpus(s.Corpus(s.Evaluation.Train))
 	if err != nil {
+		mp.Close() // its extractors may hold plugin processes
 		return nil, err
 	}
 	readDev := func() ([]*corpus.Sentence, error) {
 		if s.Evaluation.Dev == "" {
 			return nil, nil
 		}
+		o.trace("read " + s.Evaluation.Dev)
 		return readCorpus(s.Corpus(s.Evaluation.Dev))
 	}
-	return encodeSentences(ctx, o, mp, sents, readDev)
+	enc, err := encodeSentences(ctx, o, mp, sents, readDev)
+	if err != nil {
+		mp.Close()
+		return nil, err
+	}
+	return enc, nil
 }
 
 // trainingMapper compiles the spec's templates against the columns of its
@@ -397,10 +488,11 @@ func encodeSentences(ctx context.Context, o Options, mp *feature.Mapper, sents [
 	s, log, meter := o.Spec, o.Log, o.Progress
 	trainC := s.Corpus(s.Evaluation.Train)
 	labelCol := mp.Columns().Label
-	enc := &encoded{mapper: mp, wordColumn: wordColumn(mp.Columns().Names, labelCol)}
+	enc := &encoded{mapper: mp, wordColumn: corpus.WordColumn(trainC.Format.Name, mp.Columns().Names, labelCol)}
 	if err := checkTraining(o, trainC, labelCol, sents, true); err != nil {
 		return nil, err
 	}
+	encodeLabels(s.Labels, labelCol, sents)
 	if err := enc.readVocabulary(s.Labels.Scheme, sents); err != nil {
 		return nil, err
 	}
@@ -422,6 +514,7 @@ func encodeSentences(ctx context.Context, o Options, mp *feature.Mapper, sents [
 	if err := checkTraining(o, s.Corpus(s.Evaluation.Dev), labelCol, enc.devSents, false); err != nil {
 		return nil, err
 	}
+	encodeLabels(s.Labels, labelCol, enc.devSents)
 	var unknownLabels map[string]int
 	if enc.dev, unknownLabels, err = mp.Encode(enc.devSents); err != nil {
 		return nil, err
@@ -430,6 +523,27 @@ func encodeSentences(ctx context.Context, o Options, mp *feature.Mapper, sents [
 		log.Warn().Interface("labels", unknownLabels).Msg("dev corpus has labels unseen in training")
 	}
 	return enc, nil
+}
+
+// encodeLabels re-encodes the gold labels of checked sentences in the
+// training encoding, in place: from then on the mapper, the learners, the
+// constraints and dev scoring see only the encoding. Without one it does
+// nothing.
+func encodeLabels(l spec.Labels, labelCol int, sents []*corpus.Sentence) {
+	if l.Encode == scheme.None {
+		return
+	}
+	var gold, enc []string
+	for _, st := range sents {
+		gold = gold[:0]
+		for _, tok := range st.Tokens {
+			gold = append(gold, tok[labelCol])
+		}
+		enc = scheme.Convert(enc[:0], gold, l.Scheme, l.Encode)
+		for i, tok := range st.Tokens {
+			tok[labelCol] = enc[i]
+		}
+	}
 }
 
 // newMapper compiles the spec's templates against the training corpus's
@@ -452,15 +566,14 @@ func newMapper(s *spec.Spec, cols feature.Columns) (*feature.Mapper, error) {
 	return mp, err
 }
 
-// readVocabulary notes the training words (and, for segmentation, the
-// words the gold labels make of the characters), checking that every
-// training token has a label.
+// readVocabulary checks that every training token has a label and, for
+// segmentation, notes the words the gold labels make of the characters
+// (for OOV word recall). IV/OOV accuracy uses the model's own vocabulary
+// instead (tagger.Vocabulary; see tagTest).
 func (enc *encoded) readVocabulary(sch scheme.Scheme, sents []*corpus.Sentence) error {
 	labelCol := enc.mapper.Columns().Label
-	enc.vocabulary = map[string]bool{}
 	for _, st := range sents {
 		for i := 0; i < st.Len(); i++ {
-			enc.vocabulary[st.Tokens[i][enc.wordColumn]] = true
 			if st.Tokens[i][labelCol] == "" {
 				return fmt.Errorf("%s:%d: training token without a label", st.File, st.TokenLineNo[i])
 			}
@@ -482,31 +595,15 @@ func (enc *encoded) readVocabulary(sch scheme.Scheme, sents []*corpus.Sentence) 
 	return nil
 }
 
-// wordColumn picks the column whose values count as "the word" for
-// in-vocabulary/out-of-vocabulary accuracy: "form" or "word" if present,
-// else the first column that is not the label.
-func wordColumn(cols []string, label int) int {
-	for i, c := range cols {
-		if (c == "form" || c == "word" || c == "char") && i != label {
-			return i
-		}
-	}
-	for i := range cols {
-		if i != label {
-			return i
-		}
-	}
-	return 0
-}
-
 // learnerResult is what training and testing one learner gave.
 type learnerResult struct {
 	metrics *LearnerMetrics
 	test    []eval.Sentence // the evaluated test sentences
 }
 
-func runLearner(ctx context.Context, o Options, enc *encoded, li *spec.LearnerInstance, constraints *lattice.Constraints, dataHashes map[string]string) (*learnerResult, error) {
-	s := o.Spec
+// runLearner trains li (or takes pre, the model tuning already trained
+// with the same settings on the same corpus), saves the model and tests it.
+func runLearner(ctx context.Context, o Options, enc *encoded, li *spec.LearnerInstance, constraints *lattice.Constraints, dataHashes map[string]string, pre *trained) (*learnerResult, error) {
 	log := o.Log.With().Str("learner", li.Name).Logger()
 	lm := &LearnerMetrics{Learner: li.Type}
 	p := newProblem(o, enc, log, constraints)
@@ -515,6 +612,11 @@ func runLearner(ctx context.Context, o Options, enc *encoded, li *spec.LearnerIn
 	}
 	p.Observe = func(pt learn.Point) { lm.Curve = append(lm.Curve, pt) }
 	modelPath := rundir.ModelPath(o.OutDir, li.Name)
+	if pre != nil {
+		lm.Curve, lm.TrainSeconds = pre.curve, pre.seconds
+		log.Info().Msg("the tuning's winner, trained on the same corpus: keeping its model")
+		return saveAndEvaluate(ctx, o, enc, li, lm, pre.res, modelPath, dataHashes, nil)
+	}
 	var ck *checkpointer
 	if o.CheckpointEvery > 0 || o.Resume {
 		var err error
@@ -548,8 +650,14 @@ func runLearner(ctx context.Context, o Options, enc *encoded, li *spec.LearnerIn
 	lm.TrainSeconds = time.Since(t0).Seconds()
 	// Same reason: the optimizer's buffers die here.
 	debug.FreeOSMemory()
-	lm.Info = res.Info
 	log.Info().Float64("seconds", lm.TrainSeconds).Msg("trained")
+	return saveAndEvaluate(ctx, o, enc, li, lm, res, modelPath, dataHashes, ck)
+}
+
+// saveAndEvaluate writes a trained learner's model and tests it.
+func saveAndEvaluate(ctx context.Context, o Options, enc *encoded, li *spec.LearnerInstance, lm *LearnerMetrics, res *learn.Result, modelPath string, dataHashes map[string]string, ck *checkpointer) (*learnerResult, error) {
+	s := o.Spec
+	lm.Info = res.Info
 	if err := checkFinite(res.Model.W); err != nil {
 		return nil, fmt.Errorf("%s produced %w; no model written", li.Type, err)
 	}
@@ -580,7 +688,7 @@ func newProblem(o Options, enc *encoded, log zerolog.Logger, constraints *lattic
 	}
 	if enc.dev != nil {
 		p.Dev = enc.dev
-		p.DevScore = devScorer(enc, s.Labels.Scheme, constraints, o.Threads)
+		p.DevScore = devScorer(enc, s.Labels.Training(), constraints, o.Threads)
 	}
 	return p
 }
@@ -595,12 +703,15 @@ func newModel(s *spec.Spec, enc *encoded, li *spec.LearnerInstance, weights *lin
 	trainFormat := s.Corpus(s.Evaluation.Train).Format
 	m := &model.Model{
 		Header: model.Header{
-			Scheme: s.Labels.Scheme.String(), Constrained: s.Labels.Constrained,
-			Format: trainFormat, LabelColumn: s.Labels.Column, WordColumn: enc.mapper.Columns().Names[enc.wordColumn],
+			Scheme: s.Labels.Training().String(), Constrained: s.Labels.Constrained,
+			Format: trainFormat, LabelColumn: s.Labels.Column, WordColumn: enc.wordColumnName(),
 			Learner:    model.Learner{Name: li.Name, Type: li.Type, Config: cfg},
 			Provenance: model.Provenance{Experiment: s.Name, SpecHash: s.Hash, DataHashes: dataHashes, Seed: s.Seed, Trellis: Version()},
 		},
 		Linear: weights,
+	}
+	if s.Labels.Encode != scheme.None {
+		m.OutputScheme = s.Labels.Scheme.String()
 	}
 	m.SetMapper(enc.mapper)
 	return m, nil
@@ -631,7 +742,7 @@ func evaluateLearner(ctx context.Context, o Options, enc *encoded, li *spec.Lear
 	if err != nil {
 		return nil, err
 	}
-	tg, err := tagger.New(loaded, o.Templates, tagger.Options{})
+	tg, err := tagger.New(loaded, o.Templates, tagger.Options{Decode: li.Decode, Beam: li.Beam})
 	if err != nil {
 		return nil, err
 	}
@@ -646,8 +757,11 @@ func evaluateLearner(ctx context.Context, o Options, enc *encoded, li *spec.Lear
 		lm.TagTokensPerSecond = float64(tokens) / lm.TagSeconds
 	}
 	unknown := map[string]int{}
+	var gold []string
 	for _, es := range sents {
-		for _, g := range es.Gold {
+		// The mapper's labels are in the training encoding.
+		gold = scheme.Convert(gold[:0], es.Gold, s.Labels.Scheme, s.Labels.Training())
+		for _, g := range gold {
 			if _, ok := enc.mapper.Labels().LookupString(g); !ok {
 				unknown[g]++
 			}
@@ -669,6 +783,7 @@ func evaluateLearner(ctx context.Context, o Options, enc *encoded, li *spec.Lear
 // and returns the evaluated sentences and the number of tokens tagged.
 func tagTest(ctx context.Context, o Options, enc *encoded, tg *tagger.Tagger, learner string) ([]eval.Sentence, int, error) {
 	testC := o.Spec.Corpus(o.Spec.Evaluation.Test)
+	o.trace("tag " + testC.Name + " " + learner)
 	f, err := corpus.New(testC.Format)
 	if err != nil {
 		return nil, 0, err
@@ -686,6 +801,11 @@ func tagTest(ctx context.Context, o Options, enc *encoded, tg *tagger.Tagger, le
 	bw := bufio.NewWriterSize(out, 1<<16)
 	labelCol := f.LabelColumn()
 	var sents []eval.Sentence
+	// IV/OOV accuracy counts the words the saved model knows, as `trellis
+	// eval` does from the model file alone, so the two report the same
+	// figures (tagger.Vocabulary says why those words rather than the
+	// training corpus's). nil: the model does not tell, no figures.
+	vocab := tg.Vocabulary()
 	var src io.Reader = in
 	var bar *progress.Task
 	if st, err := in.Stat(); err == nil {
@@ -694,13 +814,18 @@ func tagTest(ctx context.Context, o Options, enc *encoded, tg *tagger.Tagger, le
 	}
 	tokens, err := tg.Stream(ctx, f.NewReader(src, testC.Path, corpus.ReadOptions{}), f.NewWriter(bw), testC.Split.Keep,
 		func(st *corpus.Sentence, pred []string) {
-			es := eval.Sentence{Gold: make([]string, st.Len()), Pred: pred, OOV: make([]bool, st.Len())}
+			es := eval.Sentence{Gold: make([]string, st.Len()), Pred: pred}
+			if vocab != nil {
+				es.OOV = make([]bool, st.Len())
+			}
 			if enc.words != nil {
 				es.Chars = make([]string, st.Len())
 			}
 			for i := range es.Gold {
 				es.Gold[i] = st.Tokens[i][labelCol]
-				es.OOV[i] = !enc.vocabulary[st.Tokens[i][enc.wordColumn]]
+				if vocab != nil {
+					es.OOV[i] = !vocab.Has(st.Tokens[i][enc.wordColumn])
+				}
 				if es.Chars != nil {
 					es.Chars[i] = st.Tokens[i][enc.wordColumn]
 				}

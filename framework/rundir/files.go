@@ -30,7 +30,53 @@ const (
 	ModelsDir       = "models"
 	PredictionsDir  = "predictions"
 	EvalDir         = "eval"
+	TuneDir         = "tune"
 )
+
+// TunePath is where dir keeps the record of a learner's tuning search.
+func TunePath(dir, learner string) string {
+	return filepath.Join(dir, TuneDir, learner+".json")
+}
+
+// Tuning is tune/NAME.json (and a learner's entry in metrics.json): every
+// candidate of a tune block's search with its score, and the pick. The
+// scores are on the dev corpus, or the mean over cross-validation folds
+// of the train corpus; never on the test corpus.
+type Tuning struct {
+	Learner string `json:"learner"`
+	Method  string `json:"method"`
+	// By is "dev" (scored on the dev corpus Corpus) or "cv" (Folds-fold
+	// cross-validation on the train corpus Corpus, seeded folds).
+	By     string `json:"by"`
+	Corpus string `json:"corpus"`
+	Folds  int    `json:"folds,omitempty"`
+	Metric string `json:"metric"`
+	Seed   uint64 `json:"seed"`
+	// Candidates in the order they were tried; Pick indexes the one with
+	// the highest score (the first of equals).
+	Candidates []TuningCandidate `json:"candidates"`
+	Pick       int               `json:"pick"`
+}
+
+// TuningCandidate is one combination of settings and its score.
+type TuningCandidate struct {
+	Settings map[string]float64 `json:"settings"`
+	Score    float64            `json:"score"`
+	// FoldScores are the per-fold scores of cross-validation.
+	FoldScores   []float64 `json:"fold_scores,omitempty"`
+	TrainSeconds float64   `json:"train_seconds"`
+}
+
+// Picked returns the settings of the pick.
+func (t *Tuning) Picked() map[string]float64 { return t.Candidates[t.Pick].Settings }
+
+// WriteTuning writes dir/tune/NAME.json.
+func WriteTuning(dir string, t *Tuning) error {
+	if err := os.MkdirAll(filepath.Join(dir, TuneDir), 0o755); err != nil {
+		return err
+	}
+	return fileio.WriteJSON(TunePath(dir, t.Learner), t)
+}
 
 // ModelPath is where run directory dir keeps a learner's model.
 func ModelPath(dir, learner string) string {
@@ -57,26 +103,28 @@ type Manifest struct {
 	SpecSHA256  string `json:"spec_sha256"`
 	// Spec is the resolved spec as JSON (spec.Spec marshalled); readers
 	// that need its parts use the fields below.
-	Spec             json.RawMessage            `json:"spec"`
-	SpecSource       string                     `json:"spec_source"`
-	DataSHA256       map[string]string          `json:"data_sha256"`
-	TrellisVersion   string                     `json:"trellis_version"`
-	VCSRevision      string                     `json:"vcs_revision"`
-	GoVersion        string                     `json:"go_version"`
-	OSArch           string                     `json:"os_arch"`
-	Seed             uint64                     `json:"seed"`
-	Threads          int                        `json:"threads"`
-	Command          []string                   `json:"command"`
-	WorkingDirectory string                     `json:"working_directory"`
-	TrainCorpus      string                     `json:"train_corpus,omitempty"`
-	DevCorpus        string                     `json:"dev_corpus,omitempty"`
-	TestCorpus       string                     `json:"test_corpus"`
-	LabelColumn      string                     `json:"label_column,omitempty"`
-	Scheme           scheme.Scheme              `json:"scheme"`
-	Learners         map[string]ManifestLearner `json:"learners"`
-	Plugins          map[string]model.Plugin    `json:"plugins"`
-	Attributes       int                        `json:"attributes"`
-	Labels           []string                   `json:"labels"`
+	Spec             json.RawMessage   `json:"spec"`
+	SpecSource       string            `json:"spec_source"`
+	DataSHA256       map[string]string `json:"data_sha256"`
+	TrellisVersion   string            `json:"trellis_version"`
+	VCSRevision      string            `json:"vcs_revision"`
+	GoVersion        string            `json:"go_version"`
+	OSArch           string            `json:"os_arch"`
+	Seed             uint64            `json:"seed"`
+	Threads          int               `json:"threads"`
+	Command          []string          `json:"command"`
+	WorkingDirectory string            `json:"working_directory"`
+	TrainCorpus      string            `json:"train_corpus,omitempty"`
+	DevCorpus        string            `json:"dev_corpus,omitempty"`
+	TestCorpus       string            `json:"test_corpus"`
+	LabelColumn      string            `json:"label_column,omitempty"`
+	Scheme           scheme.Scheme     `json:"scheme"`
+	// Encode is the encoding the learners trained in, when not Scheme.
+	Encode     scheme.Scheme              `json:"encode,omitempty"`
+	Learners   map[string]ManifestLearner `json:"learners"`
+	Plugins    map[string]model.Plugin    `json:"plugins"`
+	Attributes int                        `json:"attributes"`
+	Labels     []string                   `json:"labels"`
 }
 
 // ManifestLearner is a learner's type and its configuration (the
@@ -87,6 +135,10 @@ type ManifestLearner struct {
 	// InitModel is the model the learner continued training from
 	// (init_model), when it did.
 	InitModel *ManifestInitModel `json:"init_model,omitempty"`
+	// Tuned are the settings a tune block picked (Config has them); the
+	// search is in tune/NAME.json.
+	Tuned   map[string]float64 `json:"tuned,omitempty"`
+	TunedBy string             `json:"tuned_by,omitempty"`
 }
 
 // ManifestInitModel is a learner's starting model: its path as resolved
@@ -115,6 +167,8 @@ type LearnerMetrics struct {
 	MainValue  float64 `json:"main_value"`
 	CILow      float64 `json:"ci95_low"`
 	CIHigh     float64 `json:"ci95_high"`
+	// Tuning is the tune block's search, when the learner had one.
+	Tuning *Tuning `json:"tuning,omitempty"`
 }
 
 // Metrics is metrics.json: the figures of every learner by name.
@@ -131,6 +185,14 @@ func (m Metrics) WithoutTimings() Metrics {
 		c.Curve = append([]learn.Point(nil), lm.Curve...)
 		for i := range c.Curve {
 			c.Curve[i].Elapsed = 0
+		}
+		if lm.Tuning != nil {
+			t := *lm.Tuning
+			t.Candidates = append([]TuningCandidate(nil), t.Candidates...)
+			for i := range t.Candidates {
+				t.Candidates[i].TrainSeconds = 0
+			}
+			c.Tuning = &t
 		}
 		out[name] = &c
 	}

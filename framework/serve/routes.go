@@ -57,6 +57,12 @@ func (s *Server) route(name string, methods []string, h func(*recorder, *http.Re
 		start := time.Now()
 		s.metrics.active.Add(1)
 		s.metrics.inFlight.Inc()
+		// Deferred: net/http recovers a handler's panic, and a count left
+		// at +1 would hold the drain until its timeout.
+		defer func() {
+			s.metrics.inFlight.Dec()
+			s.metrics.active.Add(-1)
+		}()
 		rec := &recorder{ResponseWriter: w, status: http.StatusOK}
 		switch {
 		case methods != nil && !slices.Contains(methods, r.Method):
@@ -75,8 +81,6 @@ func (s *Server) route(name string, methods []string, h func(*recorder, *http.Re
 			s.metrics.errors.WithLabelValues(name, code).Inc()
 		}
 		s.metrics.latency.WithLabelValues(name).Observe(elapsed.Seconds())
-		s.metrics.inFlight.Dec()
-		s.metrics.active.Add(-1)
 		ev := s.opts.Log.Info().Str("method", r.Method).Str("path", r.URL.Path).Int("status", rec.status).
 			Int("bytes", rec.bytes).Dur("duration", elapsed).Str("remote", r.RemoteAddr)
 		if rec.model != "" {
@@ -161,15 +165,6 @@ func (s *Server) handleModels(w *recorder, _ *http.Request) {
 		out.Models = append(out.Models, info)
 	}
 	writeJSON(w, http.StatusOK, out)
-}
-
-// quoted renders names as "a", "b".
-func quoted(names []string) string {
-	q := make([]string, len(names))
-	for i, n := range names {
-		q[i] = strconv.Quote(n)
-	}
-	return strings.Join(q, ", ")
 }
 
 // statusError is a request error with its HTTP status.

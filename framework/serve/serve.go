@@ -106,7 +106,7 @@ func New(opts Options) (*Server, error) {
 	opts.setDefaults()
 	s := &Server{opts: opts, models: map[string]*servedModel{}, metrics: newMetrics()}
 	for _, mf := range opts.Models {
-		if err := checkName(mf.Name); err != nil {
+		if err := CheckName(mf.Name); err != nil {
 			s.Close()
 			return nil, err
 		}
@@ -127,8 +127,9 @@ func New(opts Options) (*Server, error) {
 	return s, nil
 }
 
-// checkName accepts names that are one URL path segment as they are.
-func checkName(name string) error {
+// CheckName accepts names that are one URL path segment as they are: the
+// model names New takes (a command line can check its flags with it).
+func CheckName(name string) error {
 	if name == "" {
 		return errors.New("a model needs a name")
 	}

@@ -12,6 +12,8 @@ import (
 	"strings"
 
 	"github.com/trellis-nlp/trellis/framework/corpus"
+	"github.com/trellis-nlp/trellis/framework/plural"
+	"github.com/trellis-nlp/trellis/framework/tagger"
 )
 
 // TagRequest is the body of POST /v1/models/{name}/tag.
@@ -28,27 +30,25 @@ type TagRequest struct {
 }
 
 // TagResponse is the answer to a tag request. Probabilities (of each
-// sentence's best sequence) come with Marginals or NBest.
+// sentence's best sequence) come with Marginals or NBest; a probability or
+// score JSON cannot hold (not finite) is null.
 type TagResponse struct {
 	Model         string         `json:"model"`
 	Labels        [][]string     `json:"labels"`
-	Probabilities []float64      `json:"probabilities,omitempty"`
+	Probabilities []*float64     `json:"probabilities,omitempty"`
 	Marginals     [][]float64    `json:"marginals,omitempty"`
 	NBest         [][]ScoredPath `json:"nbest,omitempty"`
 }
 
-// ScoredPath is one of the n best label sequences of a sentence.
-type ScoredPath struct {
-	Labels      []string `json:"labels"`
-	Score       float64  `json:"score"`
-	Probability float64  `json:"probability"`
-}
+// ScoredPath is one of the n best label sequences of a sentence: the
+// shape `trellis tag --output json` gives them too.
+type ScoredPath = tagger.RankedPath
 
 func (s *Server) handleTag(w *recorder, r *http.Request) {
 	name := r.PathValue("name")
 	sm, ok := s.models[name]
 	if !ok {
-		writeError(w, http.StatusNotFound, fmt.Sprintf("no model %q (this service serves %s)", name, quoted(s.names)))
+		writeError(w, http.StatusNotFound, fmt.Sprintf("no model %q (this service serves %s)", name, plural.Quoted(s.names)))
 		return
 	}
 	w.model = name
@@ -91,7 +91,7 @@ func response(name string, out tagged, req *TagRequest) TagResponse {
 		return resp
 	}
 	resp.Labels = make([][]string, len(out.detailed))
-	resp.Probabilities = make([]float64, len(out.detailed))
+	resp.Probabilities = make([]*float64, len(out.detailed))
 	if req.Marginals {
 		resp.Marginals = make([][]float64, len(out.detailed))
 	}
@@ -101,14 +101,12 @@ func response(name string, out tagged, req *TagRequest) TagResponse {
 	for k, d := range out.detailed {
 		// The detailed decoder falls back to the unconstrained lattice,
 		// so every sentence has at least one path.
-		resp.Labels[k], resp.Probabilities[k] = d.Paths[0], d.Probabilities[0]
+		resp.Labels[k], resp.Probabilities[k] = d.Paths[0], tagger.Finite(d.Probabilities[0])
 		if req.Marginals {
 			resp.Marginals[k] = d.Marginals
 		}
 		if req.NBest > 1 {
-			for r, p := range d.Paths {
-				resp.NBest[k] = append(resp.NBest[k], ScoredPath{Labels: p, Score: d.Scores[r], Probability: d.Probabilities[r]})
-			}
+			resp.NBest[k] = d.Ranked(nil)
 		}
 	}
 	return resp
@@ -174,18 +172,18 @@ func describeType(t reflect.Type) string {
 	case reflect.Map, reflect.Struct:
 		return "an object"
 	case reflect.Slice:
-		return "a list of " + plural(t.Elem())
+		return "a list of " + pluralType(t.Elem())
 	}
 	return t.String()
 }
 
-// plural names values of type t in the plural: "lists of strings".
-func plural(t reflect.Type) string {
+// pluralType names values of type t in the plural: "lists of strings".
+func pluralType(t reflect.Type) string {
 	switch t.Kind() {
 	case reflect.String:
 		return "strings"
 	case reflect.Slice:
-		return "lists of " + plural(t.Elem())
+		return "lists of " + pluralType(t.Elem())
 	}
 	return "values of type " + t.String()
 }
@@ -200,12 +198,16 @@ func (s *Server) sentences(sm *servedModel, req *TagRequest) ([]*corpus.Sentence
 		req.NBest = 1
 	}
 	if req.NBest < 1 || req.NBest > s.opts.MaxNBest {
-		return nil, 0, badRequest(`"nbest" must be between 1 and %d, got %d`, s.opts.MaxNBest, req.NBest)
+		return nil, 0, badRequest(`"nbest" must be between 1 and %d, got %d (the service's --max-nbest)`, s.opts.MaxNBest, req.NBest)
 	}
 	tokens := 0
 	for k, sent := range req.Sentences {
 		if len(sent) == 0 {
 			return nil, 0, badRequest("sentence %d has no tokens", k)
+		}
+		// An empty token is no word: in a file it would end the sentence.
+		if i := slices.Index(sent, ""); i >= 0 {
+			return nil, 0, badRequest("sentence %d, token %d is empty", k, i)
 		}
 		tokens += len(sent)
 	}
@@ -246,7 +248,7 @@ func extraColumns(sm *servedModel, req *TagRequest) ([][][]string, error) {
 		i := slices.Index(in.Columns, name)
 		switch {
 		case i < 0:
-			return nil, badRequest("columns: model %q has no column %q (its columns: %s)", sm.name, name, quoted(in.Columns))
+			return nil, badRequest("columns: model %q has no column %q (its columns: %s)", sm.name, name, plural.Quoted(in.Columns))
 		case i == in.Word:
 			return nil, badRequest("columns: %q is the word column, which \"sentences\" fills", name)
 		case i == in.Label:
@@ -278,8 +280,5 @@ func extraColumns(sm *servedModel, req *TagRequest) ([][][]string, error) {
 }
 
 func columnsWord(names []string) string {
-	if len(names) == 1 {
-		return "column " + quoted(names)
-	}
-	return "columns " + quoted(names)
+	return plural.Noun(len(names), "column") + " " + plural.Quoted(names)
 }

@@ -71,8 +71,12 @@ func (s *Spec) loadInitModels() hcl.Diagnostics {
 // checkInitModel says how m's templates or scheme differ from the spec's
 // ("" when they do not).
 func (s *Spec) checkInitModel(m *model.Model) string {
-	if m.Scheme != s.Labels.Scheme.String() {
-		return fmt.Sprintf("label scheme %s, not %s", m.Scheme, s.Labels.Scheme)
+	// The labels the weights score are in the training scheme (encode).
+	if m.Scheme != s.Labels.Training().String() {
+		return fmt.Sprintf("labels in scheme %s, not %s", m.Scheme, s.Labels.Training())
+	}
+	if m.Output() != s.Labels.Scheme.String() {
+		return fmt.Sprintf("output scheme %s, not %s", m.Output(), s.Labels.Scheme)
 	}
 	var want []feature.TemplateSpec
 	for _, ti := range s.Features.Templates {

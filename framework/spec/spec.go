@@ -21,6 +21,7 @@ import (
 
 	"github.com/trellis-nlp/trellis/framework/corpus"
 	"github.com/trellis-nlp/trellis/framework/feature"
+	"github.com/trellis-nlp/trellis/framework/lattice"
 	"github.com/trellis-nlp/trellis/framework/learn"
 	"github.com/trellis-nlp/trellis/framework/registry"
 	"github.com/trellis-nlp/trellis/framework/scheme"
@@ -44,6 +45,12 @@ type Spec struct {
 	Features   Features           `json:"features"`
 	Learners   []*LearnerInstance `json:"learners"`
 	Evaluation Evaluation         `json:"evaluation"`
+	// Tunes are the tune blocks: learner settings picked on the dev
+	// corpus or by cross-validation on the train corpus.
+	Tunes []*Tune `json:"tunes,omitempty"`
+
+	// learners makes the learners of tuning candidates.
+	learners *learn.Registry
 
 	// declared are all corpus names in the file, including corpora whose
 	// blocks had errors, so references to them are not reported again.
@@ -96,11 +103,33 @@ func (s *Split) foldOf(k int) int {
 type Labels struct {
 	Column string        `json:"column"`
 	Scheme scheme.Scheme `json:"scheme"`
-	// Constrained decoding forbids ill-formed label bigrams of the scheme.
+	// Encode, when not None, is the span scheme the learners train and
+	// decode in (say BIOES for an IOB1 corpus): gold train and dev labels
+	// are re-encoded after the scheme check, and predictions go back to
+	// Scheme before they are written or scored.
+	Encode scheme.Scheme `json:"encode,omitempty"`
+	// Constrained decoding forbids ill-formed label bigrams of the scheme
+	// the learners decode in (Training).
 	Constrained bool `json:"constrained"`
 	// SchemeRange is where the scheme is declared (the labels block when
 	// it is not), for diagnostics about labels that contradict it.
 	SchemeRange hcl.Range `json:"-"`
+}
+
+// Training is the scheme the learners train and decode in: Encode if the
+// spec asks for an encoding, else the corpus's Scheme.
+func (l Labels) Training() scheme.Scheme {
+	if l.Encode != scheme.None {
+		return l.Encode
+	}
+	return l.Scheme
+}
+
+// encodings are the values encode accepts: the span schemes, with BILOU
+// (U for S, L for E) read as BIOES, whose labels it writes.
+var encodings = map[string]scheme.Scheme{
+	"iob1": scheme.IOB1, "iob2": scheme.IOB2, "bio": scheme.IOB2,
+	"bioes": scheme.BIOES, "iobes": scheme.BIOES, "bilou": scheme.BIOES,
 }
 
 // Features is the features block.
@@ -144,6 +173,15 @@ type LearnerInstance struct {
 	Learner learn.Learner `json:"-"`
 	Config  any           `json:"config"`
 	Range   hcl.Range     `json:"-"`
+	// Decode is how the learner's model tags the test corpus (decode =
+	// "viterbi", the default, "greedy", "beam" or "posterior"); Beam is
+	// the width of "beam". They are settings of every learner, decoded
+	// beside type (decodeDecoding).
+	Decode lattice.Method `json:"decode,omitempty"`
+	Beam   int            `json:"beam,omitempty"`
+	// body and ctx decode the block again for a tuning candidate.
+	body hcl.Body
+	ctx  *hcl.EvalContext
 	// InitModel is the model a learner with init_model continues
 	// training from (see initmodel.go), nil for the others.
 	InitModel *InitModel `json:"init_model,omitempty"`
@@ -205,6 +243,7 @@ var rootSchema = &hcl.BodySchema{
 		{Type: "features"},
 		{Type: "learner", LabelNames: []string{"name"}},
 		{Type: "evaluation"},
+		{Type: "tune", LabelNames: []string{"learner"}},
 	},
 }
 
@@ -219,7 +258,7 @@ func Decode(filename string, src []byte, vars map[string]string, reg Registries)
 	diags = append(diags, d...)
 
 	sum := sha256.Sum256(src)
-	s := &Spec{File: filename, Dir: filepath.Dir(filename), Source: src, Hash: hex.EncodeToString(sum[:]), Variables: map[string]string{}}
+	s := &Spec{File: filename, Dir: filepath.Dir(filename), Source: src, Hash: hex.EncodeToString(sum[:]), Variables: map[string]string{}, learners: reg.Learners}
 
 	ctx, d := decodeVariables(content.Blocks.OfType("variable"), vars, s)
 	diags = append(diags, d...)
@@ -233,6 +272,7 @@ func Decode(filename string, src []byte, vars map[string]string, reg Registries)
 	diags = append(diags, s.decodeFeatures(content, ctx, reg.Templates)...)
 	diags = append(diags, s.decodeLearners(content.Blocks.OfType("learner"), ctx, reg.Learners)...)
 	diags = append(diags, s.decodeEvaluation(content, ctx)...)
+	diags = append(diags, s.decodeTunes(content.Blocks.OfType("tune"), ctx)...)
 	if !diags.HasErrors() {
 		diags = append(diags, s.loadInitModels()...)
 	}
@@ -506,6 +546,7 @@ func (s *Spec) decodeLabels(content *hcl.BodyContent, ctx *hcl.EvalContext) hcl.
 	var cfg struct {
 		Column      string `hcl:"column"`
 		Scheme      string `hcl:"scheme,optional"`
+		Encode      string `hcl:"encode,optional"`
 		Constrained *bool  `hcl:"constrained,optional"`
 	}
 	d := gohcl.DecodeBody(b.Body, ctx, &cfg)
@@ -523,9 +564,14 @@ func (s *Spec) decodeLabels(content *hcl.BodyContent, ctx *hcl.EvalContext) hcl.
 		}
 		s.Labels.Scheme = sc
 	}
-	// Constrained decoding is on by default where a scheme makes some label
-	// bigrams impossible (the issue's IOB2/BIOES; BMES likewise).
-	s.Labels.Constrained = s.Labels.Scheme == scheme.IOB2 || s.Labels.Scheme == scheme.BIOES || s.Labels.Scheme == scheme.BMES
+	if cfg.Encode != "" {
+		diags = append(diags, s.decodeEncode(b, cfg.Encode)...)
+	}
+	// Constrained decoding is on by default where the scheme the learners
+	// decode in makes some label bigrams impossible (the issue's
+	// IOB2/BIOES; BMES likewise).
+	tr := s.Labels.Training()
+	s.Labels.Constrained = tr == scheme.IOB2 || tr == scheme.BIOES || tr == scheme.BMES
 	if cfg.Constrained != nil {
 		s.Labels.Constrained = *cfg.Constrained
 	}
@@ -540,6 +586,26 @@ func (s *Spec) decodeLabels(content *hcl.BodyContent, ctx *hcl.EvalContext) hcl.
 		c.Format.Label = cfg.Column
 	}
 	return diags
+}
+
+// decodeEncode reads the labels block's encode value: a span scheme, for a
+// corpus whose scheme has spans. Encoding in the corpus's own scheme is no
+// encoding (the model stays a plain one).
+func (s *Spec) decodeEncode(b *hcl.Block, value string) hcl.Diagnostics {
+	rng := attrRange(b, "encode")
+	enc, ok := encodings[strings.ToLower(strings.TrimSpace(value))]
+	if !ok {
+		return hcl.Diagnostics{errorAt(rng, "Unknown training encoding",
+			registry.DidYouMean(value, []string{"iob1", "iob2", "bioes", "bilou"}, "encoding"))}
+	}
+	if !s.Labels.Scheme.HasSpans() {
+		return hcl.Diagnostics{errorAt(rng, "Encoding without spans",
+			fmt.Sprintf("encode re-encodes the chunks of a span scheme (iob1, iob2, bioes); the labels' scheme is %s.", s.Labels.Scheme))}
+	}
+	if enc != s.Labels.Scheme {
+		s.Labels.Encode = enc
+	}
+	return nil
 }
 
 func (s *Spec) decodeFeatures(content *hcl.BodyContent, ctx *hcl.EvalContext, reg *feature.Registry) hcl.Diagnostics {
@@ -660,7 +726,8 @@ func (s *Spec) decodeLearners(blocks hcl.Blocks, ctx *hcl.EvalContext, reg *lear
 			diags = append(diags, errorAt(b.LabelRanges[0].Ptr(), "Duplicate learner", fmt.Sprintf("Learner %q is declared twice.", name)))
 			continue
 		}
-		head, rest, d := b.Body.PartialContent(&hcl.BodySchema{Attributes: []hcl.AttributeSchema{{Name: "type", Required: true}}})
+		head, rest, d := b.Body.PartialContent(&hcl.BodySchema{Attributes: []hcl.AttributeSchema{
+			{Name: "type", Required: true}, {Name: "decode"}, {Name: "beam"}}})
 		if diags = append(diags, d...); d.HasErrors() {
 			continue
 		}
@@ -672,6 +739,10 @@ func (s *Spec) decodeLearners(blocks hcl.Blocks, ctx *hcl.EvalContext, reg *lear
 		l, ok := reg.New(typ)
 		if !ok {
 			diags = append(diags, errorAt(head.Attributes["type"].Expr.Range().Ptr(), "Unknown learner type", registry.DidYouMean(typ, reg.Names(), "learner type")))
+			continue
+		}
+		method, beam, d := decodeDecoding(head, ctx)
+		if diags = append(diags, d...); d.HasErrors() {
 			continue
 		}
 		unsupported := unsupportedSettings(rest, typ, l, reg)
@@ -691,13 +762,54 @@ func (s *Spec) decodeLearners(blocks hcl.Blocks, ctx *hcl.EvalContext, reg *lear
 			}
 			diags = append(diags, vd)
 		}
-		li := &LearnerInstance{Name: name, Type: typ, Learner: l, Config: l.Config(), Range: b.DefRange}
+		li := &LearnerInstance{Name: name, Type: typ, Learner: l, Config: l.Config(), Range: b.DefRange,
+			Decode: method, Beam: beam, body: rest, ctx: ctx}
 		if c, ok := l.(learn.Continuer); ok && c.InitModel() != "" {
 			li.InitModel = &InitModel{Path: s.path(c.InitModel()), Range: *attrRange(b, "init_model")}
 		}
 		s.Learners = append(s.Learners, li)
 	}
 	return diags
+}
+
+// decodeDecoding reads a learner block's decode and beam: the decoding
+// method by name (Viterbi when absent) and the beam width, which only
+// decode = "beam" takes and which it needs.
+func decodeDecoding(head *hcl.BodyContent, ctx *hcl.EvalContext) (lattice.Method, int, hcl.Diagnostics) {
+	var diags hcl.Diagnostics
+	method := lattice.DecodeViterbi
+	da, hasDecode := head.Attributes["decode"]
+	if hasDecode {
+		var name string
+		if d := gohcl.DecodeExpression(da.Expr, ctx, &name); d.HasErrors() {
+			return method, 0, d
+		}
+		m, ok := lattice.ParseMethod(name)
+		if !ok {
+			return method, 0, hcl.Diagnostics{errorAt(da.Expr.Range().Ptr(), "Unknown decoding method",
+				registry.DidYouMean(name, lattice.MethodNames, "decoding method"))}
+		}
+		method = m
+	}
+	beam := 0
+	ba, hasBeam := head.Attributes["beam"]
+	if hasBeam {
+		if d := gohcl.DecodeExpression(ba.Expr, ctx, &beam); d.HasErrors() {
+			return method, 0, d
+		}
+	}
+	switch {
+	case hasBeam && method != lattice.DecodeBeam:
+		diags = append(diags, errorAt(ba.NameRange.Ptr(), "Unsupported learner setting",
+			fmt.Sprintf(`beam is the width of beam decoding; this learner decodes with %s. It is a setting of decode = "beam": add that, or remove beam.`, method)))
+	case method == lattice.DecodeBeam && !hasBeam:
+		diags = append(diags, errorAt(da.Expr.Range().Ptr(), "Missing beam width",
+			`decode = "beam" needs beam = N, the number of partial paths kept per position (1 is greedy; the number of labels or more is Viterbi).`))
+	case hasBeam && beam < 1:
+		diags = append(diags, errorAt(ba.Expr.Range().Ptr(), "Invalid beam width",
+			fmt.Sprintf("beam must be at least 1, got %d", beam)))
+	}
+	return method, beam, diags
 }
 
 // unsupportedSettings reports each attribute of a learner block (type
@@ -729,8 +841,9 @@ func unsupportedSettings(body hcl.Body, typ string, l learn.Learner, reg *learn.
 		if len(takers) > 0 {
 			detail += fmt.Sprintf(" It is a setting of %s.", andList(takers))
 		}
-		if hint := registry.Suggest(name, own); hint != "" || len(takers) == 0 {
-			detail += fmt.Sprintf(" Type %s takes: %s.", typ, strings.Join(own, ", "))
+		// Every learner also takes decode and beam (decodeDecoding).
+		if hint := registry.Suggest(name, append(slices.Clip(own), "decode", "beam")); hint != "" || len(takers) == 0 {
+			detail += fmt.Sprintf(" Type %s takes: %s (and decode, beam).", typ, strings.Join(own, ", "))
 			if hint != "" {
 				detail += fmt.Sprintf(" Did you mean %q?", hint)
 			}

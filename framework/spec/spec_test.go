@@ -12,6 +12,7 @@ import (
 	"github.com/hashicorp/hcl/v2"
 
 	"github.com/trellis-nlp/trellis/builtin"
+	"github.com/trellis-nlp/trellis/framework/lattice"
 	"github.com/trellis-nlp/trellis/framework/scheme"
 	"github.com/trellis-nlp/trellis/framework/spec"
 )
@@ -109,10 +110,21 @@ func TestBadSpecDiagnostics(t *testing.T) {
 		{name: "missing_labels", want: []string{"Missing labels block"}},
 		{name: "syntax_error", want: []string{"error: "}},
 		{name: "bad_split", want: []string{"Invalid split"}},
+		{name: "bad_encode", want: []string{"Unknown training encoding", `Did you mean "bioes"?`}},
+		{name: "tune_unknown_learner", want: []string{"Unknown learner", `Did you mean "crf"?`}},
+		{name: "tune_unknown_setting", want: []string{"Unknown learner setting", `has no setting "c_2". Did you mean "c2"?`}},
+		{name: "tune_bad_value", want: []string{"Invalid value", "c2 = -1", "Setting is not a number", `"algorithm"`}},
+		{name: "tune_method", want: []string{"Invalid trials", "Folds with a dev corpus"}},
+		{name: "tune_unknown_method", want: []string{"Unknown tuning method", `Did you mean "grid"?`}},
+		{name: "encode_without_spans", want: []string{"Encoding without spans", "the labels' scheme is none"}},
 		{name: "two_transitions", want: []string{"More than one transition template"}},
 		{name: "pa_crf_setting", want: []string{"Unsupported learner setting", `Learner type pa does not take "c1"`, "setting of crf, maxent and memm."}},
 		{name: "perceptron_variance", want: []string{`Learner type perceptron does not take "variance"`, "setting of arow."}},
 		{name: "misspelt_setting", want: []string{`Learner type arow does not take "epoch"`, `Did you mean "epochs"?`}},
+		{name: "beam_without_decode", want: []string{"Unsupported learner setting", `this learner decodes with greedy`, `decode = "beam"`}},
+		{name: "unknown_decode", want: []string{"Unknown decoding method", `Did you mean "greedy"?`}},
+		{name: "beam_missing_width", want: []string{"Missing beam width", "beam = N"}},
+		{name: "misspelt_decode", want: []string{`Learner type hmm does not take "decod"`, `Did you mean "decode"?`}},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -428,4 +440,72 @@ func FuzzDecode(f *testing.F) {
 		var buf bytes.Buffer
 		spec.WriteDiagnostics(&buf, diags, map[string][]byte{name: src})
 	})
+}
+
+// TestLearnerDecoding: decode and beam are settings of every learner
+// block; without them a learner decodes with Viterbi.
+func TestLearnerDecoding(t *testing.T) {
+	src, err := os.ReadFile("testdata/good.hcl")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct {
+		settings string
+		method   lattice.Method
+		beam     int
+	}{
+		{``, lattice.DecodeViterbi, 0},
+		{`decode = "greedy"`, lattice.DecodeGreedy, 0},
+		{`decode = "Posterior"`, lattice.DecodePosterior, 0},
+		{"decode = \"beam\"\n  beam = 4", lattice.DecodeBeam, 4},
+	} {
+		t.Run(c.method.String(), func(t *testing.T) {
+			text := strings.Replace(string(src), `  type = "hmm"`, "  type = \"hmm\"\n  "+c.settings, 1)
+			path := filepath.Join("testdata", "decoding.hcl")
+			s, diags := spec.Decode(path, []byte(text), nil, registries())
+			if diags.HasErrors() {
+				t.Fatalf("%s", diags.Error())
+			}
+			if l := s.Learners[0]; l.Decode != c.method || l.Beam != c.beam {
+				t.Fatalf("decode %v beam %d, want %v beam %d", l.Decode, l.Beam, c.method, c.beam)
+			}
+		})
+	}
+}
+
+// TestEncode checks what the labels block's encode turns into: BILOU is
+// read as BIOES, encoding in the corpus's own scheme is no encoding, and
+// constrained decoding follows the scheme the learners decode in.
+func TestEncode(t *testing.T) {
+	src, err := os.ReadFile("testdata/good.hcl")
+	if err != nil {
+		t.Fatal(err)
+	}
+	tests := []struct {
+		scheme, encode string
+		want           scheme.Scheme
+		training       scheme.Scheme
+		constrained    bool
+	}{
+		{"iob1", "bioes", scheme.BIOES, scheme.BIOES, true},
+		{"iob1", "BILOU", scheme.BIOES, scheme.BIOES, true},
+		{"iob1", "iob2", scheme.IOB2, scheme.IOB2, true},
+		{"bioes", "iob1", scheme.IOB1, scheme.IOB1, false},
+		{"iob2", "iob2", scheme.None, scheme.IOB2, true},
+		{"iob2", "bio", scheme.None, scheme.IOB2, true},
+	}
+	for _, tt := range tests {
+		t.Run(tt.scheme+"-"+tt.encode, func(t *testing.T) {
+			text := strings.Replace(string(src), `scheme = "iob2"`, `scheme = "`+tt.scheme+`"
+  encode = "`+tt.encode+`"`, 1)
+			s, diags := spec.Decode("testdata/good.hcl", []byte(text), nil, registries())
+			if diags.HasErrors() {
+				t.Fatal(diags)
+			}
+			if s.Labels.Encode != tt.want || s.Labels.Training() != tt.training || s.Labels.Constrained != tt.constrained {
+				t.Errorf("labels %+v (training %v), want encode %v, training %v, constrained %v",
+					s.Labels, s.Labels.Training(), tt.want, tt.training, tt.constrained)
+			}
+		})
+	}
 }

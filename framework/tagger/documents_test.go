@@ -177,6 +177,24 @@ func TestStreamKeepsDocumentsWhole(t *testing.T) {
 		t.Error("streaming gives other labels than tagging the sentences at once")
 	}
 
+	// Batches cuts where Stream does: every sentence, in order, and no
+	// document across two batches, so tagging batch by batch agrees.
+	var batched [][]string
+	r = tg.Format.NewReader(strings.NewReader(text), "in.txt", opts)
+	if err := tg.Batches(context.Background(), r, func(batch []*corpus.Sentence) error {
+		if len(batched) > 0 && sents[len(batched)-1].Document == batch[0].Document {
+			t.Errorf("a batch begins inside a document, at sentence %d", len(batched))
+		}
+		labels, err := tg.Tag(batch)
+		batched = append(batched, labels...)
+		return err
+	}); err != nil {
+		t.Fatal(err)
+	}
+	if !slices.EqualFunc(batched, all, slices.Equal) {
+		t.Error("tagging Batches' batches gives other labels than tagging the sentences at once")
+	}
+
 	// The features do change labels: alone, or cut at the batch size, the
 	// second sentence of a document has no other occurrence to read.
 	alone, err := tg.Tag(sents[1:2])

@@ -10,7 +10,9 @@ import (
 // for every token i and every label y (in the order of Model.Labels), from
 // forward-backward over the lattice Tag decodes: the same constraints, and
 // the same unconstrained fallback when they forbid every path, so the
-// marginals describe the distribution Tag's labels are the mode of. For
+// marginals describe the distribution whose most probable sequence Tag
+// returns under Viterbi decoding (greedy, beam and posterior decoding pick
+// other sequences from the same lattice). For
 // learners that are not probabilistic (see Probabilistic) they are the
 // normalized exponentiated scores, as CRFsuite reports for its
 // non-probabilistic trainers.

@@ -1,12 +1,14 @@
 package tagger
 
 import (
+	"errors"
 	"fmt"
 	"io"
 	"slices"
 	"strings"
 
 	"github.com/trellis-nlp/trellis/framework/corpus"
+	"github.com/trellis-nlp/trellis/framework/plural"
 )
 
 // Input is the kind of text a tagger reads.
@@ -35,10 +37,9 @@ func ParseInput(s string) (Input, error) {
 
 // WordColumn returns the index of the column that holds the tokens
 // themselves in the model's format (what plain text fills and what output
-// shows as the token): the word column the model records (the one a run
-// computed OOV figures on), else "form" in conllu, the first column that
-// is not the label in conll, "word" in slash, "char" in chars. It is -1
-// for crfsuite, whose rows are attributes, not words.
+// shows as the token): the word column the model records (the one its run
+// computed OOV figures on), else corpus.WordColumn's choice, as training
+// makes it. It is -1 for crfsuite, whose rows are attributes, not words.
 func (t *Tagger) WordColumn() int {
 	if t.Format.Name() == corpus.NameCRFsuite {
 		return -1
@@ -46,13 +47,7 @@ func (t *Tagger) WordColumn() int {
 	if i := slices.Index(t.Format.Columns(), t.Model.WordColumn); i >= 0 && i != t.Format.LabelColumn() {
 		return i
 	}
-	if t.Format.Name() == corpus.NameCoNLLU {
-		return 1
-	}
-	if t.Format.LabelColumn() == 0 && len(t.Format.Columns()) > 1 {
-		return 1
-	}
-	return 0
+	return corpus.WordColumn(t.Format.Name(), t.Format.Columns(), t.Format.LabelColumn())
 }
 
 // ColumnsError is a model that cannot tag plain text: its templates read
@@ -74,51 +69,39 @@ func (e *ColumnsError) Error() string {
 			columnList(e.Columns), e.Word, e.Format)
 	}
 	return fmt.Sprintf("the templates %s of the model do not say which columns they read, so it cannot be told whether plain text is enough; tag a file in the model's format (%s) instead",
-		quoted(e.Undeclared), e.Format)
+		plural.Quoted(e.Undeclared), e.Format)
 }
 
-// columnList renders columns as `the column "pos"` or `the columns "pos"
-// and "chunk"`.
+// columnList renders columns as `the column "pos"` or `the columns "pos",
+// "chunk"`.
 func columnList(cols []string) string {
-	if len(cols) == 1 {
-		return fmt.Sprintf("the column %q", cols[0])
-	}
-	return "the columns " + quoted(cols)
-}
-
-// quoted renders names as `"a", "b" and "c"`.
-func quoted(names []string) string {
-	q := make([]string, len(names))
-	for i, n := range names {
-		q[i] = fmt.Sprintf("%q", n)
-	}
-	if len(q) < 2 {
-		return strings.Join(q, "")
-	}
-	return strings.Join(q[:len(q)-1], ", ") + " and " + q[len(q)-1]
+	return "the " + plural.Noun(len(cols), "column") + " " + plural.Quoted(cols)
 }
 
 // CheckPlain returns a *ColumnsError when the model cannot tag plain text:
 // when its templates read any column but the word column (plugins say what
-// they read when they are configured), or do not say what they read.
+// they read when they are configured), or do not say what they read. It
+// asks TokenInput which columns besides the word the model needs.
 func (t *Tagger) CheckPlain() error {
 	format := t.Format.Name() + ": " + strings.Join(t.Format.Columns(), " ")
-	word := t.WordColumn()
-	if word < 0 {
+	in, err := t.TokenInput()
+	if err != nil {
 		return &ColumnsError{Format: format}
 	}
-	wordName := t.Format.Columns()[word]
+	if len(in.Extra) == 0 {
+		return nil
+	}
+	// TokenInput counts every column as read when a template does not
+	// say what it reads; the error names only the declared ones, and the
+	// templates that declare nothing.
 	read, undeclared := t.mapper.ReadColumns()
-	var other []string
-	for _, c := range read {
-		if c != wordName {
-			other = append(other, c)
+	ce := &ColumnsError{Format: format, Word: in.Columns[in.Word], Undeclared: undeclared}
+	for _, c := range in.ExtraNames {
+		if slices.Contains(read, c) {
+			ce.Columns = append(ce.Columns, c)
 		}
 	}
-	if len(other) > 0 || len(undeclared) > 0 {
-		return &ColumnsError{Format: format, Word: wordName, Columns: other, Undeclared: undeclared}
-	}
-	return nil
+	return ce
 }
 
 // NewReader returns a reader of r, named file in errors, for input of the
@@ -128,7 +111,7 @@ func (t *Tagger) CheckPlain() error {
 // model's column layout, the word column set and the others empty.
 func (t *Tagger) NewReader(r io.Reader, file string, in Input) (corpus.Reader, error) {
 	if in == Corpus {
-		return t.Format.NewReader(r, file, corpus.ReadOptions{LabelOptional: true}), nil
+		return plainHint{t.Format.NewReader(r, file, corpus.ReadOptions{LabelOptional: true})}, nil
 	}
 	if err := t.CheckPlain(); err != nil {
 		return nil, err
@@ -144,6 +127,20 @@ func (t *Tagger) NewReader(r io.Reader, file string, in Input) (corpus.Reader, e
 		return corpus.NewTextReader(r, file, width, word), nil
 	}
 	return corpus.NewTokensReader(r, file, width, word), nil
+}
+
+// plainHint adds a hint to the error of a line with one column where the
+// format wants several: most likely plain text, which --input text reads.
+type plainHint struct{ corpus.Reader }
+
+func (r plainHint) Read() (*corpus.Sentence, error) {
+	s, err := r.Reader.Read()
+	if ce := (*corpus.Error)(nil); errors.As(err, &ce) && ce.Found == 1 {
+		hinted := *ce
+		hinted.Msg += " (plain text? use --input text)"
+		return s, &hinted
+	}
+	return s, err
 }
 
 // oneCharReader checks that every token is one character, as the tokens

@@ -6,8 +6,11 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/hashicorp/hcl/v2"
+
 	"github.com/trellis-nlp/trellis/builtin"
 	"github.com/trellis-nlp/trellis/framework/corpus"
+	"github.com/trellis-nlp/trellis/framework/feature"
 	"github.com/trellis-nlp/trellis/framework/tagger"
 )
 
@@ -67,5 +70,61 @@ func TestParseInput(t *testing.T) {
 	}
 	if _, err := tagger.ParseInput("words"); err == nil {
 		t.Errorf("ParseInput(words) succeeded")
+	}
+}
+
+// opaqueTemplate compiles to an extractor that emits nothing and does not
+// say which columns it reads (no feature.ColumnReader).
+type opaqueTemplate struct{}
+
+func (opaqueTemplate) Config() any               { return &struct{}{} }
+func (opaqueTemplate) Validate() hcl.Diagnostics { return nil }
+func (opaqueTemplate) Compile(string, feature.Columns) (feature.Extractor, error) {
+	return opaqueExtractor{}, nil
+}
+
+type opaqueExtractor struct{}
+
+func (opaqueExtractor) Extract(*corpus.Sentence, feature.Sink) error { return nil }
+
+// TestCheckPlainUndeclared: a template that does not say what it reads
+// makes TokenInput ask for every column and CheckPlain refuse plain text
+// naming the template; with a template that reads "pos" too, the error
+// names the column.
+func TestCheckPlainUndeclared(t *testing.T) {
+	reg, _ := builtin.Registries()
+	reg.RegisterTemplate("opaque", func() feature.Template { return opaqueTemplate{} })
+	for _, tc := range []struct {
+		name     string
+		keepPOS  bool
+		columns  []string
+		contains string
+	}{
+		{"undeclared only", false, nil, `the templates "o" of the model do not say which columns they read`},
+		{"undeclared and pos", true, []string{"pos"}, `read the column "pos" besides the word column "word"`},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			m := tinyModel(t)
+			if !tc.keepPOS {
+				m.Templates = append(m.Templates[:1:1], m.Templates[2:]...)
+			}
+			m.UnknownAttrs = nil
+			m.Templates = append(m.Templates, feature.TemplateSpec{Type: "opaque", Name: "o", Config: []byte("{}")})
+			tg, err := tagger.New(m, reg, tagger.Options{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer tg.Close()
+			in, err := tg.TokenInput()
+			if err != nil || !reflect.DeepEqual(in.ExtraNames, []string{"pos"}) {
+				t.Errorf("TokenInput extra columns %v, %v; want [pos]", in.ExtraNames, err)
+			}
+			err = tg.CheckPlain()
+			var ce *tagger.ColumnsError
+			if !errors.As(err, &ce) || !reflect.DeepEqual(ce.Undeclared, []string{"o"}) || !reflect.DeepEqual(ce.Columns, tc.columns) ||
+				!strings.Contains(err.Error(), tc.contains) {
+				t.Errorf("CheckPlain: %v (%#v), want one naming %v and %q", err, ce, tc.columns, tc.contains)
+			}
+		})
 	}
 }

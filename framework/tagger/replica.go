@@ -12,10 +12,11 @@ import (
 // the laid-out weights, the prepared transitions and constraints — and
 // has its own extractors, compiled from reg (where the plugin template
 // type is bound to the host its plugins should run under), encoder and
-// decoding buffers. t and its replicas may tag at the same time, one
+// decoding buffers (decoding the way t does). t and its replicas may tag at the same time, one
 // goroutine each, and a replica costs its buffers rather than another
 // copy of the model (24 MB each for the CoNLL-2000 perceptron otherwise).
-// Closing a replica closes its extractors only.
+// Closing a replica closes its extractors only (its mapper's, which it
+// keeps for what reads the templates: CheckPlain, TokenInput).
 func (t *Tagger) Replica(reg *feature.Registry) (*Tagger, error) {
 	cols := feature.Columns{Names: t.Format.Columns(), Label: t.Format.LabelColumn()}
 	templates := make([]feature.MapperTemplate, len(t.Model.Templates))
@@ -37,8 +38,9 @@ func (t *Tagger) Replica(reg *feature.Registry) (*Tagger, error) {
 	}
 	enc := feature.NewEncoder(t.enc.Attrs, t.enc.Labels, false, xs, cols.Label)
 	enc.UnknownAttr = t.enc.UnknownAttr
-	r := &Tagger{Model: t.Model, Format: t.Format, extractors: xs, enc: enc, documents: t.documents,
+	r := &Tagger{Model: t.Model, Format: t.Format, mapper: mp, extractors: xs, enc: enc, documents: t.documents,
 		ws: lattice.NewWorkspace(len(t.Model.Labels)), scorer: t.scorer, chain: t.chain, free: t.free}
+	r.dec = lattice.NewDecoder(r.ws, t.dec.Method, t.dec.Width)
 	r.chain.Attach(&r.scores)
 	return r, nil
 }

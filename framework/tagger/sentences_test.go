@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"reflect"
+	"strings"
 	"testing"
 
 	"github.com/trellis-nlp/trellis/builtin"
@@ -141,6 +142,41 @@ func TestReplica(t *testing.T) {
 	for range taggers {
 		if err := <-errs; err != nil {
 			t.Error(err)
+		}
+	}
+}
+
+// TestReplicaInputs: a replica answers what reads the model's templates
+// (TokenInput, CheckPlain, NewReader) as the tagger it comes from.
+func TestReplicaInputs(t *testing.T) {
+	m := tinyModel(t)
+	reg, _ := builtin.Registries()
+	tg, err := tagger.New(m, reg, tagger.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer tg.Close()
+	r, err := tg.Replica(reg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r.Close()
+	want, err := tg.TokenInput()
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, err := r.TokenInput()
+	if err != nil || !reflect.DeepEqual(got, want) {
+		t.Errorf("replica TokenInput %+v, %v; want %+v", got, err, want)
+	}
+	if got, want := fmt.Sprint(r.CheckPlain()), fmt.Sprint(tg.CheckPlain()); got != want {
+		t.Errorf("replica CheckPlain %s, want %s", got, want)
+	}
+	for _, in := range []tagger.Input{tagger.Text, tagger.Tokens, tagger.Corpus} {
+		_, err := r.NewReader(strings.NewReader("the\n"), "in", in)
+		_, wantErr := tg.NewReader(strings.NewReader("the\n"), "in", in)
+		if fmt.Sprint(err) != fmt.Sprint(wantErr) {
+			t.Errorf("replica NewReader(%s): %v, want %v", in, err, wantErr)
 		}
 	}
 }

@@ -18,6 +18,10 @@ import (
 type Options struct {
 	// Constrained overrides the model's constrained-decoding setting.
 	Constrained *bool
+	// Decode is how a sentence's labels are chosen (Viterbi when zero);
+	// Beam is the width of lattice.DecodeBeam.
+	Decode lattice.Method
+	Beam   int
 }
 
 // Tagger tags sentences with one model. It is not safe for concurrent use.
@@ -28,6 +32,7 @@ type Tagger struct {
 	extractors []feature.Extractor
 	enc        *feature.Encoder
 	ws         *lattice.Workspace
+	dec        *lattice.Decoder // runs in ws
 	// scorer lays out the model's state weights for scoring; scores has
 	// the model's transitions attached once, constraints applied (chain).
 	// free is the chain without constraints, for sentences whose every
@@ -40,6 +45,11 @@ type Tagger struct {
 	// documents: an extractor reads whole documents, so batches end only
 	// at document boundaries (documents.go).
 	documents bool
+	// A model trained in an encoding decodes in scheme from and emits
+	// its predictions in the corpus's scheme to (convert is then true).
+	from, to scheme.Scheme
+	convert  bool
+	encoded  []string
 }
 
 // New builds a tagger for m. Templates are instantiated from reg.
@@ -59,21 +69,28 @@ func New(m *model.Model, reg *feature.Registry, opt Options) (*Tagger, error) {
 	t := &Tagger{Model: m, Format: f, mapper: mp, extractors: mp.Extractors(), enc: mp.NewEncoder()}
 	t.documents = t.enc.HasDocumentExtractor()
 	t.ws = lattice.NewWorkspace(len(m.Labels))
+	if opt.Decode == lattice.DecodeBeam && opt.Beam < 1 {
+		return nil, fmt.Errorf("beam decoding needs a beam width of at least 1, got %d", opt.Beam)
+	}
+	t.dec = lattice.NewDecoder(t.ws, opt.Decode, opt.Beam)
 	lm := m.Linear
 	t.scorer = lm.NewScorer(lm.W)
 	t.free = lattice.NewChain(lm.Trans(), lm.Start(), lm.Stop(), nil)
 	t.chain = t.free
+	if t.from, err = scheme.Parse(m.Scheme); err == nil {
+		t.to, err = scheme.Parse(m.Output())
+	}
+	if err != nil {
+		t.Close()
+		return nil, fmt.Errorf("model scheme: %w", err)
+	}
+	t.convert = t.from != t.to
 	constrained := m.Constrained
 	if opt.Constrained != nil {
 		constrained = *opt.Constrained
 	}
 	if constrained {
-		sc, err := scheme.Parse(m.Scheme)
-		if err != nil {
-			t.Close()
-			return nil, err
-		}
-		t.chain = lattice.NewChain(lm.Trans(), lm.Start(), lm.Stop(), scheme.Constraints(m.Labels, sc))
+		t.chain = lattice.NewChain(lm.Trans(), lm.Start(), lm.Stop(), scheme.Constraints(m.Labels, t.from))
 	}
 	t.chain.Attach(&t.scores)
 	return t, nil
@@ -130,16 +147,35 @@ func (t *Tagger) tag(sents []*corpus.Sentence, buf []string, out [][]string) ([]
 	for k := range sents {
 		ids := t.decode(data, k)
 		start := len(buf)
-		for _, y := range ids {
-			buf = append(buf, names[y])
+		if t.convert {
+			t.encoded = t.encoded[:0]
+			for _, y := range ids {
+				t.encoded = append(t.encoded, names[y])
+			}
+			buf = scheme.Convert(buf, t.encoded, t.from, t.to)
+		} else {
+			for _, y := range ids {
+				buf = append(buf, names[y])
+			}
 		}
 		out[k] = buf[start:len(buf):len(buf)]
 	}
 	return out, buf, nil
 }
 
-// decode runs Viterbi on sentence k of data and returns the label IDs (a
-// view into a reused buffer).
+// output returns labels, in the model's scheme, in the scheme the tagger
+// emits: the same slice for a plain model, a new one for a model trained
+// in an encoding.
+func (t *Tagger) output(labels []string) []string {
+	if !t.convert {
+		return labels
+	}
+	return scheme.Convert(make([]string, 0, len(labels)), labels, t.from, t.to)
+}
+
+// decode decodes sentence k of data with the tagger's method (Viterbi
+// unless Options.Decode says otherwise) and returns the label IDs (a view
+// into a reused buffer).
 func (t *Tagger) decode(data *feature.Dataset, k int) []int32 {
 	t.scorer.Lattice(&t.scores, data, k)
 	n := t.scores.N
@@ -147,7 +183,7 @@ func (t *Tagger) decode(data *feature.Dataset, k int) []int32 {
 		t.path = make([]int32, n)
 	}
 	t.path = t.path[:n]
-	if score := t.ws.Viterbi(t.path, &t.scores); math.IsInf(score, -1) && t.free != t.chain {
+	if score := t.dec.Decode(t.path, &t.scores); math.IsInf(score, -1) && t.free != t.chain {
 		// Every path is forbidden (possible only with constraints that
 		// the model's labels cannot satisfy): decode unconstrained.
 		free := t.scores

@@ -15,6 +15,7 @@ import (
 	"github.com/trellis-nlp/trellis/builtin"
 	"github.com/trellis-nlp/trellis/framework/corpus"
 	"github.com/trellis-nlp/trellis/framework/feature"
+	"github.com/trellis-nlp/trellis/framework/lattice"
 	"github.com/trellis-nlp/trellis/framework/linear"
 	"github.com/trellis-nlp/trellis/framework/model"
 	"github.com/trellis-nlp/trellis/framework/tagger"
@@ -207,7 +208,8 @@ func TestTagAndStream(t *testing.T) {
 }
 
 // BenchmarkTagConll2000 tags the CoNLL-2000 test set end to end from
-// memory: reading, feature extraction, encoding, Viterbi and writing.
+// memory — reading, feature extraction, encoding, decoding and writing —
+// with each decoding method.
 //
 //	TRELLIS_BENCH_MODEL=/tmp/tagbench/models/hmm.model go test -run x -bench TagConll2000 -count 5 ./framework/tagger/
 func BenchmarkTagConll2000(b *testing.B) {
@@ -225,11 +227,107 @@ func BenchmarkTagConll2000(b *testing.B) {
 		b.Fatal(err)
 	}
 	reg, _ := builtin.Registries()
-	tg, err := tagger.New(m, reg, tagger.Options{})
+	for _, c := range []struct {
+		name string
+		opt  tagger.Options
+	}{
+		{"viterbi", tagger.Options{}},
+		{"greedy", tagger.Options{Decode: lattice.DecodeGreedy}},
+		{"beam4", tagger.Options{Decode: lattice.DecodeBeam, Beam: 4}},
+		{"posterior", tagger.Options{Decode: lattice.DecodePosterior}},
+	} {
+		b.Run(c.name, func(b *testing.B) {
+			tg, err := tagger.New(m, reg, c.opt)
+			if err != nil {
+				b.Fatal(err)
+			}
+			defer tg.Close()
+			benchmarkTag(b, tg, data, dataPath)
+		})
+	}
+}
+
+// BenchmarkDecodeConll2000 times the lattice scoring and decoding of
+// the CoNLL-2000 test set alone, per decoding method, from sentences
+// encoded once (TRELLIS_BENCH_MODEL as for BenchmarkTagConll2000);
+// score-only fills the lattices without decoding them.
+func BenchmarkDecodeConll2000(b *testing.B) {
+	path := os.Getenv("TRELLIS_BENCH_MODEL")
+	if path == "" {
+		b.Skip("set TRELLIS_BENCH_MODEL to a model trained with specs/conll2000.hcl")
+	}
+	dataPath := filepath.Join("..", "..", "..", "shared", "data", "conll2000", "test.txt")
+	data, err := os.ReadFile(dataPath)
+	if err != nil {
+		b.Skipf("CoNLL-2000 test data not available: %v", err)
+	}
+	m, err := model.Load(path)
 	if err != nil {
 		b.Fatal(err)
 	}
-	defer tg.Close()
+	reg, _ := builtin.Registries()
+	for _, c := range []struct {
+		name string
+		opt  tagger.Options
+	}{
+		{"score-only", tagger.Options{}},
+		{"viterbi", tagger.Options{}},
+		{"greedy", tagger.Options{Decode: lattice.DecodeGreedy}},
+		{"beam2", tagger.Options{Decode: lattice.DecodeBeam, Beam: 2}},
+		{"beam4", tagger.Options{Decode: lattice.DecodeBeam, Beam: 4}},
+		{"beam8", tagger.Options{Decode: lattice.DecodeBeam, Beam: 8}},
+		{"posterior", tagger.Options{Decode: lattice.DecodePosterior}},
+	} {
+		b.Run(c.name, func(b *testing.B) {
+			tg, err := tagger.New(m, reg, c.opt)
+			if err != nil {
+				b.Fatal(err)
+			}
+			defer tg.Close()
+			r := tg.Format.NewReader(bytes.NewReader(data), dataPath, corpus.ReadOptions{})
+			var sents []*corpus.Sentence
+			tokens := 0
+			for {
+				s, err := r.Read()
+				if err == io.EOF {
+					break
+				}
+				if err != nil {
+					b.Fatal(err)
+				}
+				sents = append(sents, s)
+				tokens += s.Len()
+			}
+			decode, err := tg.DecodeOnly(sents)
+			if err != nil {
+				b.Fatal(err)
+			}
+			if c.name == "score-only" {
+				score, err := tg.ScoreOnly(sents)
+				if err != nil {
+					b.Fatal(err)
+				}
+				decode = func(k int) []int32 { score(k); return nil }
+			}
+			b.ReportAllocs()
+			var cpu0 time.Duration
+			for b.Loop() {
+				if cpu0 == 0 {
+					cpu0 = cpuTime()
+				}
+				for k := range sents {
+					decode(k)
+				}
+			}
+			b.ReportMetric(float64(tokens)*float64(b.N)/b.Elapsed().Seconds(), "tokens/s")
+			if cpu := cpuTime() - cpu0; cpu > 0 {
+				b.ReportMetric(float64(tokens)*float64(b.N)/cpu.Seconds(), "tokens/cpu-s")
+			}
+		})
+	}
+}
+
+func benchmarkTag(b *testing.B, tg *tagger.Tagger, data []byte, dataPath string) {
 	ctx := context.Background()
 	b.SetBytes(int64(len(data)))
 	b.ReportAllocs()

@@ -10,10 +10,19 @@ import (
 // Vocabulary is the set of words a model knows, as far as its file tells:
 // the values of an emission template that reads the word column alone at
 // offset 0 (w[0]=the). It is what in-vocabulary/out-of-vocabulary figures
-// of `trellis eval` are computed against.
+// are computed against, by `trellis eval` and by a run alike. These words
+// rather than the training corpus's: a word the model has no weight for
+// (pruned by min_count) is unknown to it however often the corpus has it,
+// and a lowercasing template knows "The" from "the"; IV/OOV accuracy is
+// meant to split the tokens the model can recognise from those it must
+// guess, and only the model's own vocabulary says which are which. It is
+// also all a model file carries, so eval can compute the same figures.
 type Vocabulary struct {
 	// Template is the emission template the words come from.
 	Template string
+	// prefix is what its attributes of the word start with: "w[0]=",
+	// or "U00=" for a format "{word[0]}" (CRF++'s %x[0,0]).
+	prefix string
 	// Lowercase is true when the template lowercases: words are then
 	// looked up lowercased.
 	Lowercase bool
@@ -39,10 +48,12 @@ type emissionConfig struct {
 	Ngram     int      `json:"ngram"`
 	Join      []string `json:"join"`
 	Lowercase bool     `json:"lowercase"`
+	Format    string   `json:"format"`
 }
 
 // Vocabulary returns the model's vocabulary, or nil when the model has no
-// emission template of the word column at offset 0 (then nothing can be
+// emission template of the word column at offset 0 (a column template
+// with offset 0, or the format "{word[0]}"; then nothing can be
 // said about which words it saw). A template that keeps the case is
 // preferred to one that lowercases. Words pruned by min_count are not in
 // it: they are unknown to the model, which is what the figures measure.
@@ -58,20 +69,25 @@ func (t *Tagger) Vocabulary() *Vocabulary {
 		if ts.Type != "emission" || json.Unmarshal(ts.Config, &c) != nil {
 			continue
 		}
-		if c.Column != wordName || len(c.Join) > 0 || c.Ngram > 1 || (len(c.Offsets) > 0 && !slices.Contains(c.Offsets, 0)) {
+		var prefix string
+		switch {
+		case c.Format == "{"+wordName+"[0]}":
+			prefix = ts.Name + "="
+		case c.Column != wordName || len(c.Join) > 0 || c.Ngram > 1 || (len(c.Offsets) > 0 && !slices.Contains(c.Offsets, 0)):
 			continue
+		default:
+			prefix = ts.Name + "[0]="
 		}
 		if best == nil || best.Lowercase && !c.Lowercase {
-			best = &Vocabulary{Template: ts.Name, Lowercase: c.Lowercase}
+			best = &Vocabulary{Template: ts.Name, Lowercase: c.Lowercase, prefix: prefix}
 		}
 	}
 	if best == nil {
 		return nil
 	}
-	prefix := best.Template + "[0]="
 	best.words = map[string]bool{}
 	for _, a := range t.Model.Attrs {
-		if w, ok := strings.CutPrefix(a, prefix); ok {
+		if w, ok := strings.CutPrefix(a, best.prefix); ok {
 			best.words[w] = true
 		}
 	}

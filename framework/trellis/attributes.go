@@ -154,9 +154,12 @@ func (m *Model) TagAttributes(tokens [][]Attribute) ([]string, error) {
 	if err != nil {
 		return nil, err
 	}
-	m.mu.Lock()
+	tg, err := m.lock()
+	if err != nil {
+		return nil, err
+	}
 	defer m.mu.Unlock()
-	out, err := m.tg.Tag([]*corpus.Sentence{s})
+	out, err := tg.Tag([]*corpus.Sentence{s})
 	if err != nil {
 		return nil, err
 	}
@@ -205,9 +208,12 @@ func (m *Model) Marginals(rows [][]string) ([][]float64, error) {
 }
 
 func (m *Model) marginals(s *corpus.Sentence) ([][]float64, error) {
-	m.mu.Lock()
+	tg, err := m.lock()
+	if err != nil {
+		return nil, err
+	}
 	defer m.mu.Unlock()
-	out, err := m.tg.Marginals([]*corpus.Sentence{s})
+	out, err := tg.Marginals([]*corpus.Sentence{s})
 	if err != nil {
 		return nil, err
 	}

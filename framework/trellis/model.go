@@ -1,6 +1,7 @@
 package trellis
 
 import (
+	"errors"
 	"fmt"
 	"slices"
 	"sync"
@@ -12,11 +13,29 @@ import (
 )
 
 // Model is a trained model ready to tag. Its methods are safe for
-// concurrent use; tagging calls are serialized. Close releases it.
+// concurrent use; tagging calls are serialized (one tagger per Model: for
+// parallel tagging, load one Model per goroutine). Close releases it;
+// a call after Close (or racing with it and losing) returns ErrClosed.
 type Model struct {
-	file *model.Model
-	mu   sync.Mutex
-	tg   *tagger.Tagger
+	file   *model.Model
+	mu     sync.Mutex
+	tg     *tagger.Tagger
+	closed bool
+}
+
+// ErrClosed is what a Model's tagging methods return after Close.
+var ErrClosed = errors.New("trellis: the model is closed")
+
+// lock takes the model for one tagging call and returns its tagger; the
+// caller unlocks m.mu. A closed model gives ErrClosed: Close waits for the
+// call in progress, so no call tags on a released tagger.
+func (m *Model) lock() (*tagger.Tagger, error) {
+	m.mu.Lock()
+	if m.closed {
+		m.mu.Unlock()
+		return nil, ErrClosed
+	}
+	return m.tg, nil
 }
 
 // Load reads a model file: one saved by Model.Save or written by
@@ -79,9 +98,12 @@ func (m *Model) TagRows(rows [][]string) ([]string, error) {
 	if err != nil {
 		return nil, err
 	}
-	m.mu.Lock()
+	tg, err := m.lock()
+	if err != nil {
+		return nil, err
+	}
 	defer m.mu.Unlock()
-	out, err := m.tg.Tag([]*corpus.Sentence{s})
+	out, err := tg.Tag([]*corpus.Sentence{s})
 	if err != nil {
 		return nil, err
 	}
@@ -104,9 +126,12 @@ func (m *Model) Explain(rows [][]string, top int) (Explanation, error) {
 	if err != nil {
 		return Explanation{}, err
 	}
-	m.mu.Lock()
+	tg, err := m.lock()
+	if err != nil {
+		return Explanation{}, err
+	}
 	defer m.mu.Unlock()
-	out, err := m.tg.Explain([]*corpus.Sentence{s}, top)
+	out, err := tg.Explain([]*corpus.Sentence{s}, top)
 	if err != nil {
 		return Explanation{}, err
 	}
@@ -151,9 +176,13 @@ func (m *Model) sentence(rows [][]string) (*corpus.Sentence, error) {
 	return s, nil
 }
 
-// Close releases the model's tagger.
+// Close releases the model's tagger, once; later calls do nothing.
 func (m *Model) Close() error {
 	m.mu.Lock()
 	defer m.mu.Unlock()
+	if m.closed {
+		return nil
+	}
+	m.closed = true
 	return m.tg.Close()
 }

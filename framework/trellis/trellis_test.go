@@ -164,6 +164,50 @@ func TestTagConcurrently(t *testing.T) {
 	wg.Wait()
 }
 
+// TestClosedModel: a closed model refuses every tagging call with
+// ErrClosed, also when Close races with calls in progress (run with
+// -race), and a second Close does nothing.
+func TestClosedModel(t *testing.T) {
+	sents := parse(chunks)
+	m, err := trellis.Train(context.Background(), sents, trellis.Options{Learner: trellis.Learner{Type: "hmm"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var wg sync.WaitGroup
+	for range 4 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for _, s := range sents {
+				got, err := m.Tag(s.Tokens)
+				if errors.Is(err, trellis.ErrClosed) {
+					return
+				}
+				if err != nil || !reflect.DeepEqual(got, s.Labels) {
+					t.Errorf("Tag(%q) = %q, %v", s.Tokens, got, err)
+				}
+			}
+		}()
+	}
+	if err := m.Close(); err != nil {
+		t.Fatal(err)
+	}
+	wg.Wait()
+	rows := [][]string{{sents[0].Tokens[0], ""}}
+	if _, err := m.Tag(sents[0].Tokens); !errors.Is(err, trellis.ErrClosed) {
+		t.Errorf("Tag after Close: %v, want ErrClosed", err)
+	}
+	if _, err := m.Marginals(rows); !errors.Is(err, trellis.ErrClosed) {
+		t.Errorf("Marginals after Close: %v, want ErrClosed", err)
+	}
+	if _, err := m.Explain(rows, 1); !errors.Is(err, trellis.ErrClosed) {
+		t.Errorf("Explain after Close: %v, want ErrClosed", err)
+	}
+	if err := m.Close(); err != nil {
+		t.Errorf("second Close: %v", err)
+	}
+}
+
 // TestBadOptions: settings that do not decode or validate are a
 // *SpecError naming what is wrong; bad data is a plain error.
 func TestBadOptions(t *testing.T) {

@@ -11,6 +11,8 @@
 //	    column    = "word"
 //	    lists     = { LOC = "gazetteer/countries.txt", ORG = "gazetteer/organizations.txt" }
 //	    lowercase = false
+//	    case_variants = true
+//	    offsets   = [-1, 0, 1]
 //	  }
 //	}
 //
@@ -18,8 +20,12 @@
 // lines and lines starting with # are ignored. The same phrase may be in
 // several lists.
 //
+// With case_variants, "New York" also matches "NEW YORK" (CoNLL headlines)
+// and a list of lowercase phrases also matches them capitalized.
+//
 // Run by hand, `gazetteer build-lists` derives lists from a labelled
-// corpus (see buildlists.go).
+// corpus (see buildlists.go) and `gazetteer import` from public sources
+// installed by npm or apt (see import.go).
 package main
 
 import (
@@ -28,6 +34,8 @@ import (
 	"os"
 	"sort"
 	"strings"
+	"unicode"
+	"unicode/utf8"
 
 	"github.com/trellis-nlp/trellis/plugins/sdk"
 )
@@ -36,22 +44,41 @@ import (
 const version = "1.0.0"
 
 type config struct {
-	Column    string            `json:"column" trellis:"required" help:"the column holding the tokens to match"`
-	Lists     map[string]string `json:"lists" trellis:"required,path" help:"entity type => phrase list file (relative to the spec)"`
-	Lowercase bool              `json:"lowercase" help:"match case-insensitively"`
+	Column       string            `json:"column" trellis:"required" help:"the column holding the tokens to match"`
+	Lists        map[string]string `json:"lists" trellis:"required,path" help:"entity type => phrase list file (relative to the spec)"`
+	Lowercase    bool              `json:"lowercase" help:"match case-insensitively"`
+	CaseVariants bool              `json:"case_variants" help:"also match each phrase in UPPER CASE and with every token capitalized (headlines, lowercase lists)"`
+	Offsets      []int             `json:"offsets" help:"token offsets whose matches a token gets (default [0]); features of offset o != 0 end in [o]"`
 }
 
-type node struct {
-	next  map[string]*node
-	types []int // indices into gazetteer.types, sorted; non-empty at a phrase end
+// edge is a trie transition: from node parent on token tok. One map of
+// edges for the whole trie keeps large lists (100,000s of phrases) compact.
+type edge struct {
+	parent int32
+	tok    string
 }
 
 type gazetteer struct {
 	cfg   config
 	types []string
-	root  *node
-	keys  [][3]string // per type: T, B-T, I-T
+	edges map[edge]int32
+	ends  [][]int // per node: indices into types, sorted; non-empty at a phrase end
+	// keys[k][t] are the features of type t at offset Offsets[k]: T, B-T,
+	// I-T; anyKeys[k] is "any" at that offset.
+	keys    [][][3]string
+	anyKeys []string
+	// matches is Extract's scratch: per token, the match covering it.
+	matches []match
 }
+
+// match is the match covering a token: its types, and whether the token
+// begins it. types is nil for a token outside every match.
+type match struct {
+	types []int
+	begin bool
+}
+
+var _ sdk.Plugin = (*gazetteer)(nil)
 
 func (g *gazetteer) Info() sdk.Info {
 	return sdk.Info{Name: "gazetteer", Version: version, Description: "phrase lists matched longest-first: begin/inside/type features"}
@@ -63,7 +90,8 @@ func (g *gazetteer) Setup(columns []string) ([]string, error) {
 	if len(g.cfg.Lists) == 0 {
 		return nil, sdk.Errorf("lists", "needs at least one list")
 	}
-	g.root = &node{}
+	g.edges = map[edge]int32{}
+	g.ends = [][]int{nil} // node 0 is the root
 	for t := range g.cfg.Lists {
 		g.types = append(g.types, t)
 	}
@@ -78,10 +106,35 @@ func (g *gazetteer) Setup(columns []string) ([]string, error) {
 			return nil, sdk.Errorf("lists", "%s: %v", t, err)
 		}
 		phrases += n
-		g.keys = append(g.keys, [3]string{t, "B-" + t, "I-" + t})
 	}
-	sdk.Log().Debug("gazetteer loaded", "types", len(g.types), "phrases", phrases)
+	if err := g.makeKeys(); err != nil {
+		return nil, err
+	}
+	sdk.Log().Debug("gazetteer loaded", "types", len(g.types), "phrases", phrases, "nodes", len(g.ends))
 	return []string{g.cfg.Column}, nil
+}
+
+// makeKeys checks the offsets and names the features of each offset.
+func (g *gazetteer) makeKeys() error {
+	if len(g.cfg.Offsets) == 0 {
+		g.cfg.Offsets = []int{0}
+	}
+	for _, o := range g.cfg.Offsets {
+		if o < -5 || o > 5 {
+			return sdk.Errorf("offsets", "offset %d is out of range -5..5", o)
+		}
+		suffix := ""
+		if o != 0 {
+			suffix = fmt.Sprintf("[%d]", o)
+		}
+		keys := make([][3]string, len(g.types))
+		for ti, t := range g.types {
+			keys[ti] = [3]string{t + suffix, "B-" + t + suffix, "I-" + t + suffix}
+		}
+		g.keys = append(g.keys, keys)
+		g.anyKeys = append(g.anyKeys, "any"+suffix)
+	}
+	return nil
 }
 
 func (g *gazetteer) norm(s string) string {
@@ -105,21 +158,11 @@ func (g *gazetteer) load(ti int, path string) (int, error) {
 		if line == "" || strings.HasPrefix(line, "#") {
 			continue
 		}
-		cur := g.root
-		for _, tok := range strings.Fields(line) {
-			tok = g.norm(tok)
-			if cur.next == nil {
-				cur.next = map[string]*node{}
-			}
-			nx := cur.next[tok]
-			if nx == nil {
-				nx = &node{}
-				cur.next[tok] = nx
-			}
-			cur = nx
-		}
-		if len(cur.types) == 0 || cur.types[len(cur.types)-1] != ti {
-			cur.types = append(cur.types, ti)
+		toks := strings.Fields(line)
+		g.insert(toks, ti)
+		if g.cfg.CaseVariants && !g.cfg.Lowercase {
+			g.insert(caseVariant(toks, strings.ToUpper), ti)
+			g.insert(caseVariant(toks, capitalize), ti)
 		}
 		n++
 	}
@@ -132,18 +175,66 @@ func (g *gazetteer) load(ti int, path string) (int, error) {
 	return n, nil
 }
 
+// insert adds the phrase toks, of type ti, to the trie.
+func (g *gazetteer) insert(toks []string, ti int) {
+	cur := int32(0)
+	for _, tok := range toks {
+		e := edge{cur, g.norm(tok)}
+		nx, ok := g.edges[e]
+		if !ok {
+			nx = int32(len(g.ends))
+			g.ends = append(g.ends, nil)
+			g.edges[e] = nx
+		}
+		cur = nx
+	}
+	ends := g.ends[cur]
+	i := sort.SearchInts(ends, ti)
+	if i == len(ends) || ends[i] != ti {
+		g.ends[cur] = append(ends[:i], append([]int{ti}, ends[i:]...)...)
+	}
+}
+
+// caseVariant returns toks with f applied to each token.
+func caseVariant(toks []string, f func(string) string) []string {
+	out := make([]string, len(toks))
+	for i, t := range toks {
+		out[i] = f(t)
+	}
+	return out
+}
+
+// capitalize upper-cases the first letter of s and keeps the rest
+// ("new" => "New", "McDonald" => "McDonald").
+func capitalize(s string) string {
+	r, size := utf8.DecodeRuneInString(s)
+	if r == utf8.RuneError || unicode.IsUpper(r) {
+		return s
+	}
+	return string(unicode.ToUpper(r)) + s[size:]
+}
+
+// Extract finds the longest match starting at each token not already
+// inside a match, left to right, then gives each token the features of
+// the matches at its offsets.
 func (g *gazetteer) Extract(s *sdk.Sentence, f *sdk.Features) error {
 	n := s.Len()
+	if cap(g.matches) < n {
+		g.matches = make([]match, n)
+	}
+	g.matches = g.matches[:n]
+	clear(g.matches)
 	for i := 0; i < n; {
-		cur, end := g.root, -1
+		cur, end := int32(0), -1
 		var types []int
-		for j := i; j < n && cur.next != nil; j++ {
-			cur = cur.next[g.norm(s.Value(j, 0))]
-			if cur == nil {
+		for j := i; j < n; j++ {
+			nx, ok := g.edges[edge{cur, g.norm(s.Value(j, 0))}]
+			if !ok {
 				break
 			}
-			if len(cur.types) > 0 {
-				end, types = j+1, cur.types
+			cur = nx
+			if len(g.ends[cur]) > 0 {
+				end, types = j+1, g.ends[cur]
 			}
 		}
 		if end < 0 {
@@ -151,25 +242,43 @@ func (g *gazetteer) Extract(s *sdk.Sentence, f *sdk.Features) error {
 			continue
 		}
 		for j := i; j < end; j++ {
-			f.Set(j, "any")
-			for _, t := range types {
-				k := &g.keys[t]
-				f.Set(j, k[0])
-				if j == i {
-					f.Set(j, k[1])
+			g.matches[j] = match{types: types, begin: j == i}
+		}
+		i = end
+	}
+	for i := range n {
+		for k, o := range g.cfg.Offsets {
+			j := i + o
+			if j < 0 || j >= n || g.matches[j].types == nil {
+				continue
+			}
+			m := g.matches[j]
+			f.Set(i, g.anyKeys[k])
+			for _, t := range m.types {
+				key := &g.keys[k][t]
+				f.Set(i, key[0])
+				if m.begin {
+					f.Set(i, key[1])
 				} else {
-					f.Set(j, k[2])
+					f.Set(i, key[2])
 				}
 			}
 		}
-		i = end
 	}
 	return nil
 }
 
 func main() {
 	if len(os.Args) > 1 {
-		os.Exit(buildListsMain(os.Args[1:]))
+		switch os.Args[1] {
+		case "import":
+			os.Exit(importMain(os.Args[2:]))
+		case "build-lists":
+			os.Exit(buildListsMain(os.Args[1:]))
+		default:
+			fmt.Fprint(os.Stderr, buildUsage, "\n", importUsage)
+			os.Exit(2)
+		}
 	}
 	sdk.Serve(func() sdk.Plugin { return &gazetteer{} })
 }

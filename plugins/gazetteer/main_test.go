@@ -67,3 +67,103 @@ func TestBuildLists(t *testing.T) {
 		t.Errorf("min-count 2: %v", lists)
 	}
 }
+
+func TestCaseVariants(t *testing.T) {
+	dir := t.TempDir()
+	os.WriteFile(filepath.Join(dir, "loc.txt"), []byte("New York\nnew mexico\nMcAllen\n"), 0o644)
+	sent := [][]string{{"NEW"}, {"YORK"}, {"New"}, {"Mexico"}, {"new"}, {"mexico"}, {"MCALLEN"}, {"McAllen"}, {"New"}, {"york"}}
+	for _, tc := range []struct {
+		name     string
+		variants bool
+		begins   []int // tokens with B-LOC
+	}{
+		{"exact", false, []int{4, 7}},
+		{"variants", true, []int{0, 2, 4, 6, 7}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			cfg := fmt.Sprintf(`{"column":"word","case_variants":%v,"lists":{"LOC":%q}}`, tc.variants, filepath.Join(dir, "loc.txt"))
+			got, err := sdk.Try(&gazetteer{}, cfg, []string{"word"}, sent)
+			if err != nil {
+				t.Fatal(err)
+			}
+			var begins []int
+			for _, f := range got {
+				if f.Key == "B-LOC" {
+					begins = append(begins, f.Token)
+				}
+			}
+			if !reflect.DeepEqual(begins, tc.begins) {
+				t.Errorf("B-LOC at %v, want %v (features %v)", begins, tc.begins, got)
+			}
+		})
+	}
+}
+
+// TestLongestMatchLargeList: with many overlapping multi-token entries the
+// longest match wins, and a token ends up in at most one match.
+func TestLongestMatchOverlaps(t *testing.T) {
+	dir := t.TempDir()
+	os.WriteFile(filepath.Join(dir, "a.txt"), []byte("a\na b\na b c d\nb c\nc d e\n"), 0o644)
+	cfg := fmt.Sprintf(`{"column":"word","lists":{"X":%q}}`, filepath.Join(dir, "a.txt"))
+	for _, tc := range []struct {
+		sent string
+		want string // per token: B, I or -
+	}{
+		{"a b c d e", "B I I I -"}, // a b c d beats a b, then e alone matches nothing
+		{"a b c e", "B I - -"},     // a b c d fails at e: back to a b; c e is no entry
+		{"x b c d e", "- B I - -"}, // b c, then d e is no entry
+		{"c d e a", "B I I B"},
+	} {
+		var sent [][]string
+		for _, w := range strings.Fields(tc.sent) {
+			sent = append(sent, []string{w})
+		}
+		got, err := sdk.Try(&gazetteer{}, cfg, []string{"word"}, sent)
+		if err != nil {
+			t.Fatal(err)
+		}
+		marks := make([]string, len(sent))
+		for i := range marks {
+			marks[i] = "-"
+		}
+		for _, f := range got {
+			switch f.Key {
+			case "B-X":
+				marks[f.Token] = "B"
+			case "I-X":
+				marks[f.Token] = "I"
+			}
+		}
+		if strings.Join(marks, " ") != tc.want {
+			t.Errorf("%q: %s, want %s", tc.sent, strings.Join(marks, " "), tc.want)
+		}
+	}
+}
+
+func TestOffsets(t *testing.T) {
+	dir := t.TempDir()
+	os.WriteFile(filepath.Join(dir, "loc.txt"), []byte("New York\n"), 0o644)
+	sent := [][]string{{"in"}, {"New"}, {"York"}, {"today"}}
+	cfg := fmt.Sprintf(`{"column":"word","offsets":[-1,0,1],"lists":{"LOC":%q}}`, filepath.Join(dir, "loc.txt"))
+	got, err := sdk.Try(&gazetteer{}, cfg, []string{"word"}, sent)
+	if err != nil {
+		t.Fatal(err)
+	}
+	byToken := map[int][]string{}
+	for _, f := range got {
+		byToken[f.Token] = append(byToken[f.Token], f.Key)
+	}
+	want := map[int][]string{
+		0: {"any[1]", "LOC[1]", "B-LOC[1]"},
+		1: {"any", "LOC", "B-LOC", "any[1]", "LOC[1]", "I-LOC[1]"},
+		2: {"any[-1]", "LOC[-1]", "B-LOC[-1]", "any", "LOC", "I-LOC"},
+		3: {"any[-1]", "LOC[-1]", "I-LOC[-1]"},
+	}
+	if !reflect.DeepEqual(byToken, want) {
+		t.Errorf("got %v\nwant %v", byToken, want)
+	}
+	cfg = fmt.Sprintf(`{"column":"word","offsets":[9],"lists":{"LOC":%q}}`, filepath.Join(dir, "loc.txt"))
+	if _, err := sdk.Try(&gazetteer{}, cfg, []string{"word"}, sent); err == nil || !strings.HasPrefix(err.Error(), "offsets: offset 9") {
+		t.Errorf("offset 9: %v", err)
+	}
+}

@@ -65,8 +65,9 @@ type emissionBlock struct {
 
 // WriteSpec writes the trellis spec equivalent to f with crf_learn's
 // settings o. It returns the warnings (see the package doc) or, when the
-// template or the options cannot be imported, an error (Errors for
-// template lines) and writes nothing.
+// template or the options cannot be imported, an error (Errors for the
+// template, *OptionsError for the options) and writes nothing; any other
+// error is w's.
 func WriteSpec(w io.Writer, f *File, o Options) ([]*Warning, error) {
 	s, err := build(f, o)
 	if err != nil {
@@ -134,19 +135,34 @@ func build(f *File, o Options) (*plan, error) {
 		return nil, errs
 	}
 	if len(s.emissions) == 0 {
-		return nil, fmt.Errorf("%s: no U template: the model would have no features of the input", f.Name)
+		return nil, Errors{{File: f.Name, Msg: "no U template: the model would have no features of the input"}}
 	}
 	return s, nil
 }
 
+// OptionsError is a mistake in crf_learn's settings or the column names:
+// the user's to fix on the command line.
+type OptionsError struct{ Msg string }
+
+func (e *OptionsError) Error() string { return e.Msg }
+
+func optionsErrorf(format string, args ...any) error {
+	return &OptionsError{fmt.Sprintf(format, args...)}
+}
+
 func checkOptions(o *Options) error {
 	if len(o.Columns) < 2 {
-		return fmt.Errorf("--columns names every column of the data, the label (answer) column last: at least two, got %d", len(o.Columns))
+		return optionsErrorf("--columns names every column of the data, the label (answer) column last: at least two, got %d", len(o.Columns))
 	}
 	seen := map[string]bool{}
 	for _, c := range o.Columns {
 		if c == "" || seen[c] {
-			return fmt.Errorf("--columns: column names must be distinct and non-empty, got %q", strings.Join(o.Columns, ","))
+			return optionsErrorf("--columns: column names must be distinct and non-empty, got %q", strings.Join(o.Columns, ","))
+		}
+		if strings.ContainsAny(c, "{}[]") {
+			// A spec's format cell is "{column[row]}": such a name
+			// could not be read back.
+			return optionsErrorf("--columns: %q: a column name cannot contain { } [ or ]", c)
 		}
 		seen[c] = true
 	}
@@ -156,17 +172,17 @@ func checkOptions(o *Options) error {
 	switch o.Algorithm {
 	case "CRF", "CRF-L2", "CRF-L1":
 	case "MIRA":
-		return fmt.Errorf(`-a MIRA: trellis has no MIRA learner (the averaged perceptron, learner type "perceptron", is the nearest); import with -a CRF or CRF-L1`)
+		return optionsErrorf(`-a MIRA: trellis has no MIRA learner (the averaged perceptron, learner type "perceptron", is the nearest); import with -a CRF or CRF-L1`)
 	default:
-		return fmt.Errorf(`-a %q: want CRF (L2, the default), CRF-L2 or CRF-L1`, o.Algorithm)
+		return optionsErrorf(`-a %q: want CRF (L2, the default), CRF-L2 or CRF-L1`, o.Algorithm)
 	}
 	switch {
 	case !(o.C > 0) || math.IsInf(o.C, 0):
-		return fmt.Errorf("-c %v: the cost must be a positive number", o.C)
+		return optionsErrorf("-c %v: the cost must be a positive number", o.C)
 	case !(o.Eta > 0) || math.IsInf(o.Eta, 0):
-		return fmt.Errorf("-e %v: eta must be a positive number", o.Eta)
+		return optionsErrorf("-e %v: eta must be a positive number", o.Eta)
 	case o.Freq < 0 || o.MaxIter < 0:
-		return fmt.Errorf("-f and -m must be >= 0")
+		return optionsErrorf("-f and -m must be >= 0")
 	}
 	if o.Name == "" {
 		o.Name = "crfpp"

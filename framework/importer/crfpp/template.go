@@ -53,7 +53,8 @@ func (t *Template) ID() string {
 	return id
 }
 
-// Error is a mistake in a template file, at file:line:col.
+// Error is a mistake in a template file, at file:line:col (Line 0: the
+// file as a whole).
 type Error struct {
 	File      string
 	Line, Col int
@@ -61,6 +62,9 @@ type Error struct {
 }
 
 func (e *Error) Error() string {
+	if e.Line == 0 { // the whole file
+		return fmt.Sprintf("%s: %s", e.File, e.Msg)
+	}
 	if e.Col > 0 {
 		return fmt.Sprintf("%s:%d:%d: %s", e.File, e.Line, e.Col, e.Msg)
 	}

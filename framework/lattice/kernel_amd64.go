@@ -1,0 +1,65 @@
+package lattice
+
+import "golang.org/x/sys/cpu"
+
+// hasAVX is whether this processor runs the AVX kernels; a fact of the
+// hardware, read once, like gonum's own dispatch.
+var hasAVX = cpu.X86.HasAVX
+
+//go:noescape
+func forwardAVX(dst, prev, t []float64, lp int)
+
+//go:noescape
+func backwardAVX(dst, t, x []float64, lp int, inv float64)
+
+//go:noescape
+func outerAVX(acc, a, q []float64, lp int)
+
+func forward(dst, prev, t []float64, lp int) {
+	checkKernel(len(prev), lp, lp, t)
+	if len(dst) < lp {
+		panic("lattice: kernel dst too short")
+	}
+	if hasAVX {
+		forwardAVX(dst, prev, t, lp)
+		return
+	}
+	forwardGo(dst, prev, t, lp)
+}
+
+func backward(dst, t, x []float64, lp int, inv float64) {
+	checkKernel(len(dst), len(x), lp, t)
+	if hasAVX {
+		backwardAVX(dst, t, x, lp, inv)
+		return
+	}
+	backwardGo(dst, t, x, lp, inv)
+}
+
+func outer(acc, a, q []float64, lp int) {
+	checkKernel(len(a), lp, lp, acc)
+	if len(q) < lp {
+		panic("lattice: kernel q too short")
+	}
+	if hasAVX {
+		outerAVX(acc, a, q, lp)
+		return
+	}
+	outerGo(acc, a, q, lp)
+}
+
+//go:noescape
+func maxPlusAVX(prev, tr []float64) (best float64, arg int)
+
+// maxPlus returns the largest prev[p]+tr[p] and the lowest p reaching it
+// (-Inf and 0 when none beats -Inf), as maxPlusGo does.
+func maxPlus(prev, tr []float64) (float64, int32) {
+	if len(tr) < len(prev) {
+		panic("lattice: maxPlus tr shorter than prev")
+	}
+	if hasAVX {
+		best, arg := maxPlusAVX(prev, tr)
+		return best, int32(arg)
+	}
+	return maxPlusGo(prev, tr)
+}

@@ -1,0 +1,37 @@
+# A misspelt decode: every learner takes decode, so it is suggested.
+variable "data" {
+  default = "../data/tiny.conll"
+}
+
+experiment "tiny" {
+  seed = 7
+}
+
+corpus "train" {
+  path    = var.data
+  format  = "conll"
+  columns = ["word", "pos", "chunk"]
+}
+
+labels {
+  column = "chunk"
+  scheme = "iob2"
+}
+
+features {
+  emission "w" {
+    column  = "word"
+    offsets = [-1, 0, 1]
+  }
+  transition "trans" {}
+}
+
+learner "hmm" {
+  type = "hmm"
+  decod = "greedy"
+}
+
+evaluation {
+  train = "train"
+  test  = "train"
+}
