@@ -121,15 +121,16 @@ func (r *Rule) Start(n int) {
 // State implements online.Rule: checkpoints hold the variances.
 func (r *Rule) State() []float64 { return r.Sigma }
 
-// Update implements online.Rule.
-func (r *Rule) Update(t *online.Trainer, tok0 int, gold, pred []int32, errors int) {
+// Update implements online.Rule: it leaves the weights alone when Δ is
+// empty or the margin is already met.
+func (r *Rule) Update(t *online.Trainer, tok0 int, gold, pred []int32, errors int) bool {
 	feats, vals := t.Delta(tok0, gold, pred)
 	if len(feats) == 0 {
-		return
+		return false
 	}
 	loss := -t.Dot(feats, vals) + float64(errors)
 	if loss <= 0 {
-		return
+		return false
 	}
 	frac := r.Gamma
 	for k, f := range feats {
@@ -141,4 +142,5 @@ func (r *Rule) Update(t *online.Trainer, tok0 int, gold, pred []int32, errors in
 		t.Add(int(f), alpha*r.Sigma[f]*v)
 		r.Sigma[f] = 1 / (1/r.Sigma[f] + v*v/r.Gamma)
 	}
+	return true
 }

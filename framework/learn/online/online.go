@@ -80,8 +80,9 @@ type Rule interface {
 	// Update changes t's weights (through t.Add or t.AddState and
 	// t.AddTransitions) after the sentence whose first token is tok0 was
 	// decoded as pred instead of gold; errors is their Hamming distance,
-	// > 0. It must not allocate once warmed up.
-	Update(t *Trainer, tok0 int, gold, pred []int32, errors int)
+	// > 0. It reports whether it changed any weight (the run's "updates"
+	// count only those). It must not allocate once warmed up.
+	Update(t *Trainer, tok0 int, gold, pred []int32, errors int) (changed bool)
 	// State is the rule's own per-weight state that a checkpoint must
 	// hold (AROW's variances), or nil; Restore writes into it in place.
 	State() []float64

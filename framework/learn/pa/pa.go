@@ -120,27 +120,29 @@ func (*Rule) Start(int) {}
 // State implements online.Rule: PA keeps nothing but the weights.
 func (*Rule) State() []float64 { return nil }
 
-// Update implements online.Rule.
-func (r *Rule) Update(t *online.Trainer, tok0 int, gold, pred []int32, errors int) {
+// Update implements online.Rule: it leaves the weights alone when Δ is
+// zero or the margin is already met.
+func (r *Rule) Update(t *online.Trainer, tok0 int, gold, pred []int32, errors int) bool {
 	feats, vals := t.Delta(tok0, gold, pred)
 	norm2 := 0.0
 	for _, v := range vals {
 		norm2 += v * v
 	}
 	if norm2 == 0 {
-		return // the two sequences have the same features: no direction to move in
+		return false // the two sequences have the same features: no direction to move in
 	}
 	loss := -t.Dot(feats, vals) + 1
 	if r.ErrorSensitive {
 		loss = -t.Dot(feats, vals) + math.Sqrt(float64(errors))
 	}
 	if loss <= 0 {
-		return
+		return false
 	}
 	tau := r.Tau(loss, norm2)
 	for k, f := range feats {
 		t.Add(int(f), tau*vals[k])
 	}
+	return true
 }
 
 // Tau is the step size for a loss and ‖Δ‖².

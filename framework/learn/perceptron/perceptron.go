@@ -78,15 +78,21 @@ func (Rule) Start(int) {}
 // State implements online.Rule: the perceptron keeps nothing of its own.
 func (Rule) State() []float64 { return nil }
 
-// Update implements online.Rule.
-func (Rule) Update(t *online.Trainer, tok0 int, gold, pred []int32, _ int) {
+// Update implements online.Rule: it changes the weights unless neither
+// label's features exist at the differing positions and the model has no
+// transitions.
+func (Rule) Update(t *online.Trainer, tok0 int, gold, pred []int32, _ int) bool {
+	changed := false
 	for i := range gold {
 		if gold[i] != pred[i] {
-			t.AddState(tok0+i, gold[i], 1)
-			t.AddState(tok0+i, pred[i], -1)
+			g := t.AddState(tok0+i, gold[i], 1)
+			p := t.AddState(tok0+i, pred[i], -1)
+			changed = changed || g || p
 		}
 	}
 	if t.Transitions() {
 		t.AddTransitions(gold, pred)
+		changed = true
 	}
+	return changed
 }
