@@ -27,8 +27,9 @@ import (
 	"github.com/trellis-nlp/trellis/framework/learn/online"
 )
 
-// Config is the arow learner block: the online learners' settings and
-// AROW's own, named as in CRFsuite.
+// Config is the arow learner block: the online learners' settings
+// (online.Config's fields, repeated because gohcl does not decode
+// embedded structs) and AROW's own, named as in CRFsuite.
 type Config struct {
 	Epochs    *int   `hcl:"epochs,optional" json:"epochs,omitempty"`
 	Shuffle   *bool  `hcl:"shuffle,optional" json:"shuffle,omitempty"`
@@ -45,9 +46,10 @@ type Config struct {
 	Gamma *float64 `hcl:"gamma,optional" json:"gamma,omitempty"`
 }
 
-func (c *Config) online() *online.Config {
-	return &online.Config{Epochs: c.Epochs, Shuffle: c.Shuffle, Average: c.Average, BestEpoch: c.BestEpoch, Features: c.Features, InitModel: c.InitModel}
-}
+// online returns the shared settings (online.SettingsOf copies the
+// fields above by name; online.CheckRepeats, in the tests, checks they
+// are all there).
+func (c *Config) online() *online.Config { return online.SettingsOf(c) }
 
 // Learner is the AROW learner.
 type Learner struct{ cfg Config }

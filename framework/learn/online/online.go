@@ -11,9 +11,11 @@ import (
 	"github.com/trellis-nlp/trellis/framework/linear"
 )
 
-// Config holds the settings every online learner takes. gohcl does not
-// decode embedded structs, so a learner's config repeats these fields
-// (same names, same tags) and converts.
+// Config holds the settings every online learner takes, the one place
+// they are defined, documented and validated. gohcl does not decode
+// embedded structs, so a learner's config repeats these fields (same
+// names, types and tags) and gets them back with SettingsOf; its tests
+// call CheckRepeats, so a field added here and forgotten there fails.
 type Config struct {
 	// Epochs is the number of passes over the training data (default 10).
 	// A pointer, so that an explicit epochs = 0 is refused rather than

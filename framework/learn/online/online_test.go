@@ -8,8 +8,10 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/hashicorp/hcl/v2/gohcl"
 	"github.com/rs/zerolog"
 
+	"github.com/trellis-nlp/trellis/builtin"
 	"github.com/trellis-nlp/trellis/framework/feature"
 	"github.com/trellis-nlp/trellis/framework/lattice"
 	"github.com/trellis-nlp/trellis/framework/learn"
@@ -312,5 +314,32 @@ func TestUpdatesCountChanges(t *testing.T) {
 				t.Errorf("train errors per epoch %v, want 7 epochs ending at 0.5 (sentence 1 always wrong)", losses)
 			}
 		})
+	}
+}
+
+// TestRegisteredOnlineLearnersRepeatSettings: every registered learner
+// whose config takes epochs and shuffle is an online learner and repeats
+// all of online.Config's settings, so a learner added without its own
+// CheckRepeats test is still checked.
+func TestRegisteredOnlineLearnersRepeatSettings(t *testing.T) {
+	_, reg := builtin.Registries()
+	found := 0
+	for _, name := range reg.Names() {
+		l, _ := reg.New(name)
+		schema, _ := gohcl.ImpliedBodySchema(l.Config())
+		names := map[string]bool{}
+		for _, a := range schema.Attributes {
+			names[a.Name] = true
+		}
+		if !names["epochs"] || !names["shuffle"] {
+			continue
+		}
+		found++
+		if err := online.CheckRepeats(l.Config()); err != nil {
+			t.Errorf("%s: %v", name, err)
+		}
+	}
+	if found < 3 { // perceptron, pa, arow
+		t.Fatalf("%d online learners registered, want at least 3", found)
 	}
 }

@@ -34,9 +34,10 @@ type Config struct {
 	InitModel string `hcl:"init_model,optional" json:"init_model,omitempty"`
 }
 
-func (c *Config) online() *online.Config {
-	return &online.Config{Epochs: c.Epochs, Shuffle: c.Shuffle, Average: c.Average, BestEpoch: c.BestEpoch, Features: c.Features, InitModel: c.InitModel}
-}
+// online returns the shared settings (online.SettingsOf copies the
+// fields above by name; online.CheckRepeats, in the tests, checks they
+// are all there).
+func (c *Config) online() *online.Config { return online.SettingsOf(c) }
 
 // DefaultEpochs is enough for the averaged perceptron to level off on the
 // public benchmarks (its dev score moves by less than 0.1 after ~10).
