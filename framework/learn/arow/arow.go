@@ -27,8 +27,9 @@ import (
 	"github.com/trellis-nlp/trellis/framework/learn/online"
 )
 
-// Config is the arow learner block: the online learners' settings and
-// AROW's own, named as in CRFsuite.
+// Config is the arow learner block: the online learners' settings
+// (online.Config's fields, repeated because gohcl does not decode
+// embedded structs) and AROW's own, named as in CRFsuite.
 type Config struct {
 	Epochs    *int   `hcl:"epochs,optional" json:"epochs,omitempty"`
 	Shuffle   *bool  `hcl:"shuffle,optional" json:"shuffle,omitempty"`
@@ -45,9 +46,10 @@ type Config struct {
 	Gamma *float64 `hcl:"gamma,optional" json:"gamma,omitempty"`
 }
 
-func (c *Config) online() *online.Config {
-	return &online.Config{Epochs: c.Epochs, Shuffle: c.Shuffle, Average: c.Average, BestEpoch: c.BestEpoch, Features: c.Features, InitModel: c.InitModel}
-}
+// online returns the shared settings (online.SettingsOf copies the
+// fields above by name; online.CheckRepeats, in the tests, checks they
+// are all there).
+func (c *Config) online() *online.Config { return online.SettingsOf(c) }
 
 // Learner is the AROW learner.
 type Learner struct{ cfg Config }
@@ -121,15 +123,16 @@ func (r *Rule) Start(n int) {
 // State implements online.Rule: checkpoints hold the variances.
 func (r *Rule) State() []float64 { return r.Sigma }
 
-// Update implements online.Rule.
-func (r *Rule) Update(t *online.Trainer, tok0 int, gold, pred []int32, errors int) {
+// Update implements online.Rule: it leaves the weights alone when Δ is
+// empty or the margin is already met.
+func (r *Rule) Update(t *online.Trainer, tok0 int, gold, pred []int32, errors int) bool {
 	feats, vals := t.Delta(tok0, gold, pred)
 	if len(feats) == 0 {
-		return
+		return false
 	}
 	loss := -t.Dot(feats, vals) + float64(errors)
 	if loss <= 0 {
-		return
+		return false
 	}
 	frac := r.Gamma
 	for k, f := range feats {
@@ -141,4 +144,5 @@ func (r *Rule) Update(t *online.Trainer, tok0 int, gold, pred []int32, errors in
 		t.Add(int(f), alpha*r.Sigma[f]*v)
 		r.Sigma[f] = 1 / (1/r.Sigma[f] + v*v/r.Gamma)
 	}
+	return true
 }

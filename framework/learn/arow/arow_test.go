@@ -9,6 +9,7 @@ import (
 
 	"github.com/trellis-nlp/trellis/framework/feature"
 	"github.com/trellis-nlp/trellis/framework/learn"
+	"github.com/trellis-nlp/trellis/framework/learn/online"
 )
 
 // tiny is two sentences over attributes 0 and 1 and labels 0 and 1:
@@ -80,5 +81,18 @@ func TestValidate(t *testing.T) {
 	}
 	if d := (&Learner{}).Validate(); d.HasErrors() {
 		t.Errorf("defaults refused: %v", d)
+	}
+}
+
+// TestRepeatsOnlineSettings: the config repeats every online setting with
+// online.Config's type and tags, and they reach the online engine.
+func TestRepeatsOnlineSettings(t *testing.T) {
+	if err := online.CheckRepeats(&Config{}); err != nil {
+		t.Fatal(err)
+	}
+	c := &Config{Epochs: new(4), Shuffle: new(false), Average: new(false), BestEpoch: new(false), Features: "all", InitModel: "m"}
+	got := c.online()
+	if *got.Epochs != 4 || *got.Shuffle || *got.Average || *got.BestEpoch || got.Features != "all" || got.InitModel != "m" {
+		t.Fatalf("online settings %+v from %+v", got, c)
 	}
 }

@@ -54,6 +54,9 @@ func (r *run) restore(b []byte) (int, []learn.Point, error) {
 		return 0, nil, fmt.Errorf("%s: the checkpoint does not fit this problem (%d weights, %d sentences; it has %d and %d)",
 			r.name, weights, sentences, len(st.W), len(st.Order))
 	}
+	if err := checkOrder(st.Order); err != nil {
+		return 0, nil, fmt.Errorf("%s: the checkpoint is damaged: %w", r.name, err)
+	}
 	if err := r.src.UnmarshalBinary(st.RNG); err != nil {
 		return 0, nil, fmt.Errorf("%s: checkpoint: %w", r.name, err)
 	}
@@ -65,6 +68,22 @@ func (r *run) restore(b []byte) (int, []learn.Point, error) {
 		r.best.W = nil
 	}
 	return st.Epoch, st.Curve, nil
+}
+
+// checkOrder checks that order is a permutation of 0, …, len(order)-1
+// (Step indexes sentences with it).
+func checkOrder(order []int) error {
+	seen := make([]bool, len(order))
+	for k, s := range order {
+		if s < 0 || s >= len(order) {
+			return fmt.Errorf("its sentence order has %d at position %d, outside [0, %d)", s, k, len(order))
+		}
+		if seen[s] {
+			return fmt.Errorf("its sentence order has %d twice (again at position %d)", s, k)
+		}
+		seen[s] = true
+	}
+	return nil
 }
 
 // restore loads a checkpoint's weights and counters into t, and the

@@ -11,9 +11,11 @@ import (
 	"github.com/trellis-nlp/trellis/framework/linear"
 )
 
-// Config holds the settings every online learner takes. gohcl does not
-// decode embedded structs, so a learner's config repeats these fields
-// (same names, same tags) and converts.
+// Config holds the settings every online learner takes, the one place
+// they are defined, documented and validated. gohcl does not decode
+// embedded structs, so a learner's config repeats these fields (same
+// names, types and tags) and gets them back with SettingsOf; its tests
+// call CheckRepeats, so a field added here and forgotten there fails.
 type Config struct {
 	// Epochs is the number of passes over the training data (default 10).
 	// A pointer, so that an explicit epochs = 0 is refused rather than
@@ -80,8 +82,9 @@ type Rule interface {
 	// Update changes t's weights (through t.Add or t.AddState and
 	// t.AddTransitions) after the sentence whose first token is tok0 was
 	// decoded as pred instead of gold; errors is their Hamming distance,
-	// > 0. It must not allocate once warmed up.
-	Update(t *Trainer, tok0 int, gold, pred []int32, errors int)
+	// > 0. It reports whether it changed any weight (the run's "updates"
+	// count only those). It must not allocate once warmed up.
+	Update(t *Trainer, tok0 int, gold, pred []int32, errors int) (changed bool)
 	// State is the rule's own per-weight state that a checkpoint must
 	// hold (AROW's variances), or nil; Restore writes into it in place.
 	State() []float64

@@ -8,8 +8,10 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/hashicorp/hcl/v2/gohcl"
 	"github.com/rs/zerolog"
 
+	"github.com/trellis-nlp/trellis/builtin"
 	"github.com/trellis-nlp/trellis/framework/feature"
 	"github.com/trellis-nlp/trellis/framework/lattice"
 	"github.com/trellis-nlp/trellis/framework/learn"
@@ -211,15 +213,15 @@ type sumRule struct{ viaDelta bool }
 
 func (sumRule) Start(int)        {}
 func (sumRule) State() []float64 { return nil }
-func (r sumRule) Update(t *online.Trainer, tok0 int, gold, pred []int32, _ int) {
+func (r sumRule) Update(t *online.Trainer, tok0 int, gold, pred []int32, _ int) bool {
 	if r.viaDelta {
 		feats, vals := t.Delta(tok0, gold, pred)
 		for k, f := range feats {
 			t.Add(int(f), vals[k])
 		}
-		return
+		return len(feats) > 0
 	}
-	perceptron.Rule{}.Update(t, tok0, gold, pred, 0)
+	return perceptron.Rule{}.Update(t, tok0, gold, pred, 0)
 }
 
 // TestDelta: on binary attributes the summed Δ and the perceptron's
@@ -278,5 +280,66 @@ func TestAveraging(t *testing.T) {
 		if want := sum[f] / float64(n); math.Abs(got[f]-want) > 1e-9 {
 			t.Fatalf("averaged weight %d = %v, mean of the steps %v", f, got[f], want)
 		}
+	}
+}
+
+// TestUpdatesCountChanges: "updates" counts the sentences whose update
+// changed the weights, not the mislabelled ones. Sentence 1 is a token
+// without attributes in a model without transitions, labelled 1: every
+// label scores 0, it decodes as 0 every epoch, and Δ is empty, so no rule
+// can move (for PA ‖Δ‖² = 0, the step that has nothing to do). Sentence
+// 2 ("a0", labelled 1) is wrong once, then learnt: one update in all.
+func TestUpdatesCountChanges(t *testing.T) {
+	d := feature.NewDataset()
+	d.TokenOff = append(d.TokenOff, len(d.Attrs))
+	d.Labels = append(d.Labels, 1)
+	d.SentOff = append(d.SentOff, len(d.Labels))
+	d.Attrs = append(d.Attrs, 0)
+	d.TokenOff = append(d.TokenOff, len(d.Attrs))
+	d.Labels = append(d.Labels, 1)
+	d.SentOff = append(d.SentOff, len(d.Labels))
+	for name, mk := range learners(t) {
+		t.Run(name, func(t *testing.T) {
+			p := &learn.Problem{Train: d, NumAttrs: 1, NumLabels: 2, Seed: 1, Threads: 1, Log: zerolog.Nop()}
+			var losses []float64
+			p.Observe = func(pt learn.Point) { losses = append(losses, pt.Loss) }
+			res, err := mk().Train(context.Background(), p)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got := res.Info["updates"]; got != 1 {
+				t.Errorf("updates = %v, want 1", got)
+			}
+			if len(losses) != 7 || losses[len(losses)-1] != 0.5 {
+				t.Errorf("train errors per epoch %v, want 7 epochs ending at 0.5 (sentence 1 always wrong)", losses)
+			}
+		})
+	}
+}
+
+// TestRegisteredOnlineLearnersRepeatSettings: every registered learner
+// whose config takes epochs and shuffle is an online learner and repeats
+// all of online.Config's settings, so a learner added without its own
+// CheckRepeats test is still checked.
+func TestRegisteredOnlineLearnersRepeatSettings(t *testing.T) {
+	_, reg := builtin.Registries()
+	found := 0
+	for _, name := range reg.Names() {
+		l, _ := reg.New(name)
+		schema, _ := gohcl.ImpliedBodySchema(l.Config())
+		names := map[string]bool{}
+		for _, a := range schema.Attributes {
+			names[a.Name] = true
+		}
+		if !names["epochs"] || !names["shuffle"] {
+			continue
+		}
+		found++
+		if err := online.CheckRepeats(l.Config()); err != nil {
+			t.Errorf("%s: %v", name, err)
+		}
+	}
+	if found < 3 { // perceptron, pa, arow
+		t.Fatalf("%d online learners registered, want at least 3", found)
 	}
 }

@@ -19,7 +19,8 @@ type Trainer struct {
 	rule        Rule
 	w, u        []float64
 	// c counts the sentences seen (the timestamp).
-	c       float64
+	c float64
+	// updates counts the sentences whose update changed the weights.
 	updates int
 	// Decoding reads the state weights in w itself (scorer: w changes
 	// after most sentences, so a packed copy would cost more than it
@@ -85,8 +86,7 @@ func (t *Trainer) Step(s int) (errors, n int) {
 			errors++
 		}
 	}
-	if errors > 0 {
-		t.rule.Update(t, lo, gold, path, errors)
+	if errors > 0 && t.rule.Update(t, lo, gold, path, errors) {
 		t.updates++
 	}
 	t.c++
@@ -120,21 +120,24 @@ func (t *Trainer) Add(f int, delta float64) {
 
 // AddState adds delta times token tok's attribute values to the features
 // (attribute, y); features the model lacks are skipped, as in CRFsuite
-// (they stay zero).
-func (t *Trainer) AddState(tok int, y int32, delta float64) {
+// (they stay zero). It reports whether it changed a weight.
+func (t *Trainer) AddState(tok int, y int32, delta float64) (changed bool) {
 	d := t.d
 	for k := d.TokenOff[tok]; k < d.TokenOff[tok+1]; k++ {
 		if f := t.m.Feature(d.Attrs[k], y); f >= 0 {
 			v := delta * d.Value(k)
 			t.w[f] += v
 			t.u[f] += t.c * v
+			changed = changed || v != 0
 		}
 	}
+	return changed
 }
 
 // AddTransitions adds the gold sequence's transition, start and stop
 // features and subtracts the predicted ones, where they differ (the
-// perceptron's update).
+// perceptron's update). When gold and path differ anywhere, some start,
+// transition or stop weight differs and changes.
 func (t *Trainer) AddTransitions(gold, path []int32) {
 	l, n := t.nl, len(gold)
 	f := t.m.NumFeatures()

@@ -16,19 +16,20 @@ type deltaRule struct{}
 
 func (deltaRule) Start(int)        {}
 func (deltaRule) State() []float64 { return nil }
-func (deltaRule) Update(t *Trainer, tok0 int, gold, pred []int32, errors int) {
+func (deltaRule) Update(t *Trainer, tok0 int, gold, pred []int32, errors int) bool {
 	feats, vals := t.Delta(tok0, gold, pred)
 	norm := 0.0
 	for _, v := range vals {
 		norm += v * v
 	}
 	if norm == 0 {
-		return
+		return false
 	}
 	tau := (float64(errors) - t.Dot(feats, vals)) / norm
 	for k, f := range feats {
 		t.Add(int(f), tau*vals[k])
 	}
+	return true
 }
 
 // TestStepAllocatesNothing: once the buffers have grown (one pass), a

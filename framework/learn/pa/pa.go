@@ -27,8 +27,9 @@ import (
 	"github.com/trellis-nlp/trellis/framework/learn/online"
 )
 
-// Config is the pa learner block: the online learners' settings and PA's
-// own, named as in CRFsuite.
+// Config is the pa learner block: the online learners' settings
+// (online.Config's fields, repeated because gohcl does not decode
+// embedded structs) and PA's own, named as in CRFsuite.
 type Config struct {
 	Epochs    *int   `hcl:"epochs,optional" json:"epochs,omitempty"`
 	Shuffle   *bool  `hcl:"shuffle,optional" json:"shuffle,omitempty"`
@@ -49,9 +50,10 @@ type Config struct {
 	ErrorSensitive *bool `hcl:"error_sensitive,optional" json:"error_sensitive,omitempty"`
 }
 
-func (c *Config) online() *online.Config {
-	return &online.Config{Epochs: c.Epochs, Shuffle: c.Shuffle, Average: c.Average, BestEpoch: c.BestEpoch, Features: c.Features, InitModel: c.InitModel}
-}
+// online returns the shared settings (online.SettingsOf copies the
+// fields above by name; online.CheckRepeats, in the tests, checks they
+// are all there).
+func (c *Config) online() *online.Config { return online.SettingsOf(c) }
 
 // Learner is the passive-aggressive learner.
 type Learner struct{ cfg Config }
@@ -120,27 +122,29 @@ func (*Rule) Start(int) {}
 // State implements online.Rule: PA keeps nothing but the weights.
 func (*Rule) State() []float64 { return nil }
 
-// Update implements online.Rule.
-func (r *Rule) Update(t *online.Trainer, tok0 int, gold, pred []int32, errors int) {
+// Update implements online.Rule: it leaves the weights alone when Δ is
+// zero or the margin is already met.
+func (r *Rule) Update(t *online.Trainer, tok0 int, gold, pred []int32, errors int) bool {
 	feats, vals := t.Delta(tok0, gold, pred)
 	norm2 := 0.0
 	for _, v := range vals {
 		norm2 += v * v
 	}
 	if norm2 == 0 {
-		return // the two sequences have the same features: no direction to move in
+		return false // the two sequences have the same features: no direction to move in
 	}
 	loss := -t.Dot(feats, vals) + 1
 	if r.ErrorSensitive {
 		loss = -t.Dot(feats, vals) + math.Sqrt(float64(errors))
 	}
 	if loss <= 0 {
-		return
+		return false
 	}
 	tau := r.Tau(loss, norm2)
 	for k, f := range feats {
 		t.Add(int(f), tau*vals[k])
 	}
+	return true
 }
 
 // Tau is the step size for a loss and ‖Δ‖².

@@ -34,9 +34,10 @@ type Config struct {
 	InitModel string `hcl:"init_model,optional" json:"init_model,omitempty"`
 }
 
-func (c *Config) online() *online.Config {
-	return &online.Config{Epochs: c.Epochs, Shuffle: c.Shuffle, Average: c.Average, BestEpoch: c.BestEpoch, Features: c.Features, InitModel: c.InitModel}
-}
+// online returns the shared settings (online.SettingsOf copies the
+// fields above by name; online.CheckRepeats, in the tests, checks they
+// are all there).
+func (c *Config) online() *online.Config { return online.SettingsOf(c) }
 
 // DefaultEpochs is enough for the averaged perceptron to level off on the
 // public benchmarks (its dev score moves by less than 0.1 after ~10).
@@ -78,15 +79,21 @@ func (Rule) Start(int) {}
 // State implements online.Rule: the perceptron keeps nothing of its own.
 func (Rule) State() []float64 { return nil }
 
-// Update implements online.Rule.
-func (Rule) Update(t *online.Trainer, tok0 int, gold, pred []int32, _ int) {
+// Update implements online.Rule: it changes the weights unless neither
+// label's features exist at the differing positions and the model has no
+// transitions.
+func (Rule) Update(t *online.Trainer, tok0 int, gold, pred []int32, _ int) bool {
+	changed := false
 	for i := range gold {
 		if gold[i] != pred[i] {
-			t.AddState(tok0+i, gold[i], 1)
-			t.AddState(tok0+i, pred[i], -1)
+			g := t.AddState(tok0+i, gold[i], 1)
+			p := t.AddState(tok0+i, pred[i], -1)
+			changed = changed || g || p
 		}
 	}
 	if t.Transitions() {
 		t.AddTransitions(gold, pred)
+		changed = true
 	}
+	return changed
 }

@@ -13,6 +13,7 @@ import (
 	"github.com/trellis-nlp/trellis/framework/feature"
 	"github.com/trellis-nlp/trellis/framework/lattice"
 	"github.com/trellis-nlp/trellis/framework/learn"
+	"github.com/trellis-nlp/trellis/framework/learn/online"
 	"github.com/trellis-nlp/trellis/framework/linear"
 )
 
@@ -209,5 +210,18 @@ func TestNonFinite(t *testing.T) {
 	_, err := New().Train(context.Background(), problem(d))
 	if err == nil || !strings.Contains(err.Error(), "epoch 1 made weight") || !strings.Contains(err.Error(), "non-finite") {
 		t.Fatalf("got %v", err)
+	}
+}
+
+// TestRepeatsOnlineSettings: the config repeats every online setting with
+// online.Config's type and tags, and they reach the online engine.
+func TestRepeatsOnlineSettings(t *testing.T) {
+	if err := online.CheckRepeats(&Config{}); err != nil {
+		t.Fatal(err)
+	}
+	c := &Config{Epochs: new(4), Shuffle: new(false), Average: new(false), BestEpoch: new(false), Features: "all", InitModel: "m"}
+	got := c.online()
+	if *got.Epochs != 4 || *got.Shuffle || *got.Average || *got.BestEpoch || got.Features != "all" || got.InitModel != "m" {
+		t.Fatalf("online settings %+v from %+v", got, c)
 	}
 }
