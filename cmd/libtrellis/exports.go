@@ -39,6 +39,25 @@ func goBytes(p unsafe.Pointer, n C.size_t) []byte {
 	return unsafe.Slice((*byte)(p), int(n))
 }
 
+// bufferCall is the frame of the exports that answer with a buffer: it
+// looks handle h up, runs f on its model, and returns f's bytes in
+// malloc'd memory (their length in *n), or nil with the error (a panic
+// included) in *errOut.
+func bufferCall(h C.int64_t, n *C.size_t, errOut **C.char, f func(*trellis.Model) ([]byte, error)) (out unsafe.Pointer) {
+	var err error
+	defer func() { setError(errOut, err) }()
+	defer guard(&err)
+	m, err := models.get(int64(h))
+	if err != nil {
+		return nil
+	}
+	b, err := f(m)
+	if err != nil {
+		return nil
+	}
+	return cBytes(b, n)
+}
+
 //export trellis_train
 func trellis_train(settings unsafe.Pointer, settingsLen C.size_t, trainBuf unsafe.Pointer, trainLen C.size_t,
 	devBuf unsafe.Pointer, devLen C.size_t, errOut **C.char) (h C.int64_t) {
@@ -77,51 +96,22 @@ func trellis_load_bytes(data unsafe.Pointer, n C.size_t, errOut **C.char) (h C.i
 }
 
 //export trellis_info
-func trellis_info(h C.int64_t, n *C.size_t, errOut **C.char) (out unsafe.Pointer) {
-	var err error
-	defer func() { setError(errOut, err) }()
-	defer guard(&err)
-	m, err := models.get(int64(h))
-	if err != nil {
-		return nil
-	}
-	b, err := modelInfo(m)
-	if err != nil {
-		return nil
-	}
-	return cBytes(b, n)
+func trellis_info(h C.int64_t, n *C.size_t, errOut **C.char) unsafe.Pointer {
+	return bufferCall(h, n, errOut, modelInfo)
 }
 
 //export trellis_tag
-func trellis_tag(h C.int64_t, req unsafe.Pointer, reqLen C.size_t, marginals C.int, n *C.size_t, errOut **C.char) (out unsafe.Pointer) {
-	var err error
-	defer func() { setError(errOut, err) }()
-	defer guard(&err)
-	m, err := models.get(int64(h))
-	if err != nil {
-		return nil
-	}
-	b, err := tag(m, goBytes(req, reqLen), marginals != 0)
-	if err != nil {
-		return nil
-	}
-	return cBytes(b, n)
+func trellis_tag(h C.int64_t, req unsafe.Pointer, reqLen C.size_t, marginals C.int, n *C.size_t, errOut **C.char) unsafe.Pointer {
+	return bufferCall(h, n, errOut, func(m *trellis.Model) ([]byte, error) {
+		return tag(m, goBytes(req, reqLen), marginals != 0)
+	})
 }
 
 //export trellis_tag_attributes
-func trellis_tag_attributes(h C.int64_t, buf unsafe.Pointer, bufLen C.size_t, marginals C.int, n *C.size_t, errOut **C.char) (out unsafe.Pointer) {
-	var err error
-	defer func() { setError(errOut, err) }()
-	defer guard(&err)
-	m, err := models.get(int64(h))
-	if err != nil {
-		return nil
-	}
-	b, err := tagBuffer(m, goBytes(buf, bufLen), marginals != 0)
-	if err != nil {
-		return nil
-	}
-	return cBytes(b, n)
+func trellis_tag_attributes(h C.int64_t, buf unsafe.Pointer, bufLen C.size_t, marginals C.int, n *C.size_t, errOut **C.char) unsafe.Pointer {
+	return bufferCall(h, n, errOut, func(m *trellis.Model) ([]byte, error) {
+		return tagBuffer(m, goBytes(buf, bufLen), marginals != 0)
+	})
 }
 
 //export trellis_save
@@ -143,19 +133,8 @@ func trellis_save(h C.int64_t, path *C.char, errOut **C.char) (status C.int) {
 }
 
 //export trellis_bytes
-func trellis_bytes(h C.int64_t, n *C.size_t, errOut **C.char) (out unsafe.Pointer) {
-	var err error
-	defer func() { setError(errOut, err) }()
-	defer guard(&err)
-	m, err := models.get(int64(h))
-	if err != nil {
-		return nil
-	}
-	b, err := m.Bytes()
-	if err != nil {
-		return nil
-	}
-	return cBytes(b, n)
+func trellis_bytes(h C.int64_t, n *C.size_t, errOut **C.char) unsafe.Pointer {
+	return bufferCall(h, n, errOut, (*trellis.Model).Bytes)
 }
 
 //export trellis_free

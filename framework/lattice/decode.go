@@ -92,9 +92,12 @@ type Decoder struct {
 	// Posterior: the log marginals as the state scores of a lattice whose
 	// transitions are 0 where s allows the bigram and -Inf where it does
 	// not.
+	// maskAt is the per-position mask of s.TransAt, grown to the longest
+	// sentence seen so that no sentence allocates once warm.
 	post                       Scores
 	logMarg                    []float64
 	maskTrans, maskStart, mask []float64
+	maskAt                     []float64
 }
 
 // NewDecoder returns a decoder over ws's labels. width is the beam width
@@ -299,7 +302,7 @@ func (d *Decoder) keepBest(score []float64, width int) []int32 {
 // the state marginals P(y_i | x) among the sequences the constraints
 // allow, and returns the sum of its log marginals (-Inf when every
 // sequence is forbidden). The constraints are read from s as its -Inf
-// Trans, Start and Stop entries; the sequence is found by Viterbi over
+// Trans, TransAt, Start and Stop entries; the sequence is found by Viterbi over
 // the log marginals with transitions 0 where allowed and -Inf where not.
 // Without -Inf entries that is the per-token argmax of the marginals
 // (ties to the lowest label), which this computes directly.
@@ -348,6 +351,10 @@ func (d *Decoder) Posterior(dst []int32, s *Scores) float64 {
 
 // prepareMask sets d.post's transitions, start and stop to 0 where s's
 // are allowed and -Inf where they are -Inf, and reports whether any is.
+// A -Inf in s.TransAt forbids that bigram at that position only: d.post
+// then carries the masked per-position block too (nil when s.TransAt
+// forbids nothing, so that Viterbi keeps its faster shared-transition
+// pass).
 func (d *Decoder) prepareMask(s *Scores) bool {
 	l := d.l
 	if d.mask == nil {
@@ -358,6 +365,17 @@ func (d *Decoder) prepareMask(s *Scores) bool {
 	a := mask(d.maskTrans, s.Trans)
 	b := mask(d.maskStart, s.Start)
 	c := mask(d.post.Stop, s.Stop)
+	d.post.TransAt = nil
+	if s.TransAt != nil {
+		size := max(s.N-1, 0) * l * l
+		if cap(d.maskAt) < size {
+			d.maskAt = make([]float64, size)
+		}
+		if mask(d.maskAt[:size], s.TransAt[:size]) {
+			d.post.TransAt = d.maskAt[:size]
+			return true
+		}
+	}
 	return a || b || c
 }
 

@@ -144,7 +144,7 @@ func allowedPath(s *Scores, p []int32) bool {
 		return false
 	}
 	for i := 1; i < len(p); i++ {
-		if math.IsInf(s.Trans[int(p[i-1])*s.L+int(p[i])], -1) {
+		if math.IsInf(s.trans(i, int(p[i-1]), int(p[i])), -1) {
 			return false
 		}
 	}
@@ -281,6 +281,35 @@ func TestPosteriorAgainstBruteForce(t *testing.T) {
 	}
 }
 
+// TestPosteriorForbiddenOnlyInTransAt: a bigram forbidden at one
+// position by TransAt alone (Trans, Start and Stop all finite) is never
+// in the posterior path, and the path is the brute-force best allowed
+// one. The marginals alone would often pick it: the state marginals of
+// both ends stay positive.
+func TestPosteriorForbiddenOnlyInTransAt(t *testing.T) {
+	r := rand.New(rand.NewPCG(11, 12))
+	d := NewDecoder(NewWorkspace(4), DecodePosterior, 0)
+	for trial := 0; trial < 300; trial++ {
+		l, n := 1+r.IntN(4), 2+r.IntN(4)
+		s := decodeScores(r, n, l, false, false, true)
+		for k := range s.TransAt {
+			if r.IntN(3) == 0 {
+				s.TransAt[k] = math.Inf(-1)
+			}
+		}
+		checkPosterior(t, s)
+		if l == 4 {
+			// A reused decoder: the mask of an earlier, longer sentence
+			// must not leak into this one.
+			got := make([]int32, n)
+			_, wantScore := brutePosterior(s)
+			if score := d.Posterior(got, s); !math.IsInf(wantScore, -1) && (!allowedPath(s, got) || !close(score, wantScore, 1e-9)) {
+				t.Fatalf("reused decoder: %v (%v), brute force best %v", got, score, wantScore)
+			}
+		}
+	}
+}
+
 func checkPosterior(t *testing.T, s *Scores) {
 	t.Helper()
 	d := NewDecoder(NewWorkspace(s.L), DecodePosterior, 0)
@@ -315,7 +344,7 @@ func checkPosterior(t *testing.T, s *Scores) {
 }
 
 func hasForbidden(s *Scores) bool {
-	for _, x := range [][]float64{s.Trans, s.Start, s.Stop} {
+	for _, x := range [][]float64{s.Trans, s.Start, s.Stop, s.TransAt} {
 		for _, v := range x {
 			if math.IsInf(v, -1) {
 				return true

@@ -2,6 +2,8 @@ package linear
 
 import (
 	"fmt"
+	"math"
+	"sync/atomic"
 
 	"github.com/trellis-nlp/trellis/framework/feature"
 	"github.com/trellis-nlp/trellis/framework/lattice"
@@ -31,6 +33,21 @@ type Model struct {
 	// log probabilities without knowing: Viterbi finds the most probable
 	// sequence, log Z is 0 and the marginals are the model's own.
 	Local bool
+
+	// local caches what Lattice needs to normalize a Local model's
+	// scores (exp(Trans) and the row maxima), so that a caller in a loop
+	// pays for it once per change of the transition and start weights,
+	// not once per sentence. It is an atomic pointer to an immutable
+	// value: Lattice may run in several goroutines at once.
+	local atomic.Pointer[localPrep]
+}
+
+// localPrep is a Local model's normalization data for one set of
+// transition and start weights, copied so that a change of the weights
+// (an optimizer's in-place step) is seen by comparing them.
+type localPrep struct {
+	trans, start       []float64
+	expTrans, maxTrans []float64
 }
 
 // New allocates a model with the given sparse structure and zero weights.
@@ -166,11 +183,16 @@ func (m *Model) StateScores(dst []float64, w []float64, data *feature.Dataset, s
 // Lattice fills s with the scores of sentence sent of data under weights w,
 // w's transition, start and stop weights included (so s has no Chain).
 // s.State must have capacity for the sentence; it is resliced, not
-// reallocated, when large enough.
+// reallocated, when large enough. A Local model's exp(Trans) is prepared
+// once per set of transition and start weights (see Model.local), so a
+// loop over sentences allocates nothing once warm. Safe for concurrent
+// use with distinct s.
 func (m *Model) Lattice(s *lattice.Scores, w []float64, data *feature.Dataset, sent int) {
 	in := m.inPlace(w)
 	if m.Local {
-		in.setLocal(m, w) // prepared per call: decoders keep a Scorer instead
+		p := m.localPrepFor(w)
+		in.local, in.trans, in.start = true, p.trans, p.start
+		in.expTrans, in.maxTrans = p.expTrans, p.maxTrans
 	}
 	in.Lattice(s, data, sent)
 	// A local model's normalizers are in s now (TransAt, State's first
@@ -183,6 +205,40 @@ func (m *Model) Lattice(s *lattice.Scores, w []float64, data *feature.Dataset, s
 	s.Start = w[f+l*l : f+l*l+l]
 	s.Stop = w[f+l*l+l : f+l*l+2*l]
 	s.Chain = nil
+}
+
+// localPrepFor returns the cached normalization data of a Local model
+// under weights w, rebuilding it (L² exponentials, one allocation) only
+// when w's transition or start weights differ, bit for bit, from the
+// cached ones: the check costs L²+L comparisons, less than the (N-1)·L²
+// writes of the sentence's TransAt.
+func (m *Model) localPrepFor(w []float64) *localPrep {
+	f, l := m.NumFeatures(), m.NumLabels
+	trans, start := w[f:f+l*l], w[f+l*l:f+l*l+l]
+	if p := m.local.Load(); p != nil && sameBits(p.trans, trans) && sameBits(p.start, start) {
+		return p
+	}
+	buf := make([]float64, 2*l*l+3*l)
+	p := &localPrep{trans: buf[:l*l], start: buf[l*l : l*l+l],
+		expTrans: buf[l*l+l : 2*l*l+l], maxTrans: buf[2*l*l+l : 2*l*l+2*l]}
+	copy(p.trans, trans)
+	copy(p.start, start)
+	expRows(p.expTrans, p.maxTrans, p.trans, l)
+	m.local.Store(p)
+	return p
+}
+
+// sameBits reports whether a and b hold the same float64 bits.
+func sameBits(a, b []float64) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for k, v := range a {
+		if math.Float64bits(v) != math.Float64bits(b[k]) {
+			return false
+		}
+	}
+	return true
 }
 
 // Feature returns the index in W of the state feature (attribute a, label

@@ -72,8 +72,9 @@ func (m *Model) InPlaceScorer(w []float64) *Scorer {
 }
 
 // inPlace is the in-place Scorer without the dense check, which reads
-// every label, and without a local model's normalizers: Model.StateScores
-// builds one per call.
+// every label, and without a local model's normalizers (Model.Lattice
+// takes them from the model's cache): Model.StateScores builds one per
+// call.
 func (m *Model) inPlace(w []float64) Scorer {
 	return Scorer{l: m.NumLabels, off: m.FeatOff, labels: m.FeatLabel, w: w}
 }
@@ -91,15 +92,21 @@ func (s *Scorer) setLocal(m *Model, w []float64) {
 		s.expTrans, s.maxTrans = make([]float64, l*l), make([]float64, l)
 	}
 	s.expTrans, s.maxTrans = s.expTrans[:l*l], s.maxTrans[:l]
+	expRows(s.expTrans, s.maxTrans, s.trans, l)
+}
+
+// expRows sets maxTrans[p] to the maximum of row p of trans (L×L) and
+// expTrans[p][c] to exp(trans[p][c] − maxTrans[p]).
+func expRows(expTrans, maxTrans, trans []float64, l int) {
 	for p := 0; p < l; p++ {
-		tr := s.trans[p*l : (p+1)*l]
+		tr := trans[p*l : (p+1)*l]
 		mt := math.Inf(-1)
 		for _, v := range tr {
 			mt = max(mt, v)
 		}
-		s.maxTrans[p] = mt
+		maxTrans[p] = mt
 		for c, v := range tr {
-			s.expTrans[p*l+c] = math.Exp(v - mt)
+			expTrans[p*l+c] = math.Exp(v - mt)
 		}
 	}
 }

@@ -367,3 +367,63 @@ func TestLocalLattice(t *testing.T) {
 		})
 	}
 }
+
+// TestModelLatticeLocalCache: Model.Lattice of a local model prepares
+// exp(Trans) once per set of transition and start weights — no
+// allocation per sentence once warm — and follows in-place changes of
+// those weights (an optimizer's step), giving the bits a fresh Scorer
+// gives.
+func TestModelLatticeLocalCache(t *testing.T) {
+	r := rand.New(rand.NewPCG(21, 22))
+	l := 4
+	m := randomModel(r, 6, l, false)
+	m.Local = true
+	clear(m.Stop())
+	d := randomSentences(r, 6, 20, 5, true)
+	var got, want lattice.Scores
+	check := func(step string) {
+		t.Helper()
+		for s := 0; s < d.NumSentences(); s++ {
+			m.Lattice(&got, m.W, d, s)
+			m.InPlaceScorer(m.W).Lattice(&want, d, s)
+			if !slices.Equal(got.State, want.State) || !slices.Equal(got.TransAt, want.TransAt) {
+				t.Fatalf("%s, sentence %d: Model.Lattice differs from a fresh Scorer", step, s)
+			}
+		}
+	}
+	check("first")
+	var sc lattice.Scores
+	for s := 0; s < d.NumSentences(); s++ {
+		m.Lattice(&sc, m.W, d, s) // grow sc to the longest sentence
+	}
+	allocs := testing.AllocsPerRun(10, func() {
+		for s := 0; s < d.NumSentences(); s++ {
+			m.Lattice(&sc, m.W, d, s)
+		}
+	})
+	if allocs != 0 {
+		t.Fatalf("Model.Lattice of a local model allocates %v times per pass once warm", allocs)
+	}
+	f := m.NumFeatures()
+	for _, c := range []struct {
+		name string
+		k    int
+	}{{"transition changed", f + 1*l + 2}, {"start changed", f + l*l + 3}} {
+		m.W[c.k] += 0.75
+		check(c.name)
+	}
+	// Several goroutines at once (run with -race): the cache is shared.
+	done := make(chan struct{})
+	for g := 0; g < 3; g++ {
+		go func() {
+			defer func() { done <- struct{}{} }()
+			var sc lattice.Scores
+			for s := 0; s < d.NumSentences(); s++ {
+				m.Lattice(&sc, m.W, d, s)
+			}
+		}()
+	}
+	for g := 0; g < 3; g++ {
+		<-done
+	}
+}

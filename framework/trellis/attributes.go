@@ -9,10 +9,9 @@ import (
 
 	"github.com/rs/zerolog"
 
-	"github.com/trellis-nlp/trellis/builtin"
 	"github.com/trellis-nlp/trellis/framework/corpus"
 	"github.com/trellis-nlp/trellis/framework/model"
-	"github.com/trellis-nlp/trellis/framework/run"
+	"github.com/trellis-nlp/trellis/framework/tagger"
 )
 
 // Attribute is one attribute of a token as CRFsuite (and
@@ -63,27 +62,7 @@ func AttributeTemplates() []Template {
 // CRFsuite file once it is saved.
 func TrainAttributes(ctx context.Context, sents []AttributeSentence, o AttributeOptions) (*Model, error) {
 	opts := Options{Templates: AttributeTemplates(), Learner: o.Learner, Scheme: o.Scheme, Seed: o.Seed, Threads: o.Threads, Log: o.Log}
-	s, err := memorySpec(opts, attributeFormat, len(o.Dev) > 0)
-	if err != nil {
-		return nil, err
-	}
-	train, err := attributeSentences("train", sents)
-	if err != nil {
-		return nil, err
-	}
-	var dev []*corpus.Sentence
-	if len(o.Dev) > 0 {
-		if dev, err = attributeSentences("dev", o.Dev); err != nil {
-			return nil, err
-		}
-	}
-	templates, _ := builtin.Registries()
-	ro := run.Options{Spec: s, Templates: templates, Threads: o.Threads, Log: logger(o.Log)}
-	m, err := run.TrainSentences(ctx, ro, "", train, dev)
-	if err != nil {
-		return nil, specError(s, err)
-	}
-	return newModel(m)
+	return trainMemory(ctx, opts, attributeFormat, sents, o.Dev, attributeSentences)
 }
 
 // attributeSentences turns labelled attribute sentences into corpus rows.
@@ -154,16 +133,7 @@ func (m *Model) TagAttributes(tokens [][]Attribute) ([]string, error) {
 	if err != nil {
 		return nil, err
 	}
-	tg, err := m.lock()
-	if err != nil {
-		return nil, err
-	}
-	defer m.mu.Unlock()
-	out, err := tg.Tag([]*corpus.Sentence{s})
-	if err != nil {
-		return nil, err
-	}
-	return out[0], nil
+	return onSentence(m, s, (*tagger.Tagger).Tag)
 }
 
 // MarginalsAttributes is Marginals on a sentence given as its tokens'
@@ -208,16 +178,7 @@ func (m *Model) Marginals(rows [][]string) ([][]float64, error) {
 }
 
 func (m *Model) marginals(s *corpus.Sentence) ([][]float64, error) {
-	tg, err := m.lock()
-	if err != nil {
-		return nil, err
-	}
-	defer m.mu.Unlock()
-	out, err := tg.Marginals([]*corpus.Sentence{s})
-	if err != nil {
-		return nil, err
-	}
-	return out[0], nil
+	return onSentence(m, s, (*tagger.Tagger).Marginals)
 }
 
 // Bytes returns the model file's bytes, the file Save writes.

@@ -3,6 +3,7 @@ package trellis_test
 import (
 	"bytes"
 	"context"
+	"errors"
 	"math"
 	"os"
 	"path/filepath"
@@ -193,6 +194,14 @@ func TestAttributeModelRoundTrip(t *testing.T) {
 	}
 	if _, err := trellis.LoadBytes([]byte("not a model")); err == nil {
 		t.Error("LoadBytes took bytes that are not a model")
+	}
+	// The attribute methods share the model's lock: closed, they refuse.
+	back.Close()
+	if _, err := back.TagAttributes(sents[0].Tokens); !errors.Is(err, trellis.ErrClosed) {
+		t.Errorf("TagAttributes after Close: %v, want ErrClosed", err)
+	}
+	if _, err := back.MarginalsAttributes(sents[0].Tokens); !errors.Is(err, trellis.ErrClosed) {
+		t.Errorf("MarginalsAttributes after Close: %v, want ErrClosed", err)
 	}
 }
 

@@ -38,6 +38,23 @@ func (m *Model) lock() (*tagger.Tagger, error) {
 	return m.tg, nil
 }
 
+// onSentence runs one of the tagger's batch methods (Tag, Marginals,
+// Explain) on sentence s alone, holding the model's lock (so ErrClosed
+// after Close), and returns its one result.
+func onSentence[R any](m *Model, s *corpus.Sentence, f func(*tagger.Tagger, []*corpus.Sentence) ([]R, error)) (R, error) {
+	var zero R
+	tg, err := m.lock()
+	if err != nil {
+		return zero, err
+	}
+	defer m.mu.Unlock()
+	out, err := f(tg, []*corpus.Sentence{s})
+	if err != nil {
+		return zero, err
+	}
+	return out[0], nil
+}
+
 // Load reads a model file: one saved by Model.Save or written by
 // `trellis run` (RUN/models/NAME.model).
 func Load(path string) (*Model, error) {
@@ -98,16 +115,7 @@ func (m *Model) TagRows(rows [][]string) ([]string, error) {
 	if err != nil {
 		return nil, err
 	}
-	tg, err := m.lock()
-	if err != nil {
-		return nil, err
-	}
-	defer m.mu.Unlock()
-	out, err := tg.Tag([]*corpus.Sentence{s})
-	if err != nil {
-		return nil, err
-	}
-	return out[0], nil
+	return onSentence(m, s, (*tagger.Tagger).Tag)
 }
 
 // Explanation is why a model labels a sentence as it does: per token, the
@@ -126,16 +134,9 @@ func (m *Model) Explain(rows [][]string, top int) (Explanation, error) {
 	if err != nil {
 		return Explanation{}, err
 	}
-	tg, err := m.lock()
-	if err != nil {
-		return Explanation{}, err
-	}
-	defer m.mu.Unlock()
-	out, err := tg.Explain([]*corpus.Sentence{s}, top)
-	if err != nil {
-		return Explanation{}, err
-	}
-	return out[0], nil
+	return onSentence(m, s, func(tg *tagger.Tagger, sents []*corpus.Sentence) ([]Explanation, error) {
+		return tg.Explain(sents, top)
+	})
 }
 
 // Rows returns tokens as rows for TagRows and Explain: each token in the

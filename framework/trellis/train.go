@@ -132,23 +132,32 @@ func DefaultTemplates() []Template {
 // "label", so Model.Tag takes the tokens alone. Settings that do not
 // decode or validate return a *SpecError.
 func Train(ctx context.Context, sents []Sentence, o Options) (*Model, error) {
-	s, err := memorySpec(o, memoryFormat, len(o.Dev) > 0)
+	return trainMemory(ctx, o, memoryFormat, sents, o.Dev, corpusSentences)
+}
+
+// trainMemory is Train and TrainAttributes: the spec o stands for (its
+// corpora in format; o.Dev is not read), the train and dev sentences
+// turned into corpus sentences by convert (named "train" and "dev" in its
+// errors), the training as `trellis run` does it, and the model wrapped.
+func trainMemory[T any](ctx context.Context, o Options, format corpus.Config, train, dev []T,
+	convert func(name string, sents []T) ([]*corpus.Sentence, error)) (*Model, error) {
+	s, err := memorySpec(o, format, len(dev) > 0)
 	if err != nil {
 		return nil, err
 	}
-	train, err := corpusSentences("train", sents)
+	trainSents, err := convert("train", train)
 	if err != nil {
 		return nil, err
 	}
-	var dev []*corpus.Sentence
-	if len(o.Dev) > 0 {
-		if dev, err = corpusSentences("dev", o.Dev); err != nil {
+	var devSents []*corpus.Sentence
+	if len(dev) > 0 {
+		if devSents, err = convert("dev", dev); err != nil {
 			return nil, err
 		}
 	}
 	templates, _ := builtin.Registries()
 	ro := run.Options{Spec: s, Templates: templates, Threads: o.Threads, Log: logger(o.Log)}
-	m, err := run.TrainSentences(ctx, ro, "", train, dev)
+	m, err := run.TrainSentences(ctx, ro, "", trainSents, devSents)
 	if err != nil {
 		return nil, specError(s, err)
 	}
