@@ -160,6 +160,14 @@ func TestContinueTraining(t *testing.T) {
   type       = "hmm"
   init_model = "a/models/p.model"
 }`, true, []string{`Learner type hmm does not take "init_model"`, "arow, crf, maxent, memm, pa and perceptron"}},
+		{"tuned", `learner "p" {
+  type       = "perceptron"
+  init_model = "a/models/p.model"
+}
+
+tune "p" {
+  epochs = [1, 2]
+}`, true, []string{"Tuning a continued learner", `Learner "p" continues from init_model`}},
 		{"zero epochs from nothing", `learner "p" {
   type   = "perceptron"
   epochs = 0
@@ -180,7 +188,10 @@ func TestContinueTraining(t *testing.T) {
 				t.Errorf("exit %d, want %d", code, exitUsage)
 			}
 			at := "init_model"
-			if !strings.Contains(src, at) {
+			switch {
+			case tc.name == "tuned":
+				at = `tune "p"`
+			case !strings.Contains(src, at):
 				at = "epochs"
 			}
 			line := strings.Count(src[:strings.Index(src, at)], "\n") + 1

@@ -606,10 +606,7 @@ type learnerResult struct {
 func runLearner(ctx context.Context, o Options, enc *encoded, li *spec.LearnerInstance, constraints *lattice.Constraints, dataHashes map[string]string, pre *trained) (*learnerResult, error) {
 	log := o.Log.With().Str("learner", li.Name).Logger()
 	lm := &LearnerMetrics{Learner: li.Type}
-	p := newProblem(o, enc, log, constraints)
-	if li.InitModel != nil {
-		p.Init = li.InitModel.Model.Linear
-	}
+	p := newProblem(o, enc, li, log, constraints)
 	p.Observe = func(pt learn.Point) { lm.Curve = append(lm.Curve, pt) }
 	modelPath := rundir.ModelPath(o.OutDir, li.Name)
 	if pre != nil {
@@ -677,14 +674,19 @@ func saveAndEvaluate(ctx context.Context, o Options, enc *encoded, li *spec.Lear
 	return evaluateLearner(ctx, o, enc, li, lm, modelPath)
 }
 
-// newProblem is what a learner of the run may use: the encoded training
-// (and dev) data, the mapper, the constraints and the run's settings.
-func newProblem(o Options, enc *encoded, log zerolog.Logger, constraints *lattice.Constraints) *learn.Problem {
+// newProblem is what learner li of the run may use: the encoded training
+// (and dev) data, the mapper, the constraints, the model it continues
+// from (init_model) and the run's settings. It is the one place a
+// learn.Problem is built (runs, Train, tuning candidates).
+func newProblem(o Options, enc *encoded, li *spec.LearnerInstance, log zerolog.Logger, constraints *lattice.Constraints) *learn.Problem {
 	s := o.Spec
 	p := &learn.Problem{
 		Train: enc.train, NumAttrs: enc.mapper.Attrs().Len(), NumLabels: enc.mapper.Labels().Len(),
 		Mapper: enc.mapper, Transitions: enc.mapper.Transitions(), Constraints: constraints,
 		Seed: s.Seed, Threads: o.Threads, Log: log, Progress: o.Progress,
+	}
+	if li.InitModel != nil {
+		p.Init = li.InitModel.Model.Linear
 	}
 	if enc.dev != nil {
 		p.Dev = enc.dev

@@ -88,12 +88,10 @@ func trainOne(ctx context.Context, o Options, enc *encoded, li *spec.LearnerInst
 	}
 	var constraints *lattice.Constraints
 	if o.Spec.Labels.Constrained {
-		constraints = scheme.Constraints(enc.mapper.Labels().Names(), o.Spec.Labels.Scheme)
+		// The labels are in the training encoding (encodeSentences).
+		constraints = scheme.Constraints(enc.mapper.Labels().Names(), o.Spec.Labels.Training())
 	}
-	p := newProblem(o, enc, o.Log.With().Str("learner", li.Name).Logger(), constraints)
-	if li.InitModel != nil {
-		p.Init = li.InitModel.Model.Linear
-	}
+	p := newProblem(o, enc, li, o.Log.With().Str("learner", li.Name).Logger(), constraints)
 	res, err := li.Learner.Train(ctx, p)
 	if err != nil {
 		return nil, fmt.Errorf("learner %q: %w", li.Name, err)

@@ -213,13 +213,12 @@ func trainCandidate(ctx context.Context, o Options, e *encoded, li *spec.Learner
 		constraints = scheme.Constraints(e.mapper.Labels().Names(), s.Labels.Training())
 	}
 	tr := &trained{}
-	p := &learn.Problem{
-		Train: e.train, NumAttrs: e.mapper.Attrs().Len(), NumLabels: e.mapper.Labels().Len(),
-		Mapper: e.mapper, Transitions: e.mapper.Transitions(), Constraints: constraints,
-		Seed: s.Seed, Threads: o.Threads, Log: o.Log.With().Str("learner", li.Name).Interface("candidate", c).Logger(),
-		Progress: o.Progress, Observe: func(pt learn.Point) { tr.curve = append(tr.curve, pt) },
-	}
+	p := newProblem(o, e, li, o.Log.With().Str("learner", li.Name).Interface("candidate", c).Logger(), constraints)
+	p.Observe = func(pt learn.Point) { tr.curve = append(tr.curve, pt) }
 	score := devScorer(e, s.Labels.Training(), constraints, o.Threads)
+	// In cross-validation e.dev is the held-out fold: the learner must
+	// not see it while training.
+	p.Dev, p.DevScore = nil, nil
 	if useDev {
 		p.Dev, p.DevScore = e.dev, score
 	}

@@ -194,6 +194,13 @@ func (s *Spec) decodeTunes(blocks hcl.Blocks, ctx *hcl.EvalContext) hcl.Diagnost
 			diags = append(diags, errorAt(b.LabelRanges[0].Ptr(), "Duplicate tune block", fmt.Sprintf("Learner %q is tuned twice.", name)))
 			continue
 		}
+		if li.InitModel != nil {
+			// Candidates would have to start from the model and grow its
+			// dictionaries on every fold: not built, so refused.
+			diags = append(diags, errorAt(b.LabelRanges[0].Ptr(), "Tuning a continued learner",
+				fmt.Sprintf("Learner %q continues from init_model, which a tune block does not support; tune a learner without init_model, or set the value by hand.", name)))
+			continue
+		}
 		t, d := s.decodeTune(b, ctx, li)
 		if diags = append(diags, d...); !d.HasErrors() {
 			s.Tunes = append(s.Tunes, t)
