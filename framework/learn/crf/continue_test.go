@@ -6,6 +6,8 @@ import (
 	"math/rand/v2"
 	"testing"
 
+	"github.com/trellis-nlp/trellis/framework/learn/internal/learntest"
+
 	"github.com/trellis-nlp/trellis/framework/learn"
 )
 
@@ -19,7 +21,7 @@ import (
 // continued run is a fresh minimization from the weights.
 func TestContinue(t *testing.T) {
 	r := rand.New(rand.NewPCG(8, 9))
-	train, test := synthetic(r, 300, false), synthetic(r, 100, false)
+	train, test := learntest.Synthetic(r, 300, 1, false), learntest.Synthetic(r, 100, 1, false)
 	for _, c := range []struct {
 		name string
 		cfg  Config
@@ -29,11 +31,11 @@ func TestContinue(t *testing.T) {
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			l := &Learner{cfg: c.cfg}
-			a, err := l.Train(context.Background(), problem(train, 1))
+			a, err := l.Train(context.Background(), learntest.Problem(train, 1))
 			if err != nil {
 				t.Fatal(err)
 			}
-			p := problem(train, 1)
+			p := learntest.Problem(train, 1)
 			p.Init = a.Model
 			var first float64
 			p.Observe = func(pt learn.Point) {
@@ -60,7 +62,7 @@ func TestContinue(t *testing.T) {
 			if math.Abs(lb-la) > tol*math.Abs(la) {
 				t.Errorf("continued loss %v far from the model's %v", lb, la)
 			}
-			if aa, ab := accuracy(a.Model, test), accuracy(b.Model, test); math.Abs(aa-ab) > 0.01 {
+			if aa, ab := learntest.Accuracy(a.Model, test), learntest.Accuracy(b.Model, test); math.Abs(aa-ab) > 0.01 {
 				t.Errorf("accuracy %.4f continued, %.4f before", ab, aa)
 			}
 		})
@@ -72,8 +74,8 @@ func TestContinue(t *testing.T) {
 // at the new data's own optimum, wherever it started).
 func TestContinuePrior(t *testing.T) {
 	r := rand.New(rand.NewPCG(10, 11))
-	first, second := synthetic(r, 200, false), synthetic(r, 50, false)
-	a, err := (&Learner{}).Train(context.Background(), problem(first, 1))
+	first, second := learntest.Synthetic(r, 200, 1, false), learntest.Synthetic(r, 50, 1, false)
+	a, err := (&Learner{}).Train(context.Background(), learntest.Problem(first, 1))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -83,7 +85,7 @@ func TestContinuePrior(t *testing.T) {
 		if d := l.Validate(); d.HasErrors() {
 			t.Fatal(d)
 		}
-		p := problem(second, 1)
+		p := learntest.Problem(second, 1)
 		p.Init = a.Model
 		b, err := l.Train(context.Background(), p)
 		if err != nil {

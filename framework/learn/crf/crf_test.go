@@ -8,43 +8,13 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/rs/zerolog"
+	"github.com/trellis-nlp/trellis/framework/learn/internal/learntest"
 
 	"github.com/trellis-nlp/trellis/framework/feature"
 	"github.com/trellis-nlp/trellis/framework/lattice"
 	"github.com/trellis-nlp/trellis/framework/learn"
 	"github.com/trellis-nlp/trellis/framework/linear"
 )
-
-// synthetic: label 2 always follows label 1; attribute 3 is ambiguous
-// between 1 and 2; attribute 4 is a bias; some occurrences carry real
-// values so the gradient check covers them.
-func synthetic(r *rand.Rand, sents int, values bool) *feature.Dataset {
-	d := feature.NewDataset()
-	for s := 0; s < sents; s++ {
-		n := 1 + r.IntN(6)
-		prev := int32(-1)
-		for i := 0; i < n; i++ {
-			y := int32(r.IntN(3))
-			if prev == 1 {
-				y = 2
-			}
-			a := y
-			if y != 0 && r.IntN(2) == 0 {
-				a = 3
-			}
-			d.Attrs = append(d.Attrs, a, 4)
-			if values {
-				d.Values = append(d.Values, 0.5+r.Float64(), 1)
-			}
-			d.TokenOff = append(d.TokenOff, len(d.Attrs))
-			d.Labels = append(d.Labels, y)
-			prev = y
-		}
-		d.SentOff = append(d.SentOff, len(d.Labels))
-	}
-	return d
-}
 
 func allSentences(d *feature.Dataset) []int {
 	s := make([]int, d.NumSentences())
@@ -75,7 +45,7 @@ func TestGradient(t *testing.T) {
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			r := rand.New(rand.NewPCG(11, 12))
-			d := synthetic(r, 12, c.values)
+			d := learntest.Synthetic(r, 12, 1, c.values)
 			var m *linear.Model
 			if c.dense {
 				m = linear.NewDense(5, 3, c.transitions)
@@ -129,7 +99,7 @@ func TestGradient(t *testing.T) {
 // enumeration on the tiny lattices.
 func TestObjectiveValue(t *testing.T) {
 	r := rand.New(rand.NewPCG(2, 3))
-	d := synthetic(r, 5, false)
+	d := learntest.Synthetic(r, 5, 1, false)
 	m := linear.NewDense(5, 3, true)
 	o := newObjective(m, d, allSentences(d), true, 0, 1, false)
 	for i := range m.W {
@@ -171,7 +141,7 @@ func TestObjectiveValue(t *testing.T) {
 // log-softmax losses, computed here from the state scores directly.
 func TestLocalObjectiveValue(t *testing.T) {
 	r := rand.New(rand.NewPCG(2, 3))
-	d := synthetic(r, 6, true)
+	d := learntest.Synthetic(r, 6, 1, true)
 	t.Run("memm", func(t *testing.T) {
 		m := linear.NewDense(5, 3, true)
 		m.Local = true
@@ -235,7 +205,7 @@ func enumerate(sc *lattice.Scores) []float64 {
 // number of threads.
 func TestThreadIndependence(t *testing.T) {
 	r := rand.New(rand.NewPCG(4, 5))
-	d := synthetic(r, 400, true)
+	d := learntest.Synthetic(r, 400, 1, true)
 	m := linear.NewObserved(d, 5, 3, true)
 	x := make([]float64, len(m.W))
 	for i := range x {
@@ -262,31 +232,9 @@ func TestThreadIndependence(t *testing.T) {
 	}
 }
 
-func problem(d *feature.Dataset, threads int) *learn.Problem {
-	return &learn.Problem{Train: d, NumAttrs: 5, NumLabels: 3, Transitions: true, Seed: 1, Threads: threads, Log: zerolog.Nop()}
-}
-
-func accuracy(m *linear.Model, d *feature.Dataset) float64 {
-	ws := lattice.NewWorkspace(m.NumLabels)
-	var sc lattice.Scores
-	correct := 0
-	for s := 0; s < d.NumSentences(); s++ {
-		m.Lattice(&sc, m.W, d, s)
-		path := make([]int32, sc.N)
-		ws.Viterbi(path, &sc)
-		lo, _ := d.Sentence(s)
-		for i, y := range path {
-			if d.Labels[lo+i] == y {
-				correct++
-			}
-		}
-	}
-	return float64(correct) / float64(d.NumTokens())
-}
-
 func TestTrain(t *testing.T) {
 	r := rand.New(rand.NewPCG(6, 7))
-	train, test := synthetic(r, 300, false), synthetic(r, 100, false)
+	train, test := learntest.Synthetic(r, 300, 1, false), learntest.Synthetic(r, 100, 1, false)
 	one, two := 1.0, 0.1
 	for _, c := range []struct {
 		name string
@@ -303,11 +251,11 @@ func TestTrain(t *testing.T) {
 			}
 			var models [][]float64
 			for _, threads := range []int{1, 2} {
-				res, err := l.Train(context.Background(), problem(train, threads))
+				res, err := l.Train(context.Background(), learntest.Problem(train, threads))
 				if err != nil {
 					t.Fatal(err)
 				}
-				if acc := accuracy(res.Model, test); acc < 0.88 {
+				if acc := learntest.Accuracy(res.Model, test); acc < 0.88 {
 					t.Fatalf("accuracy %.4f, want >= 0.88 (about the Bayes rate of this data)", acc)
 				}
 				models = append(models, res.Model.W)
@@ -327,7 +275,7 @@ func BenchmarkGradient(b *testing.B) {
 	for _, local := range []bool{false, true} {
 		b.Run(fmt.Sprintf("local=%v", local), func(b *testing.B) {
 			r := rand.New(rand.NewPCG(8, 9))
-			d := synthetic(r, 2000, false)
+			d := learntest.Synthetic(r, 2000, 1, false)
 			m := linear.NewObserved(d, 5, 3, true)
 			m.Local = local
 			o := newObjective(m, d, allSentences(d), true, 1, 1, local)
@@ -346,7 +294,7 @@ func BenchmarkGradient(b *testing.B) {
 // stopping) in play, whatever the thread count of either run.
 func TestCheckpointResume(t *testing.T) {
 	r := rand.New(rand.NewPCG(21, 22))
-	train, dev := synthetic(r, 150, false), synthetic(r, 40, false)
+	train, dev := learntest.Synthetic(r, 150, 1, false), learntest.Synthetic(r, 40, 1, false)
 	one, small := 1.0, 0.1
 	for _, c := range []struct {
 		name string
@@ -368,9 +316,9 @@ func TestCheckpointResume(t *testing.T) {
 				t.Fatal(diags)
 			}
 			prob := func(threads int) *learn.Problem {
-				p := problem(train, threads)
+				p := learntest.Problem(train, threads)
 				p.Dev = dev
-				p.DevScore = func(m *linear.Model) float64 { return accuracy(m, dev) }
+				p.DevScore = func(m *linear.Model) float64 { return learntest.Accuracy(m, dev) }
 				return p
 			}
 			var saved [][]byte
@@ -403,7 +351,7 @@ func TestCheckpointResume(t *testing.T) {
 				}
 			}
 			// A checkpoint of another problem is refused.
-			other := problem(synthetic(r, 20, true), 1)
+			other := learntest.Problem(learntest.Synthetic(r, 20, 1, true), 1)
 			other.NumLabels++
 			other.Checkpoints = &learn.Checkpoints{Every: 3, Resume: saved[0]}
 			if _, err := l.Train(context.Background(), other); err == nil {
@@ -416,12 +364,12 @@ func TestCheckpointResume(t *testing.T) {
 // TestNonFinite: values so large that the objective overflows stop SGD
 // with an error naming the epoch, not with a model of NaNs.
 func TestNonFinite(t *testing.T) {
-	d := synthetic(rand.New(rand.NewPCG(3, 4)), 60, true)
+	d := learntest.Synthetic(rand.New(rand.NewPCG(3, 4)), 60, 1, true)
 	for k := range d.Values {
 		d.Values[k] = 1e305
 	}
 	l := &Learner{cfg: Config{Algorithm: "sgd", MaxIterations: 5}}
-	_, err := l.Train(context.Background(), problem(d, 1))
+	_, err := l.Train(context.Background(), learntest.Problem(d, 1))
 	if err == nil || !strings.Contains(err.Error(), "sgd epoch 1 produced a non-finite objective") {
 		t.Fatalf("got %v", err)
 	}

@@ -8,12 +8,13 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/trellis-nlp/trellis/framework/learn/internal/learntest"
+
 	"github.com/hashicorp/hcl/v2/gohcl"
 	"github.com/rs/zerolog"
 
 	"github.com/trellis-nlp/trellis/builtin"
 	"github.com/trellis-nlp/trellis/framework/feature"
-	"github.com/trellis-nlp/trellis/framework/lattice"
 	"github.com/trellis-nlp/trellis/framework/learn"
 	"github.com/trellis-nlp/trellis/framework/learn/arow"
 	"github.com/trellis-nlp/trellis/framework/learn/online"
@@ -21,55 +22,6 @@ import (
 	"github.com/trellis-nlp/trellis/framework/learn/perceptron"
 	"github.com/trellis-nlp/trellis/framework/linear"
 )
-
-// synthetic builds a dataset where label = attribute class, with a
-// transition preference the state features cannot express alone: label 2
-// always follows label 1. Attribute 3 is ambiguous between labels 1 and 2.
-func synthetic(r *rand.Rand, sents int) *feature.Dataset {
-	d := feature.NewDataset()
-	for s := 0; s < sents; s++ {
-		n := 2 + r.IntN(6)
-		prev := int32(-1)
-		for i := 0; i < n; i++ {
-			y := int32(r.IntN(3))
-			if prev == 1 {
-				y = 2
-			}
-			a := y
-			if y != 0 && r.IntN(2) == 0 {
-				a = 3 // ambiguous
-			}
-			d.Attrs = append(d.Attrs, a, 4) // 4: a bias attribute
-			d.TokenOff = append(d.TokenOff, len(d.Attrs))
-			d.Labels = append(d.Labels, y)
-			prev = y
-		}
-		d.SentOff = append(d.SentOff, len(d.Labels))
-	}
-	return d
-}
-
-func problem(d *feature.Dataset, threads int) *learn.Problem {
-	return &learn.Problem{Train: d, NumAttrs: 5, NumLabels: 3, Transitions: true, Seed: 1, Threads: threads, Log: zerolog.Nop()}
-}
-
-func accuracy(m *linear.Model, d *feature.Dataset) float64 {
-	ws := lattice.NewWorkspace(m.NumLabels)
-	var sc lattice.Scores
-	correct := 0
-	for s := 0; s < d.NumSentences(); s++ {
-		m.Lattice(&sc, m.W, d, s)
-		path := make([]int32, sc.N)
-		ws.Viterbi(path, &sc)
-		lo, _ := d.Sentence(s)
-		for i, y := range path {
-			if d.Labels[lo+i] == y {
-				correct++
-			}
-		}
-	}
-	return float64(correct) / float64(d.NumTokens())
-}
 
 // learners are the online learners, each made with a config block's
 // values (epochs 7 for the resume test's cadence).
@@ -105,14 +57,14 @@ func paOf(typ int, epochs *int) learn.Learner {
 // cannot (it tops out near 2/3 on those tokens).
 func TestLearnsTransitions(t *testing.T) {
 	r := rand.New(rand.NewPCG(1, 2))
-	train, test := synthetic(r, 300), synthetic(r, 100)
+	train, test := learntest.Synthetic(r, 300, 2, false), learntest.Synthetic(r, 100, 2, false)
 	for name, mk := range learners(t) {
 		t.Run(name, func(t *testing.T) {
-			res, err := mk().Train(context.Background(), problem(train, 1))
+			res, err := mk().Train(context.Background(), learntest.Problem(train, 1))
 			if err != nil {
 				t.Fatal(err)
 			}
-			if acc := accuracy(res.Model, test); acc < 0.9 {
+			if acc := learntest.Accuracy(res.Model, test); acc < 0.9 {
 				t.Fatalf("accuracy %.3f, want >= 0.9", acc)
 			}
 		})
@@ -122,14 +74,14 @@ func TestLearnsTransitions(t *testing.T) {
 // TestThreadIndependence: online training is sequential; the thread
 // count must not change a bit.
 func TestThreadIndependence(t *testing.T) {
-	d := synthetic(rand.New(rand.NewPCG(5, 6)), 100)
+	d := learntest.Synthetic(rand.New(rand.NewPCG(5, 6)), 100, 2, false)
 	for name, mk := range learners(t) {
 		t.Run(name, func(t *testing.T) {
-			a, err := mk().Train(context.Background(), problem(d, 1))
+			a, err := mk().Train(context.Background(), learntest.Problem(d, 1))
 			if err != nil {
 				t.Fatal(err)
 			}
-			b, err := mk().Train(context.Background(), problem(d, 4))
+			b, err := mk().Train(context.Background(), learntest.Problem(d, 4))
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -148,15 +100,15 @@ func TestThreadIndependence(t *testing.T) {
 // (best-epoch selection). AROW's checkpoints carry its variances.
 func TestCheckpointResume(t *testing.T) {
 	r := rand.New(rand.NewPCG(11, 12))
-	d, dev := synthetic(r, 120), synthetic(r, 40)
+	d, dev := learntest.Synthetic(r, 120, 2, false), learntest.Synthetic(r, 40, 2, false)
 	for name, mk := range learners(t) {
 		for _, withDev := range []bool{false, true} {
 			t.Run(fmt.Sprintf("%s/dev=%v", name, withDev), func(t *testing.T) {
 				prob := func() *learn.Problem {
-					p := problem(d, 1)
+					p := learntest.Problem(d, 1)
 					if withDev {
 						p.Dev = dev
-						p.DevScore = func(m *linear.Model) float64 { return accuracy(m, dev) }
+						p.DevScore = func(m *linear.Model) float64 { return learntest.Accuracy(m, dev) }
 					}
 					return p
 				}
@@ -197,7 +149,7 @@ func TestCheckpointResume(t *testing.T) {
 					}
 				}
 				// A checkpoint of another problem is refused.
-				p = problem(synthetic(r, 50), 1)
+				p = learntest.Problem(learntest.Synthetic(r, 50, 2, false), 1)
 				p.Checkpoints = &learn.Checkpoints{Every: 2, Resume: saved[0]}
 				if _, err := mk().Train(context.Background(), p); err == nil || !strings.Contains(err.Error(), "does not fit") {
 					t.Errorf("foreign checkpoint: %v", err)
@@ -228,13 +180,13 @@ func (r sumRule) Update(t *online.Trainer, tok0 int, gold, pred []int32, _ int) 
 // one-by-one updates are the same integers, so training through either
 // gives the same weights.
 func TestDelta(t *testing.T) {
-	d := synthetic(rand.New(rand.NewPCG(9, 10)), 80)
+	d := learntest.Synthetic(rand.New(rand.NewPCG(9, 10)), 80, 2, false)
 	cfg := &online.Config{Epochs: new(3)}
-	a, err := online.Train(context.Background(), problem(d, 1), "sum", cfg, sumRule{viaDelta: true})
+	a, err := online.Train(context.Background(), learntest.Problem(d, 1), "sum", cfg, sumRule{viaDelta: true})
 	if err != nil {
 		t.Fatal(err)
 	}
-	b, err := online.Train(context.Background(), problem(d, 1), "sum", cfg, sumRule{})
+	b, err := online.Train(context.Background(), learntest.Problem(d, 1), "sum", cfg, sumRule{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -253,7 +205,7 @@ func TestDelta(t *testing.T) {
 // sentence: the last weights of unshuffled runs on the first 1, 2, …, n
 // sentences.
 func TestAveraging(t *testing.T) {
-	d := synthetic(rand.New(rand.NewPCG(3, 4)), 30)
+	d := learntest.Synthetic(rand.New(rand.NewPCG(3, 4)), 30, 2, false)
 	last := func(n int, average bool) []float64 {
 		sub := feature.NewDataset()
 		end := d.SentOff[n]
@@ -262,7 +214,7 @@ func TestAveraging(t *testing.T) {
 		sub.Labels = d.Labels[:end]
 		sub.SentOff = d.SentOff[:n+1]
 		cfg := &online.Config{Epochs: new(1), Shuffle: new(false), Average: &average, Features: "all"}
-		res, err := online.Train(context.Background(), problem(sub, 1), "avg", cfg, perceptron.Rule{})
+		res, err := online.Train(context.Background(), learntest.Problem(sub, 1), "avg", cfg, perceptron.Rule{})
 		if err != nil {
 			t.Fatal(err)
 		}

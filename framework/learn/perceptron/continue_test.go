@@ -6,6 +6,8 @@ import (
 	"slices"
 	"testing"
 
+	"github.com/trellis-nlp/trellis/framework/learn/internal/learntest"
+
 	"github.com/trellis-nlp/trellis/framework/learn"
 )
 
@@ -36,35 +38,35 @@ func train(t *testing.T, cfg Config, p *learn.Problem, init *learn.Result) *lear
 // lands close.
 func TestContinue(t *testing.T) {
 	r := rand.New(rand.NewPCG(5, 6))
-	d, test := synthetic(r, 300), synthetic(r, 100)
+	d, test := learntest.Synthetic(r, 300, 2, false), learntest.Synthetic(r, 100, 2, false)
 	t.Run("zero epochs", func(t *testing.T) {
 		cfg := Config{Epochs: ptr(3)}
-		a := train(t, cfg, problem(d), nil)
+		a := train(t, cfg, learntest.Problem(d, 1), nil)
 		cfg.Epochs, cfg.InitModel = ptr(0), "a.model"
-		b := train(t, cfg, problem(d), a)
+		b := train(t, cfg, learntest.Problem(d, 1), a)
 		if !slices.Equal(a.Model.W, b.Model.W) {
 			t.Error("zero epochs from a model changed its weights")
 		}
 	})
 	t.Run("plain, unshuffled: exact", func(t *testing.T) {
 		cfg := Config{Epochs: ptr(2), Average: ptr(false), Shuffle: ptr(false)}
-		k := train(t, cfg, problem(d), nil)
+		k := train(t, cfg, learntest.Problem(d, 1), nil)
 		cfg.Epochs = ptr(3)
-		km := train(t, cfg, problem(d), k)
+		km := train(t, cfg, learntest.Problem(d, 1), k)
 		cfg.Epochs = ptr(5)
-		all := train(t, cfg, problem(d), nil)
+		all := train(t, cfg, learntest.Problem(d, 1), nil)
 		if !slices.Equal(km.Model.W, all.Model.W) {
 			t.Error("2 epochs continued for 3 differ from 5 epochs")
 		}
 	})
 	t.Run("averaged, shuffled: close", func(t *testing.T) {
 		cfg := Config{Epochs: ptr(2)}
-		k := train(t, cfg, problem(d), nil)
+		k := train(t, cfg, learntest.Problem(d, 1), nil)
 		cfg.Epochs = ptr(3)
-		km := train(t, cfg, problem(d), k)
+		km := train(t, cfg, learntest.Problem(d, 1), k)
 		cfg.Epochs = ptr(5)
-		all := train(t, cfg, problem(d), nil)
-		a, b := accuracy(km.Model, test), accuracy(all.Model, test)
+		all := train(t, cfg, learntest.Problem(d, 1), nil)
+		a, b := learntest.Accuracy(km.Model, test), learntest.Accuracy(all.Model, test)
 		if a < b-0.02 || a < 0.9 {
 			t.Errorf("continued accuracy %.3f, trained through %.3f", a, b)
 		}

@@ -8,45 +8,13 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/rs/zerolog"
+	"github.com/trellis-nlp/trellis/framework/learn/internal/learntest"
 
-	"github.com/trellis-nlp/trellis/framework/feature"
 	"github.com/trellis-nlp/trellis/framework/lattice"
 	"github.com/trellis-nlp/trellis/framework/learn"
 	"github.com/trellis-nlp/trellis/framework/learn/online"
 	"github.com/trellis-nlp/trellis/framework/linear"
 )
-
-// synthetic builds a dataset where label = attribute class, with a
-// transition preference the state features cannot express alone: label 2
-// always follows label 1. Attribute 3 is ambiguous between labels 1 and 2.
-func synthetic(r *rand.Rand, sents int) *feature.Dataset {
-	d := feature.NewDataset()
-	for s := 0; s < sents; s++ {
-		n := 2 + r.IntN(6)
-		prev := int32(-1)
-		for i := 0; i < n; i++ {
-			y := int32(r.IntN(3))
-			if prev == 1 {
-				y = 2
-			}
-			a := y
-			if y != 0 && r.IntN(2) == 0 {
-				a = 3 // ambiguous
-			}
-			d.Attrs = append(d.Attrs, a, 4) // 4: a bias attribute
-			d.TokenOff = append(d.TokenOff, len(d.Attrs))
-			d.Labels = append(d.Labels, y)
-			prev = y
-		}
-		d.SentOff = append(d.SentOff, len(d.Labels))
-	}
-	return d
-}
-
-func problem(d *feature.Dataset) *learn.Problem {
-	return &learn.Problem{Train: d, NumAttrs: 5, NumLabels: 3, Transitions: true, Seed: 1, Threads: 1, Log: zerolog.Nop()}
-}
 
 func allTrue(n int) []bool {
 	b := make([]bool, n)
@@ -56,46 +24,28 @@ func allTrue(n int) []bool {
 	return b
 }
 
-func accuracy(m *linear.Model, d *feature.Dataset) float64 {
-	ws := lattice.NewWorkspace(m.NumLabels)
-	var sc lattice.Scores
-	correct := 0
-	for s := 0; s < d.NumSentences(); s++ {
-		m.Lattice(&sc, m.W, d, s)
-		path := make([]int32, sc.N)
-		ws.Viterbi(path, &sc)
-		lo, _ := d.Sentence(s)
-		for i, y := range path {
-			if d.Labels[lo+i] == y {
-				correct++
-			}
-		}
-	}
-	return float64(correct) / float64(d.NumTokens())
-}
-
 func TestLearnsTransitions(t *testing.T) {
 	r := rand.New(rand.NewPCG(1, 2))
-	train, test := synthetic(r, 300), synthetic(r, 100)
-	res, err := New().Train(context.Background(), problem(train))
+	train, test := learntest.Synthetic(r, 300, 2, false), learntest.Synthetic(r, 100, 2, false)
+	res, err := New().Train(context.Background(), learntest.Problem(train, 1))
 	if err != nil {
 		t.Fatal(err)
 	}
 	// The ambiguous attribute is resolved only through the transition
 	// 1→2; a per-token classifier tops out near 2/3 on those tokens.
-	if acc := accuracy(res.Model, test); acc < 0.9 {
+	if acc := learntest.Accuracy(res.Model, test); acc < 0.9 {
 		t.Fatalf("accuracy %.3f, want >= 0.9", acc)
 	}
 }
 
 func TestDeterministic(t *testing.T) {
 	r := rand.New(rand.NewPCG(5, 6))
-	d := synthetic(r, 100)
-	a, err := New().Train(context.Background(), problem(d))
+	d := learntest.Synthetic(r, 100, 2, false)
+	a, err := New().Train(context.Background(), learntest.Problem(d, 1))
 	if err != nil {
 		t.Fatal(err)
 	}
-	b, err := New().Train(context.Background(), problem(d))
+	b, err := New().Train(context.Background(), learntest.Problem(d, 1))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -110,8 +60,8 @@ func TestDeterministic(t *testing.T) {
 // path during training or after it uses the bigram.
 func TestConstrainedTraining(t *testing.T) {
 	r := rand.New(rand.NewPCG(7, 8))
-	d := synthetic(r, 100)
-	p := problem(d)
+	d := learntest.Synthetic(r, 100, 2, false)
+	p := learntest.Problem(d, 1)
 	c := &lattice.Constraints{Trans: allTrue(9), Start: allTrue(3), Stop: allTrue(3)}
 	c.Trans[1*3+1] = false
 	p.Constraints = c
@@ -141,14 +91,14 @@ func TestConstrainedTraining(t *testing.T) {
 // (best-epoch selection).
 func TestCheckpointResume(t *testing.T) {
 	r := rand.New(rand.NewPCG(11, 12))
-	d, dev := synthetic(r, 120), synthetic(r, 40)
+	d, dev := learntest.Synthetic(r, 120, 2, false), learntest.Synthetic(r, 40, 2, false)
 	for _, withDev := range []bool{false, true} {
 		t.Run(fmt.Sprintf("dev=%v", withDev), func(t *testing.T) {
 			prob := func() *learn.Problem {
-				p := problem(d)
+				p := learntest.Problem(d, 1)
 				if withDev {
 					p.Dev = dev
-					p.DevScore = func(m *linear.Model) float64 { return accuracy(m, dev) }
+					p.DevScore = func(m *linear.Model) float64 { return learntest.Accuracy(m, dev) }
 				}
 				return p
 			}
@@ -190,7 +140,7 @@ func TestCheckpointResume(t *testing.T) {
 				}
 			}
 			// A checkpoint of another problem is refused.
-			p = problem(synthetic(r, 50))
+			p = learntest.Problem(learntest.Synthetic(r, 50, 2, false), 1)
 			p.Checkpoints = &learn.Checkpoints{Every: 2, Resume: saved[0]}
 			if _, err := l.Train(context.Background(), p); err == nil || !strings.Contains(err.Error(), "does not fit") {
 				t.Errorf("foreign checkpoint: %v", err)
@@ -202,12 +152,12 @@ func TestCheckpointResume(t *testing.T) {
 // TestNonFinite: updates that overflow the weights stop training with an
 // error naming the epoch.
 func TestNonFinite(t *testing.T) {
-	d := synthetic(rand.New(rand.NewPCG(3, 4)), 60)
+	d := learntest.Synthetic(rand.New(rand.NewPCG(3, 4)), 60, 2, false)
 	d.Values = make([]float64, len(d.Attrs))
 	for k := range d.Values {
 		d.Values[k] = 1e308
 	}
-	_, err := New().Train(context.Background(), problem(d))
+	_, err := New().Train(context.Background(), learntest.Problem(d, 1))
 	if err == nil || !strings.Contains(err.Error(), "epoch 1 made weight") || !strings.Contains(err.Error(), "non-finite") {
 		t.Fatalf("got %v", err)
 	}
