@@ -146,6 +146,17 @@ type TemplateInstance struct {
 	Range    hcl.Range        `json:"-"`
 }
 
+// MarshalJSON writes the template block as the manifest records it: type,
+// name and the template's settings (Config). The Template value itself
+// keeps its settings in unexported fields and would marshal as {}.
+func (t *TemplateInstance) MarshalJSON() ([]byte, error) {
+	return json.Marshal(struct {
+		Type   string `json:"type"`
+		Name   string `json:"name"`
+		Config any    `json:"config"`
+	}{t.Type, t.Name, t.Template.Config()})
+}
+
 // Spec returns how a model file records the template.
 func (t *TemplateInstance) Spec() (feature.TemplateSpec, error) {
 	cfg, err := json.Marshal(t.Template.Config())

@@ -2,6 +2,7 @@ package spec_test
 
 import (
 	"bytes"
+	"encoding/json"
 	"flag"
 	"os"
 	"path/filepath"
@@ -507,5 +508,34 @@ func TestEncode(t *testing.T) {
 					s.Labels, s.Labels.Training(), tt.want, tt.training, tt.constrained)
 			}
 		})
+	}
+}
+
+// TestManifestRecordsTemplateSettings: the spec as the manifest records it
+// (marshalled to JSON) carries every template's settings, not {}.
+func TestManifestRecordsTemplateSettings(t *testing.T) {
+	s, diags, out := render(t, filepath.Join("..", "..", "specs", "quickstart.hcl"), nil)
+	if diags.HasErrors() {
+		t.Fatal(out)
+	}
+	b, err := json.Marshal(s.Features)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got struct {
+		Templates []struct {
+			Type, Name string
+			Config     map[string]any
+		}
+	}
+	if err := json.Unmarshal(b, &got); err != nil {
+		t.Fatal(err)
+	}
+	if len(got.Templates) != len(s.Features.Templates) {
+		t.Fatalf("%d templates in %s, want %d", len(got.Templates), b, len(s.Features.Templates))
+	}
+	w := got.Templates[0]
+	if w.Type != "emission" || w.Name != "w" || w.Config["column"] != "form" || w.Config["lowercase"] != true {
+		t.Errorf("first template recorded as %+v, want emission w with column form, lowercase true", w)
 	}
 }
