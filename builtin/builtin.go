@@ -13,6 +13,7 @@ import (
 	"github.com/trellis-nlp/trellis/builtin/document"
 	"github.com/trellis-nlp/trellis/builtin/emission"
 	"github.com/trellis-nlp/trellis/builtin/hyphen"
+	"github.com/trellis-nlp/trellis/builtin/lexicon"
 	"github.com/trellis-nlp/trellis/builtin/shape"
 	"github.com/trellis-nlp/trellis/builtin/transition"
 	"github.com/trellis-nlp/trellis/framework/feature"
@@ -41,6 +42,7 @@ func RegisterTemplates(r *feature.Registry) {
 	r.MustRegister("bias", bias.New)
 	r.MustRegister("attributes", attributes.New)
 	r.MustRegister("document", document.New)
+	r.MustRegister("lexicon", lexicon.New)
 }
 
 // RegisterLearners adds the learners. It panics if r already holds one of

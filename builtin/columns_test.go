@@ -1,6 +1,8 @@
 package builtin
 
 import (
+	"os"
+	"path/filepath"
 	"reflect"
 	"testing"
 
@@ -38,6 +40,11 @@ func TestReadColumns(t *testing.T) {
 		"bias":       {{``, nil}},
 		"attributes": {{``, []int{2}}},
 		"transition": {{``, nil}},
+		"lexicon":    {{"column = \"pos\"\npath = \"words.txt\"", []int{1}}},
+	}
+	dir := t.TempDir() // the lexicon's list
+	if err := os.WriteFile(filepath.Join(dir, "words.txt"), []byte("a b\n"), 0o644); err != nil {
+		t.Fatal(err)
 	}
 	reg, _ := Registries()
 	for _, typ := range reg.Names() {
@@ -49,11 +56,7 @@ func TestReadColumns(t *testing.T) {
 		for _, tc := range tcs {
 			t.Run(typ+" "+tc.body, func(t *testing.T) {
 				tmpl, _ := reg.NewTemplate(typ)
-				f, diags := hclsyntax.ParseConfig([]byte(tc.body), "test.hcl", hcl.Pos{Line: 1, Column: 1})
-				if diags.HasErrors() {
-					t.Fatal(diags)
-				}
-				if diags := gohcl.DecodeBody(f.Body, nil, tmpl.Config()); diags.HasErrors() {
+				if diags := decodeBody(tmpl, tc.body, dir); diags.HasErrors() {
 					t.Fatal(diags)
 				}
 				x, err := tmpl.Compile("x", cols)
@@ -76,4 +79,30 @@ func TestReadColumns(t *testing.T) {
 			})
 		}
 	}
+}
+
+// decodeBody decodes a template block's body as the spec does: by the
+// template itself when it decodes its block (spec.BlockDecoder, with dir
+// as the spec's folder), else by its Config's hcl tags.
+func decodeBody(tmpl feature.Template, body, dir string) hcl.Diagnostics {
+	type blockDecoder interface {
+		DecodeHCL(block *hcl.Block, ctx *hcl.EvalContext, dir string) hcl.Diagnostics
+	}
+	bd, ok := tmpl.(blockDecoder)
+	if !ok {
+		f, diags := hclsyntax.ParseConfig([]byte(body), "test.hcl", hcl.Pos{Line: 1, Column: 1})
+		if diags.HasErrors() {
+			return diags
+		}
+		return gohcl.DecodeBody(f.Body, nil, tmpl.Config())
+	}
+	f, diags := hclsyntax.ParseConfig([]byte("t \"x\" {\n"+body+"\n}\n"), "test.hcl", hcl.Pos{Line: 1, Column: 1})
+	if diags.HasErrors() {
+		return diags
+	}
+	content, diags := f.Body.Content(&hcl.BodySchema{Blocks: []hcl.BlockHeaderSchema{{Type: "t", LabelNames: []string{"name"}}}})
+	if diags.HasErrors() {
+		return diags
+	}
+	return bd.DecodeHCL(content.Blocks[0], nil, dir)
 }
