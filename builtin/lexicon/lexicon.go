@@ -43,6 +43,7 @@ import (
 	"github.com/trellis-nlp/trellis/builtin/window"
 	"github.com/trellis-nlp/trellis/framework/corpus"
 	"github.com/trellis-nlp/trellis/framework/feature"
+	"github.com/trellis-nlp/trellis/framework/spec"
 )
 
 // defaultMaxLength caps match lengths: beyond six characters a longer
@@ -60,7 +61,7 @@ type Config struct {
 	Offsets   []int  `json:"offsets,omitempty"`
 	SHA256    string `json:"sha256"`
 	// Entries is the list sorted, without duplicates, one per line.
-	Entries string `json:"entries"`
+	Entries string `json:"entries,omitempty"`
 }
 
 // block is what the spec's block may set.
@@ -75,13 +76,28 @@ type block struct {
 // Template is the lexicon template.
 type Template struct{ cfg Config }
 
-var _ feature.Template = (*Template)(nil)
+var (
+	_ feature.Template      = (*Template)(nil)
+	_ spec.BlockDecoder     = (*Template)(nil)
+	_ spec.ManifestConfiger = (*Template)(nil)
+)
 
 // New returns a zero lexicon template.
 func New() feature.Template { return &Template{} }
 
 // Config implements feature.Template.
 func (t *Template) Config() any { return &t.cfg }
+
+// ManifestConfig implements spec.ManifestConfiger: the settings without
+// the entries, which the SHA-256 and their count identify.
+func (t *Template) ManifestConfig() any {
+	c := t.cfg
+	c.Entries = ""
+	return struct {
+		Config
+		EntryCount int `json:"entry_count"`
+	}{c, strings.Count(t.cfg.Entries, "\n") + 1}
+}
 
 // DecodeHCL implements spec.BlockDecoder: it decodes the block and reads
 // the list, so that a missing or unreadable file is a diagnostic on the

@@ -185,6 +185,14 @@ func TestModelIsSelfContained(t *testing.T) {
 	if a, b := extract(t, tmpl, tokens...), extract(t, again, tokens...); !slices.EqualFunc(a, b, slices.Equal) {
 		t.Errorf("from the spec %q, from the model %q", a, b)
 	}
+	// The manifest records the list by digest and count, not in full.
+	summary, err := json.Marshal(tmpl.ManifestConfig())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if s := string(summary); strings.Contains(s, "entries") || !strings.Contains(s, `"entry_count":3`) || !strings.Contains(s, `"sha256":"`) {
+		t.Errorf("manifest config %s", s)
+	}
 	var cfg lexicon.Config
 	json.Unmarshal(recorded, &cfg)
 	if cfg.Entries != "中国\n中国人\n人" || len(cfg.SHA256) != 64 || cfg.Path != "words.txt" || cfg.MaxLength != 6 {

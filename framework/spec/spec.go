@@ -150,11 +150,22 @@ type TemplateInstance struct {
 // name and the template's settings (Config). The Template value itself
 // keeps its settings in unexported fields and would marshal as {}.
 func (t *TemplateInstance) MarshalJSON() ([]byte, error) {
+	cfg := t.Template.Config()
+	if mc, ok := t.Template.(ManifestConfiger); ok {
+		cfg = mc.ManifestConfig()
+	}
 	return json.Marshal(struct {
 		Type   string `json:"type"`
 		Name   string `json:"name"`
 		Config any    `json:"config"`
-	}{t.Type, t.Name, t.Template.Config()})
+	}{t.Type, t.Name, cfg})
+}
+
+// ManifestConfiger is implemented by templates whose settings carry data
+// (a lexicon's word list, which the model file must keep) that the
+// manifest records by digest and size instead of in full.
+type ManifestConfiger interface {
+	ManifestConfig() any
 }
 
 // Spec returns how a model file records the template.
