@@ -36,6 +36,10 @@ type Encoder struct {
 	fetched []Fetched // per extractor, in encodeEach
 	touched uint32    // keeps resolve's touching reads from being optimized away
 	pos     []int
+	// cells is the cell path's caches (cells.go) for the read-only index
+	// it was built over; noCells records that no extractor has the shape.
+	cells   *cellCache
+	noCells *index
 }
 
 type attrValue struct {
@@ -68,7 +72,7 @@ type resolved struct {
 
 type queued struct {
 	h          uint64
-	start, end int32 // the key is keys[start:end]
+	start, end int32 // the key is keys[start:end]; start < 0: resolved, its ID is h
 	token      int32
 	group      int32
 	value      float64
@@ -101,10 +105,16 @@ func (s *sentenceSink) resolve() {
 	// so their cache misses overlap; the lookups below then mostly hit.
 	var touched uint32
 	for k := range q {
-		touched += x.prefetch(q[k].h)
+		if q[k].start >= 0 {
+			touched += x.prefetch(q[k].h)
+		}
 	}
 	for k := range q {
 		p := &q[k]
+		if p.start < 0 {
+			res = append(res, resolved{p.token, int32(p.h), p.value})
+			continue
+		}
 		id, ok := x.lookup(s.keys[p.start:p.end], p.h)
 		if !ok {
 			if e.UnknownAttr == nil || e.UnknownAttr[p.group] < 0 {
@@ -152,6 +162,29 @@ func (s *sentenceSink) Add(i int, key []byte, value float64) {
 }
 
 var _ Sink = (*sentenceSink)(nil)
+
+// addID queues attribute id, already looked up, with value 1 for token i
+// (the cell path; i is in range).
+func (s *sentenceSink) addID(i int, id int32) {
+	s.queue = append(s.queue, queued{h: uint64(id), start: -1, token: int32(i), value: 1})
+}
+
+// cellPath returns the cell caches for the current read-only index, or
+// nil when no extractor is a CellExtractor.
+func (e *Encoder) cellPath() *cellCache {
+	idx := e.Attrs.idx
+	if e.cells != nil && e.cells.idx == idx {
+		return e.cells
+	}
+	if e.noCells == idx {
+		return nil
+	}
+	e.cells = newCellCache(e, idx)
+	if e.cells == nil {
+		e.noCells = idx
+	}
+	return e.cells
+}
 
 // NewEncoder returns an encoder that appends to a fresh Dataset.
 func NewEncoder(attrs, labels *Dictionary, grow bool, extractors []Extractor, labelColumn int) *Encoder {
@@ -369,12 +402,20 @@ func (e *Encoder) encodeEach(sents []*corpus.Sentence) error {
 		fetched = append(fetched, fb)
 	}
 	e.fetched = fetched
+	cells := e.cellPath()
 	for k, s := range sents {
 		sink.reset(s.Len())
+		if cells != nil {
+			cells.startSentence()
+		}
 		for g, x := range e.Extractors {
 			sink.group = int32(g)
 			if fb := fetched[g]; fb != nil {
 				fb.Replay(k, sink)
+				continue
+			}
+			if cells != nil && cells.shapes[g] != nil {
+				cells.extract(g, x.(CellExtractor), s, sink)
 				continue
 			}
 			if err := x.Extract(s, sink); err != nil {
