@@ -94,45 +94,67 @@ ngram = 5`},
 				// two paths' attributes in the order they were added.
 				xs := []feature.Extractor{compile(t, tc.name, tc.body), plain{compile(t, "p", `column = "pos"`)}, compile(t, "v", `column = "word"
 offsets = [-1, 1]`)}
-				fit := feature.NewDictionary()
-				enc := feature.NewEncoder(fit, feature.NewDictionary(), true, xs, -1)
-				if err := enc.Encode(train); err != nil {
-					t.Fatal(err)
+				plainXs := make([]feature.Extractor, len(xs))
+				for k, x := range xs {
+					plainXs[k] = plain{x}
+				}
+				// Training: the same attributes interned in the same
+				// order, counted as often, with the same groups.
+				fit := func(xs []feature.Extractor) (*feature.Dictionary, *feature.Encoder) {
+					d := feature.NewDictionary()
+					enc := feature.NewEncoder(d, feature.NewDictionary(), true, xs, -1)
+					for lo := 0; lo < len(train); lo += 25 {
+						if err := enc.Encode(train[lo:min(lo+25, len(train))]); err != nil {
+							t.Fatal(err)
+						}
+					}
+					return d, enc
+				}
+				fitted, fitEnc := fit(xs)
+				wantFitted, wantEnc := fit(plainXs)
+				if !reflect.DeepEqual(fitted.Names(), wantFitted.Names()) || !reflect.DeepEqual(fitEnc.AttrGroup, wantEnc.AttrGroup) ||
+					!reflect.DeepEqual(fitEnc.Dataset(), wantEnc.Dataset()) {
+					t.Fatal("training through the cell path interns other attributes, groups or data than the plain path")
+				}
+				for id := range int32(fitted.Len()) {
+					if fitted.Count(id) != wantFitted.Count(id) {
+						t.Fatalf("attribute %q counted %d times, plain path %d", fitted.Name(id), fitted.Count(id), wantFitted.Count(id))
+					}
 				}
 				var names []string
-				for i, name := range fit.Names() {
+				for i, name := range fitted.Names() {
 					if i%3 != 0 {
 						names = append(names, name)
 					}
 				}
 				names = append(names, "<unknown>")
-				attrs := feature.DictionaryOf(names)
-				plainXs := make([]feature.Extractor, len(xs))
-				for k, x := range xs {
-					plainXs[k] = plain{x}
-				}
-				encode := func(xs []feature.Extractor) *feature.Dataset {
-					e := feature.NewEncoder(attrs, feature.DictionaryOf(nil), false, xs, -1)
-					if unknown {
-						u := int32(len(names) - 1)
-						e.UnknownAttr = []int32{u, -1, u}
-					}
-					// Twice, so that the second pass reads the caches the
-					// first filled.
-					for range 2 {
-						e.Reset()
-						if err := e.Encode(test); err != nil {
-							t.Fatal(err)
+				// Dev data after training (the fitted dictionary's map) and
+				// tagging (a model's dictionary, read only, indexed).
+				for _, attrs := range []*feature.Dictionary{fitted, feature.DictionaryOf(names)} {
+					encode := func(xs []feature.Extractor) *feature.Dataset {
+						e := feature.NewEncoder(attrs, feature.DictionaryOf(nil), false, xs, -1)
+						if unknown {
+							u := int32(len(names) - 1)
+							u = min(u, int32(attrs.Len()-1))
+							e.UnknownAttr = []int32{u, -1, u}
 						}
+						// Twice, so that the second pass reads the caches the
+						// first filled.
+						for range 2 {
+							e.Reset()
+							if err := e.Encode(test); err != nil {
+								t.Fatal(err)
+							}
+						}
+						return e.Dataset()
 					}
-					return e.Dataset()
-				}
-				got, want := encode(xs), encode(plainXs)
-				if len(want.Attrs) == 0 {
-					t.Fatal("no attributes encoded: the test checks nothing")
-				}
-				if !reflect.DeepEqual(got, want) {
-					t.Fatalf("cell path dataset differs from the plain one:\n got %v\nwant %v", got.Attrs, want.Attrs)
+					got, want := encode(xs), encode(plainXs)
+					if len(want.Attrs) == 0 {
+						t.Fatal("no attributes encoded: the test checks nothing")
+					}
+					if !reflect.DeepEqual(got, want) {
+						t.Fatalf("cell path dataset differs from the plain one:\n got %v\nwant %v", got.Attrs, want.Attrs)
+					}
 				}
 			})
 		}

@@ -11,12 +11,12 @@ import (
 // CellExtractor is implemented by extractors whose every attribute key is
 // a function of the values of a few cells — a column at an offset from
 // the token — and of nothing else (emission: unigrams, n-grams, joins,
-// formats). Declaring that shape lets the tagging encoder (a read-only
-// dictionary) look an attribute up by the IDs of its cells' values: each
-// distinct value of a sentence's column is hashed once per token, and an
-// attribute whose cells were seen before costs a small table read instead
-// of building, hashing and comparing its key. The keys, and so the IDs
-// and everything downstream, are the ones Extract gives.
+// formats). Declaring that shape lets the encoder look an attribute up by
+// the IDs of its cells' values: each value of a column is hashed once per
+// token, and an attribute whose cells were seen before costs a small
+// table read (and, when training, a count) instead of building, hashing
+// and comparing its key. The keys, the order they are met in, and so the
+// IDs and everything downstream, are the ones Extract gives.
 //
 // The contract, which the encoder relies on (an implementation's tests
 // compare the two paths' datasets, as builtin/emission's do):
@@ -64,7 +64,8 @@ const (
 
 // cellCache is an Encoder's state for the cell path: value IDs for the
 // strings of each column, and what each attribute was found to be. It is
-// valid for one read-only attribute index.
+// valid for one attribute dictionary as long as no ID of it changes
+// (Dictionary.version), in one mode (cellMode).
 //
 // Shapes that differ only by a shift (an emission template's offsets:
 // w[-2] … w[2], or the bigrams starting at -1 and 0) form a family: the
@@ -72,15 +73,19 @@ const (
 // and serves every member, so the CoNLL-2000 baseline's 19 attributes per
 // token cost 5 lookups, and a tuple seen before costs no key at all.
 type cellCache struct {
-	idx *index
+	mode cellMode
 	// values[c] interns the strings of column c (keys are copies: a
 	// sentence's strings share its text, which must not be kept alive).
 	values []map[string]int32
 	nvalue int
-	// ids[c] holds the value IDs of column c for the current sentence,
-	// filled on first use (have[c]).
-	ids  [][]int32
-	have []bool
+	// ids[c] holds the value IDs of column c for the batch's sentences
+	// (sentence k's at off[k]:off[k+1]), filled on first use (have[c]).
+	batch []*corpus.Sentence
+	off   []int
+	ids   [][]int32
+	have  []bool
+	// famLo[g]:famHi[g] are extractor g's families.
+	famLo, famHi []int
 	// shapes[g] are extractor g's shapes, each with its family (nil: not
 	// a cell extractor, or a shape too wide).
 	shapes   [][]shapeRef
@@ -114,10 +119,21 @@ type family struct {
 	before, after int     // reach of the cells before and after the start
 }
 
-// newCellCache prepares the cell path for e's extractors over idx, or
+// cellMode is what the cell path does with a key it has not met: look it
+// up in the read-only index (tagging), look it up in the dictionary's map
+// (encoding dev data after training), or intern it (training).
+type cellMode struct {
+	dict    *Dictionary
+	version int
+	idx     *index
+	grow    bool
+}
+
+// newCellCache prepares the cell path for e's extractors in mode, or
 // returns nil when none is a CellExtractor.
-func newCellCache(e *Encoder, idx *index) *cellCache {
-	c := &cellCache{idx: idx, shapes: make([][]shapeRef, len(e.Extractors)), maxValues: maxCellValues, maxEntries: maxCellEntries}
+func newCellCache(e *Encoder, mode cellMode) *cellCache {
+	n := len(e.Extractors)
+	c := &cellCache{mode: mode, shapes: make([][]shapeRef, n), famLo: make([]int, n), famHi: make([]int, n), maxValues: maxCellValues, maxEntries: maxCellEntries}
 	cols := 0
 	for g, x := range e.Extractors {
 		cx, ok := x.(CellExtractor)
@@ -143,6 +159,7 @@ func newCellCache(e *Encoder, idx *index) *cellCache {
 			refs[k] = c.place(first, sh)
 		}
 		c.shapes[g] = refs
+		c.famLo[g], c.famHi[g] = first, len(c.families)
 	}
 	if len(c.families) == 0 {
 		return nil
@@ -180,13 +197,16 @@ func (c *cellCache) place(first int, sh CellShape) shapeRef {
 	return shapeRef{family: f, member: fam.members - 1, start: start}
 }
 
-// startSentence forgets the previous sentence's value IDs, and everything
-// when the caches have grown past their bounds.
-func (c *cellCache) startSentence() {
-	clear(c.have)
-	for f := range c.families {
-		c.families[f].at = c.families[f].at[:0]
+// begin starts a batch of sentences (one, when tagging): it forgets the
+// previous batch's value IDs, and everything when the caches have grown
+// past their bounds.
+func (c *cellCache) begin(batch []*corpus.Sentence) {
+	c.batch = batch
+	c.off = append(c.off[:0], 0)
+	for _, s := range batch {
+		c.off = append(c.off, c.off[len(c.off)-1]+s.Len())
 	}
+	clear(c.have)
 	if c.nvalue <= c.maxValues && c.entries <= c.maxEntries {
 		return
 	}
@@ -200,29 +220,31 @@ func (c *cellCache) startSentence() {
 	c.nvalue, c.entries = 0, 0
 }
 
-// column returns the value IDs of column col for every token of s.
-func (c *cellCache) column(s *corpus.Sentence, col int) []int32 {
-	if c.have[col] {
-		return c.ids[col]
-	}
-	vals := c.values[col]
-	if vals == nil {
-		vals = map[string]int32{}
-		c.values[col] = vals
-	}
-	ids := c.ids[col][:0]
-	for _, tok := range s.Tokens {
-		v := tok[col]
-		id, ok := vals[v]
-		if !ok {
-			id = int32(len(vals))
-			vals[strings.Clone(v)] = id
-			c.nvalue++
+// column returns the value IDs of column col for every token of sentence
+// k of the batch.
+func (c *cellCache) column(k, col int) []int32 {
+	if !c.have[col] {
+		vals := c.values[col]
+		if vals == nil {
+			vals = map[string]int32{}
+			c.values[col] = vals
 		}
-		ids = append(ids, id)
+		ids := c.ids[col][:0]
+		for _, s := range c.batch {
+			for _, tok := range s.Tokens {
+				v := tok[col]
+				id, ok := vals[v]
+				if !ok {
+					id = int32(len(vals))
+					vals[strings.Clone(v)] = id
+					c.nvalue++
+				}
+				ids = append(ids, id)
+			}
+		}
+		c.ids[col], c.have[col] = ids, true
 	}
-	c.ids[col], c.have[col] = ids, true
-	return ids
+	return c.ids[col][c.off[k]:c.off[k+1]]
 }
 
 // Value IDs for cells outside the sentence (padded shapes): j < 0 is
@@ -230,18 +252,16 @@ func (c *cellCache) column(s *corpus.Sentence, col int) []int32 {
 // value IDs are never negative.
 const afterBase = math.MinInt32 / 2
 
-// entries finds, once per sentence, the entry of family f at every start
-// position its members reach (-1 where a cell falls outside and the
-// family does not pad), adding entries for tuples not seen before.
-func (c *cellCache) positions(f int, s *corpus.Sentence) []int32 {
+// positions finds the entry of family f at every start position of
+// sentence k of the batch that its members reach (-1 where a cell falls
+// outside and the family does not pad), adding entries for tuples not
+// seen before.
+func (c *cellCache) positions(f, k int) {
 	fam := &c.families[f]
-	if len(fam.at) > 0 {
-		return fam.at
-	}
-	n := s.Len()
+	n := c.batch[k].Len()
 	var cols [maxCells][]int32
 	for m, cell := range fam.cells {
-		cols[m] = c.column(s, cell.Column)
+		cols[m] = c.column(k, cell.Column)
 	}
 	at := fam.at[:0]
 	for j0 := fam.minStart; j0 < n+fam.maxStart; j0++ {
@@ -262,10 +282,7 @@ func (c *cellCache) positions(f int, s *corpus.Sentence) []int32 {
 		}
 		at = append(at, c.entry(fam, &key))
 	}
-	// An empty sentence leaves at empty, and the next call recomputes
-	// nothing: there is no position to read.
 	fam.at = at
-	return at
 }
 
 // entry returns the entry of fam for the value tuple key, adding it.
@@ -297,29 +314,35 @@ func (c *cellCache) newEntry(fam *family) int32 {
 	return e
 }
 
-// extract adds extractor g's attributes for s to sink, as x.Extract would
-// have, through the caches.
-func (c *cellCache) extract(g int, x CellExtractor, s *corpus.Sentence, sink *sentenceSink) {
-	refs := c.shapes[g]
-	for k := range refs {
-		c.positions(refs[k].family, s)
+// extract adds extractor g's attributes for sentence k of the batch to
+// sink, as x.Extract would have, through the caches.
+func (c *cellCache) extract(g int, x CellExtractor, k int, sink *sentenceSink) {
+	for f := c.famLo[g]; f < c.famHi[g]; f++ {
+		c.positions(f, k)
 	}
+	s := c.batch[k]
 	n := s.Len()
+	refs := c.shapes[g]
 	unknown := int32(-1)
-	if u := sink.enc.UnknownAttr; u != nil {
+	if u := sink.enc.UnknownAttr; u != nil && !c.mode.grow {
 		unknown = u[g]
 	}
+	counts := c.mode.dict.counts
 	for i := 0; i < n; i++ {
-		for k := range refs {
-			r := &refs[k]
+		for m := range refs {
+			r := &refs[m]
 			fam := &c.families[r.family]
 			e := fam.at[i+r.start-fam.minStart]
 			if e < 0 {
 				continue
 			}
 			st := &fam.state[int(e)*fam.members+r.member]
-			if *st == 0 {
-				*st = c.lookup(x, s, k, i)
+			switch {
+			case *st == 0:
+				*st = c.lookup(x, s, m, i, sink)
+				counts = c.mode.dict.counts // interning may have grown it
+			case c.mode.grow:
+				counts[*st-1]++ // as Intern counts every occurrence
 			}
 			switch {
 			case *st > 0:
@@ -331,11 +354,26 @@ func (c *cellCache) extract(g int, x CellExtractor, s *corpus.Sentence, sink *se
 	}
 }
 
-// lookup finds the key of shape k at token i in the index: id+1, or -1.
-func (c *cellCache) lookup(x CellExtractor, s *corpus.Sentence, k, i int) int32 {
-	c.key = x.AppendKey(c.key[:0], s, k, i)
-	if id, ok := c.idx.lookup(c.key, c.idx.hash(c.key)); ok {
+// lookup finds (or, training, interns) the key of shape m at token i:
+// id+1, or -1 when the dictionary does not have it.
+func (c *cellCache) lookup(x CellExtractor, s *corpus.Sentence, m, i int, sink *sentenceSink) int32 {
+	c.key = x.AppendKey(c.key[:0], s, m, i)
+	d := c.mode.dict
+	switch {
+	case c.mode.grow:
+		id := d.Intern(c.key)
+		if e := sink.enc; int(id) == len(e.AttrGroup) {
+			e.AttrGroup = append(e.AttrGroup, sink.group)
+		}
 		return id + 1
+	case c.mode.idx != nil:
+		if id, ok := c.mode.idx.lookup(c.key, c.mode.idx.hash(c.key)); ok {
+			return id + 1
+		}
+	default:
+		if id, ok := d.ids[string(c.key)]; ok {
+			return id + 1
+		}
 	}
 	return -1
 }

@@ -105,3 +105,36 @@ func TestCellCacheBounds(t *testing.T) {
 		t.Fatalf("bounded cell path gives\n%v\nplain extraction\n%v", got.Attrs, want.Attrs)
 	}
 }
+
+// TestCellPathAfterPrune: pruning renumbers the dictionary, and an encoder
+// that goes on interning after it (through the cell path, whose caches
+// hold IDs) agrees with plain extraction.
+func TestCellPathAfterPrune(t *testing.T) {
+	r := rand.New(rand.NewPCG(5, 6))
+	var sents []*corpus.Sentence
+	for k := range 80 {
+		s := &corpus.Sentence{File: "t", Line: k + 1}
+		for range r.IntN(8) {
+			s.Tokens = append(s.Tokens, []string{string(rune('a' + r.IntN(9)))})
+		}
+		sents = append(sents, s)
+	}
+	fit := func(xs []Extractor) (*Dictionary, *Dataset) {
+		d := NewDictionary()
+		e := NewEncoder(d, NewDictionary(), true, xs, -1)
+		if err := e.Encode(sents[:40]); err != nil {
+			t.Fatal(err)
+		}
+		e.Prune(3)
+		if err := e.Encode(sents[40:]); err != nil {
+			t.Fatal(err)
+		}
+		return d, e.Dataset()
+	}
+	x := ngrams{2, []int{-1, 0}}
+	d, data := fit([]Extractor{x})
+	wantD, wantData := fit([]Extractor{hideCells{x}})
+	if !reflect.DeepEqual(d.Names(), wantD.Names()) || !reflect.DeepEqual(data, wantData) {
+		t.Fatal("interning after a prune differs between the cell path and plain extraction")
+	}
+}

@@ -36,10 +36,11 @@ type Encoder struct {
 	fetched []Fetched // per extractor, in encodeEach
 	touched uint32    // keeps resolve's touching reads from being optimized away
 	pos     []int
-	// cells is the cell path's caches (cells.go) for the read-only index
-	// it was built over; noCells records that no extractor has the shape.
+	// cells is the cell path's caches (cells.go), for the mode they were
+	// built in; noCells is a mode in which no extractor took the path.
 	cells   *cellCache
-	noCells *index
+	noCells cellMode
+	one     []*corpus.Sentence // encodeEach's one-sentence batch
 }
 
 type attrValue struct {
@@ -163,25 +164,32 @@ func (s *sentenceSink) Add(i int, key []byte, value float64) {
 
 var _ Sink = (*sentenceSink)(nil)
 
-// addID queues attribute id, already looked up, with value 1 for token i
-// (the cell path; i is in range).
+// addID adds attribute id, already looked up (and interned and counted
+// when training), with value 1 for token i (the cell path; i is in range).
 func (s *sentenceSink) addID(i int, id int32) {
-	s.queue = append(s.queue, queued{h: uint64(id), start: -1, token: int32(i), value: 1})
+	if s.idx != nil {
+		s.queue = append(s.queue, queued{h: uint64(id), start: -1, token: int32(i), value: 1})
+		return
+	}
+	s.tokens[i] = append(s.tokens[i], attrValue{id, 1})
 }
 
-// cellPath returns the cell caches for the current read-only index, or
-// nil when no extractor is a CellExtractor.
+// cellPath returns the cell caches for the encoder's dictionary and mode,
+// or nil when no extractor is a CellExtractor.
 func (e *Encoder) cellPath() *cellCache {
-	idx := e.Attrs.idx
-	if e.cells != nil && e.cells.idx == idx {
+	mode := cellMode{dict: e.Attrs, version: e.Attrs.version, grow: e.Grow}
+	if !e.Grow {
+		mode.idx = e.Attrs.idx
+	}
+	if e.cells != nil && e.cells.mode == mode {
 		return e.cells
 	}
-	if e.noCells == idx {
+	if e.noCells == mode {
 		return nil
 	}
-	e.cells = newCellCache(e, idx)
+	e.cells = newCellCache(e, mode)
 	if e.cells == nil {
-		e.noCells = idx
+		e.noCells = mode
 	}
 	return e.cells
 }
@@ -337,6 +345,10 @@ func (e *Encoder) encodeBatch(sents []*corpus.Sentence) error {
 		e.sinks[k].reset(s.Len())
 		sinks[k] = e.sinks[k]
 	}
+	cells := e.cellPath()
+	if cells != nil {
+		cells.begin(sents)
+	}
 	for g, x := range e.Extractors {
 		for k := range sents {
 			e.sinks[k].group = int32(g)
@@ -344,6 +356,14 @@ func (e *Encoder) encodeBatch(sents []*corpus.Sentence) error {
 		if bx, ok := x.(BatchExtractor); ok {
 			if err := bx.ExtractBatch(sents, sinks); err != nil {
 				return err
+			}
+			continue
+		}
+		if cells != nil && cells.shapes[g] != nil {
+			// Extractor-major like the plain path, so that training
+			// interns new attributes in the same order.
+			for k := range sents {
+				cells.extract(g, x.(CellExtractor), k, e.sinks[k])
 			}
 			continue
 		}
@@ -406,7 +426,8 @@ func (e *Encoder) encodeEach(sents []*corpus.Sentence) error {
 	for k, s := range sents {
 		sink.reset(s.Len())
 		if cells != nil {
-			cells.startSentence()
+			e.one = append(e.one[:0], s)
+			cells.begin(e.one)
 		}
 		for g, x := range e.Extractors {
 			sink.group = int32(g)
@@ -415,7 +436,7 @@ func (e *Encoder) encodeEach(sents []*corpus.Sentence) error {
 				continue
 			}
 			if cells != nil && cells.shapes[g] != nil {
-				cells.extract(g, x.(CellExtractor), s, sink)
+				cells.extract(g, x.(CellExtractor), 0, sink)
 				continue
 			}
 			if err := x.Extract(s, sink); err != nil {
