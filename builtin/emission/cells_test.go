@@ -38,7 +38,7 @@ func compile(t *testing.T, name, body string) feature.Extractor {
 	return x
 }
 
-// randomSentences draws sentences of 0 to 12 tokens from a small
+// randomSentences draws sentences of 0 to 12 tokens, mostly from a small
 // vocabulary (with case variants), so that value tuples repeat.
 func randomSentences(r *rand.Rand, n int) []*corpus.Sentence {
 	words := []string{"the", "The", "cat", "CAT", "sat", "on", "a", "mat", "|", "_B-1", "x|y", ""}
@@ -47,7 +47,13 @@ func randomSentences(r *rand.Rand, n int) []*corpus.Sentence {
 	for range n {
 		s := &corpus.Sentence{File: "rand", Line: 1}
 		for range r.IntN(13) {
-			s.Tokens = append(s.Tokens, []string{words[r.IntN(len(words))], tags[r.IntN(len(tags))], "O"})
+			w := words[r.IntN(len(words))]
+			if r.IntN(3) == 0 {
+				// Rare words: value IDs past the small ones that index the
+				// dense grid of bigrams and trigrams, so the memo is used.
+				w = fmt.Sprintf("r%d", r.IntN(2000))
+			}
+			s.Tokens = append(s.Tokens, []string{w, tags[r.IntN(len(tags))], "O"})
 		}
 		out = append(out, s)
 	}
@@ -86,7 +92,7 @@ ngram = 5`},
 	}
 	r := rand.New(rand.NewPCG(1, 2))
 	train := randomSentences(r, 60)
-	test := randomSentences(r, 300)
+	test := randomSentences(r, 1500)
 	for _, tc := range templates {
 		for _, unknown := range []bool{false, true} {
 			t.Run(fmt.Sprintf("%s/unknown=%v", tc.name, unknown), func(t *testing.T) {

@@ -112,7 +112,7 @@ type family struct {
 	members       int
 	minStart      int
 	maxStart      int
-	dense         []int32 // one-cell families: value ID → entry+1
+	dense         []int32 // value ID, or grid place of small ones → entry+1 (denseSlot)
 	memo          cellMemo
 	state         []int32
 	at            []int32 // per start position of the sentence: entry, or -1
@@ -287,16 +287,19 @@ func (c *cellCache) positions(f, k int) {
 
 // entry returns the entry of fam for the value tuple key, adding it.
 func (c *cellCache) entry(fam *family, key *cellKey) int32 {
-	if len(fam.cells) == 1 && key.v[0] >= 0 {
-		v := key.v[0]
-		if int(v) >= len(fam.dense) {
-			fam.dense = append(fam.dense, make([]int32, int(v)+1-len(fam.dense)+len(fam.dense)/2)...)
+	if slot := fam.denseSlot(key); slot >= 0 {
+		if slot >= len(fam.dense) {
+			size := slot + 1 + len(fam.dense)/2
+			if len(fam.cells) > 1 {
+				size = 1 << denseBits // a grid of small value IDs, at once
+			}
+			fam.dense = append(fam.dense, make([]int32, size-len(fam.dense))...)
 		}
-		if e := fam.dense[v]; e != 0 {
+		if e := fam.dense[slot]; e != 0 {
 			return e - 1
 		}
 		e := c.newEntry(fam)
-		fam.dense[v] = e + 1
+		fam.dense[slot] = e + 1
 		return e
 	}
 	if e := fam.memo.get(key); e != 0 {
@@ -305,6 +308,34 @@ func (c *cellCache) entry(fam *family, key *cellKey) int32 {
 	e := c.newEntry(fam)
 	fam.memo.put(key, e+1)
 	return e
+}
+
+// denseBits bounds the grid of a family of several cells: value IDs below
+// 1<<(denseBits/cells) each (512 for bigrams, 64 for trigrams — the
+// first values met, the frequent ones) index a table of 1<<denseBits
+// entries directly instead of the memo.
+const denseBits = 18
+
+// denseSlot returns key's place in fam.dense, or -1 when the memo holds
+// it: a one-cell family's value ID, or the grid place of a tuple of small
+// value IDs.
+func (fam *family) denseSlot(key *cellKey) int {
+	w := len(fam.cells)
+	if w == 1 {
+		if key.v[0] < 0 {
+			return -1
+		}
+		return int(key.v[0])
+	}
+	bits := denseBits / w
+	slot := 0
+	for _, v := range key.v[:w] {
+		if v < 0 || v >= 1<<bits {
+			return -1
+		}
+		slot = slot<<bits | int(v)
+	}
+	return slot
 }
 
 func (c *cellCache) newEntry(fam *family) int32 {
