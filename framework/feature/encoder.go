@@ -85,7 +85,7 @@ func (s *sentenceSink) reset(n int) {
 	s.idx = nil
 	if e := s.enc; !e.Grow && e.Attrs.idx != nil {
 		s.idx = e.Attrs.idx
-		s.keys, s.queue = s.keys[:0], s.queue[:0]
+		s.keys, s.queue, s.res = s.keys[:0], s.queue[:0], s.res[:0]
 		return
 	}
 	if cap(s.tokens) < n {
@@ -101,7 +101,7 @@ func (s *sentenceSink) reset(n int) {
 func (s *sentenceSink) resolve() {
 	x, e := s.idx, s.enc
 	q := s.queue
-	res := s.res[:0]
+	res := s.res // what addID put there directly, before anything queued
 	// First touch every key's slot: the reads do not depend on each other,
 	// so their cache misses overlap; the lookups below then mostly hit.
 	var touched uint32
@@ -168,6 +168,12 @@ var _ Sink = (*sentenceSink)(nil)
 // when training), with value 1 for token i (the cell path; i is in range).
 func (s *sentenceSink) addID(i int, id int32) {
 	if s.idx != nil {
+		if len(s.queue) == 0 {
+			// Nothing waits to be looked up before it: the ID goes
+			// straight to the resolved list, in order.
+			s.res = append(s.res, resolved{int32(i), id, 1})
+			return
+		}
 		s.queue = append(s.queue, queued{h: uint64(id), start: -1, token: int32(i), value: 1})
 		return
 	}
