@@ -5,12 +5,17 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
+	"os"
+	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/trellis-nlp/trellis/builtin"
 	"github.com/trellis-nlp/trellis/framework/corpus"
+	"github.com/trellis-nlp/trellis/framework/model"
 	"github.com/trellis-nlp/trellis/framework/tagger"
 )
 
@@ -137,4 +142,64 @@ func TestStreamParallelErrors(t *testing.T) {
 			t.Fatalf("error %v, want context.Canceled", err)
 		}
 	})
+}
+
+// BenchmarkStreamParallelConll2000 tags the CoNLL-2000 test set end to end
+// from memory with 1, 2 and 4 taggers (StreamParallel, as `trellis tag
+// --threads N`); with the machine's cores free, tokens/s grows with N while
+// tokens/cpu-s shows what the pipeline costs.
+//
+//	TRELLIS_BENCH_MODEL=/tmp/c2k/models/crf.model go test -run x -bench StreamParallelConll2000 -count 5 ./framework/tagger/
+func BenchmarkStreamParallelConll2000(b *testing.B) {
+	path := os.Getenv("TRELLIS_BENCH_MODEL")
+	if path == "" {
+		b.Skip("set TRELLIS_BENCH_MODEL to a model trained with specs/conll2000.hcl")
+	}
+	dataPath := filepath.Join("..", "..", "..", "shared", "data", "conll2000", "test.txt")
+	data, err := os.ReadFile(dataPath)
+	if err != nil {
+		b.Skipf("CoNLL-2000 test data not available: %v", err)
+	}
+	m, err := model.Load(path)
+	if err != nil {
+		b.Fatal(err)
+	}
+	reg, _ := builtin.Registries()
+	tg, err := tagger.New(m, reg, tagger.Options{})
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer tg.Close()
+	var replicas []*tagger.Tagger
+	for _, n := range []int{1, 2, 4} {
+		for len(replicas) < n-1 {
+			rp, err := tg.Replica(reg)
+			if err != nil {
+				b.Fatal(err)
+			}
+			defer rp.Close()
+			replicas = append(replicas, rp)
+		}
+		b.Run(fmt.Sprintf("threads=%d", n), func(b *testing.B) {
+			ctx := context.Background()
+			b.SetBytes(int64(len(data)))
+			tokens := 0
+			var cpu0 time.Duration
+			for b.Loop() {
+				if cpu0 == 0 {
+					cpu0 = cpuTime()
+				}
+				r := tg.Format.NewReader(bytes.NewReader(data), dataPath, corpus.ReadOptions{LabelOptional: true})
+				k, err := tg.StreamParallel(ctx, r, tg.Format.NewWriter(io.Discard), nil, nil, replicas[:n-1])
+				if err != nil {
+					b.Fatal(err)
+				}
+				tokens += k
+			}
+			b.ReportMetric(float64(tokens)/b.Elapsed().Seconds(), "tokens/s")
+			if cpu := cpuTime() - cpu0; cpu > 0 {
+				b.ReportMetric(float64(tokens)/cpu.Seconds(), "tokens/cpu-s")
+			}
+		})
+	}
 }
