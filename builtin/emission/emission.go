@@ -284,34 +284,66 @@ func separator(k int) []byte {
 	return bar
 }
 
+var _ feature.CellExtractor = (*extractor)(nil)
+
 func (x *extractor) Extract(s *corpus.Sentence, sink feature.Sink) error {
 	n := s.Len()
 	for i := 0; i < n; i++ {
-	groups:
-		for _, g := range x.groups {
-			key := append(x.buf[:0], g.prefix...)
-			for _, p := range g.parts {
-				key = append(key, p.before...)
-				j := i + p.off
-				if j < 0 || j >= n {
-					if !x.pad {
-						continue groups
-					}
-					key = appendPad(key, j, n)
-					continue
-				}
-				if x.lowercase {
-					key = window.AppendLower(key, s.Tokens[j][p.col])
-				} else {
-					key = append(key, s.Tokens[j][p.col]...)
-				}
+		for k := range x.groups {
+			if x.inside(k, i, n) {
+				x.buf = x.AppendKey(x.buf[:0], s, k, i)
+				sink.Add(i, x.buf, 1)
 			}
-			key = append(key, g.tail...)
-			sink.Add(i, key, 1)
-			x.buf = key
 		}
 	}
 	return nil
+}
+
+// inside reports whether group k has an attribute at token i of an
+// n-token sentence: every factor inside the sentence, or padding.
+func (x *extractor) inside(k, i, n int) bool {
+	if x.pad {
+		return true
+	}
+	for _, p := range x.groups[k].parts {
+		if j := i + p.off; j < 0 || j >= n {
+			return false
+		}
+	}
+	return true
+}
+
+// CellShapes implements feature.CellExtractor: one shape per group, its
+// factors as cells.
+func (x *extractor) CellShapes() []feature.CellShape {
+	shapes := make([]feature.CellShape, len(x.groups))
+	for k, g := range x.groups {
+		shapes[k].Pad = x.pad
+		for _, p := range g.parts {
+			shapes[k].Cells = append(shapes[k].Cells, feature.Cell{Column: p.col, Offset: p.off})
+		}
+	}
+	return shapes
+}
+
+// AppendKey implements feature.CellExtractor: the key of group k at
+// token i, the one Extract adds.
+func (x *extractor) AppendKey(dst []byte, s *corpus.Sentence, k, i int) []byte {
+	g := &x.groups[k]
+	n := s.Len()
+	dst = append(dst, g.prefix...)
+	for _, p := range g.parts {
+		dst = append(dst, p.before...)
+		switch j := i + p.off; {
+		case j < 0 || j >= n:
+			dst = appendPad(dst, j, n)
+		case x.lowercase:
+			dst = window.AppendLower(dst, s.Tokens[j][p.col])
+		default:
+			dst = append(dst, s.Tokens[j][p.col]...)
+		}
+	}
+	return append(dst, g.tail...)
 }
 
 // appendPad appends the placeholder for position j of a sentence of n

@@ -14,6 +14,7 @@ import (
 	"github.com/trellis-nlp/trellis/builtin"
 	"github.com/trellis-nlp/trellis/framework/corpus"
 	"github.com/trellis-nlp/trellis/framework/eval"
+	"github.com/trellis-nlp/trellis/framework/feature"
 	"github.com/trellis-nlp/trellis/framework/model"
 	"github.com/trellis-nlp/trellis/framework/plugin"
 	"github.com/trellis-nlp/trellis/framework/plural"
@@ -266,12 +267,20 @@ func (a *app) openInput(pos []string, what string) (io.Reader, string, func(), e
 // loadTagger loads a model and starts the plugins it was trained with;
 // the tagger's Close stops them.
 func (a *app) loadTagger(ctx context.Context, path string, opt tagger.Options) (*tagger.Tagger, error) {
+	tg, _, err := a.loadTaggerRegistry(ctx, path, opt)
+	return tg, err
+}
+
+// loadTaggerRegistry is loadTagger that also returns the template
+// registry the tagger was built from (its plugin type bound to the
+// tagger's plugin host), for the tagger's Replicas.
+func (a *app) loadTaggerRegistry(ctx context.Context, path string, opt tagger.Options) (*tagger.Tagger, *feature.Registry, error) {
 	if path == "" {
-		return nil, usagef("--model is required")
+		return nil, nil, usagef("--model is required")
 	}
 	m, err := model.Load(path)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	templates, _ := builtin.Registries()
 	host := a.newPluginHost(ctx)
@@ -279,10 +288,10 @@ func (a *app) loadTagger(ctx context.Context, path string, opt tagger.Options) (
 	tg, err := tagger.New(m, templates, opt)
 	if err != nil {
 		host.Close()
-		return nil, err
+		return nil, nil, err
 	}
 	tg.OnClose(host.Close)
-	return tg, nil
+	return tg, templates, nil
 }
 
 func evalCommand() command {

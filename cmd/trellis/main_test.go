@@ -267,6 +267,8 @@ func TestTag(t *testing.T) {
 		{"file before flag", "", []string{"tag", ewtTest, "--model", model}},
 		{"stdin", input, []string{"tag", "--model", model}},
 		{"stdin with --model=", input, []string{"tag", "--model=" + model}},
+		{"3 threads", "", []string{"tag", "--threads", "3", "--model", model, ewtTest}},
+		{"2 threads, stdin", input, []string{"tag", "--model", model, "--threads=2"}},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -275,6 +277,16 @@ func TestTag(t *testing.T) {
 				t.Errorf("tag output (%d bytes) differs from the run's predictions (%d bytes)", len(got), len(want))
 			}
 		})
+	}
+	t.Run("json, 1 and 4 threads", func(t *testing.T) {
+		one, _ := mustRun(t, "", "tag", "--model", model, "--output", "json", ewtTest)
+		four, _ := mustRun(t, "", "tag", "--model", model, "--output", "json", "--threads", "4", ewtTest)
+		if one != four || !strings.Contains(one, `"labels"`) {
+			t.Errorf("--threads 4 json output (%d bytes) differs from --threads 1 (%d bytes)", len(four), len(one))
+		}
+	})
+	if code, _, stderr := trellis(t, "", "tag", "--model", model, "--threads", "0", ewtTest); code != exitUsage || !strings.Contains(stderr, "--threads") {
+		t.Errorf("--threads 0: exit %d, stderr %q; want a usage error", code, stderr)
 	}
 }
 

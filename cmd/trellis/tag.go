@@ -18,7 +18,7 @@ func tagCommand() command {
 	return command{
 		Name: "tag",
 		Usage: []string{
-			"--model MODEL [FILE|-] [--marginals] [--nbest K] [--constrained auto|on|off] [--decode viterbi|greedy|beam|posterior] [--beam N]",
+			"--model MODEL [FILE|-] [--threads N] [--marginals] [--nbest K] [--constrained auto|on|off] [--decode viterbi|greedy|beam|posterior] [--beam N]",
 			"--model MODEL --input text|tokens [FILE|-] [--output tsv|json]",
 			"--model MODEL [FILE|-] --output json",
 		},
@@ -33,7 +33,9 @@ func tagCommand() command {
 			"(tokens, labels, words for segmentation, marginals and probability with --marginals, the k best with --nbest). " +
 			"--nbest K adds the 2nd..Kth best labels as further columns in tsv; --marginals adds the best label's marginal after it.\n" +
 			"--decode picks how labels are chosen: viterbi (the best sequence, the default), greedy (left to right, each label the best after the one before), " +
-			"beam with --beam N (the N best partial paths per position), posterior (the largest marginals the scheme's constraints allow).",
+			"beam with --beam N (the N best partial paths per position), posterior (the largest marginals the scheme's constraints allow).\n" +
+			"--threads N tags N batches at once, written in input order: the output is the same bytes for any N. " +
+			"--marginals and --nbest tag on one thread.",
 		Run: (*app).cmdTag,
 	}
 }
@@ -44,6 +46,8 @@ type tagOptions struct {
 	output    string // corpus, tsv, json or words
 	nbest     int
 	marginals bool
+	// replicas tag beside the tagger (--threads N: N-1 of them).
+	replicas []*tagger.Tagger
 }
 
 func (o tagOptions) detailed() bool { return o.marginals || o.nbest > 1 }
@@ -57,12 +61,16 @@ func (a *app) cmdTag(ctx context.Context, args []string) error {
 	input := fs.String("input", "corpus", "what FILE holds: `corpus|text|tokens` (corpus: the model's own format)")
 	decode := addDecodeFlags(fs)
 	output := fs.String("output", "auto", "what to print: `auto|tsv|json` (auto: the input's layout for corpus input, tsv for text and tokens, segmented words for a segmentation model)")
+	threads := fs.Int("threads", 1, "tag with `N` threads, batches written in input order (the output does not depend on N)")
 	pos, err := parseInterspersed(fs, args)
 	if err != nil {
 		return err
 	}
 	if *nbest < 1 || *nbest > 10000 {
 		return usagef("--nbest must be between 1 and 10000")
+	}
+	if *threads < 1 || *threads > 1024 {
+		return usagef("--threads must be between 1 and 1024")
 	}
 	o := tagOptions{nbest: *nbest, marginals: *marginals}
 	if o.input, err = tagger.ParseInput(*input); err != nil {
@@ -78,11 +86,19 @@ func (a *app) cmdTag(ctx context.Context, args []string) error {
 	if len(pos) > 1 {
 		return usagef("tag takes at most one input file")
 	}
-	tg, err := a.loadTagger(ctx, *modelPath, opt)
+	tg, reg, err := a.loadTaggerRegistry(ctx, *modelPath, opt)
 	if err != nil {
 		return err
 	}
 	defer tg.Close()
+	for range *threads - 1 {
+		rp, err := tg.Replica(reg)
+		if err != nil {
+			return err
+		}
+		defer rp.Close() // before tg's: its plugins' host closes with tg
+		o.replicas = append(o.replicas, rp)
+	}
 	if o.output, err = resolveOutput(*output, o, tg); err != nil {
 		return err
 	}
@@ -153,7 +169,7 @@ func tagTo(ctx context.Context, tg *tagger.Tagger, r corpus.Reader, w *bufio.Wri
 	if (o.output == "corpus" || o.output == "words") && !o.detailed() {
 		// The plain path: labels only, in the format's own layout
 		// (segmented words for chars), buffers reused.
-		_, err := tg.Stream(ctx, r, tg.Format.NewWriter(w), nil, nil)
+		_, err := tg.StreamParallel(ctx, r, tg.Format.NewWriter(w), nil, nil, o.replicas)
 		return err
 	}
 	var write func(s *corpus.Sentence, d *tagger.Decoded) error
@@ -178,12 +194,12 @@ func eachDecoded(ctx context.Context, tg *tagger.Tagger, r corpus.Reader, o tagO
 	if !o.detailed() {
 		var werr error
 		d := &tagger.Decoded{Paths: make([][]string, 1)}
-		_, err := tg.Stream(ctx, r, nil, nil, func(s *corpus.Sentence, pred []string) {
+		_, err := tg.StreamParallel(ctx, r, nil, nil, func(s *corpus.Sentence, pred []string) {
 			if werr == nil {
 				d.Paths[0] = pred
 				werr = fn(s, d)
 			}
-		})
+		}, o.replicas)
 		if err == nil {
 			err = werr
 		}

@@ -18,6 +18,9 @@ type Dictionary struct {
 	names  []string
 	counts []int64
 	idx    *index
+	// version changes whenever IDs do (Prune), so that what remembers
+	// IDs (the encoder's cell path) knows to forget them.
+	version int
 }
 
 // NewDictionary returns an empty dictionary.
@@ -110,6 +113,7 @@ func (d *Dictionary) Count(id int32) int64 { return d.counts[id] }
 // densely in their old order. It returns remap (old ID → new ID, or -1).
 func (d *Dictionary) Prune(minCount int64) (remap []int32) {
 	d.mutable()
+	d.version++
 	remap = make([]int32, len(d.names))
 	kept := 0
 	for id, c := range d.counts {

@@ -36,6 +36,11 @@ type Encoder struct {
 	fetched []Fetched // per extractor, in encodeEach
 	touched uint32    // keeps resolve's touching reads from being optimized away
 	pos     []int
+	// cells is the cell path's caches (cells.go), for the mode they were
+	// built in; noCells is a mode in which no extractor took the path.
+	cells   *cellCache
+	noCells cellMode
+	one     []*corpus.Sentence // encodeEach's one-sentence batch
 }
 
 type attrValue struct {
@@ -68,7 +73,7 @@ type resolved struct {
 
 type queued struct {
 	h          uint64
-	start, end int32 // the key is keys[start:end]
+	start, end int32 // the key is keys[start:end]; start < 0: resolved, its ID is h
 	token      int32
 	group      int32
 	value      float64
@@ -80,7 +85,7 @@ func (s *sentenceSink) reset(n int) {
 	s.idx = nil
 	if e := s.enc; !e.Grow && e.Attrs.idx != nil {
 		s.idx = e.Attrs.idx
-		s.keys, s.queue = s.keys[:0], s.queue[:0]
+		s.keys, s.queue, s.res = s.keys[:0], s.queue[:0], s.res[:0]
 		return
 	}
 	if cap(s.tokens) < n {
@@ -96,15 +101,21 @@ func (s *sentenceSink) reset(n int) {
 func (s *sentenceSink) resolve() {
 	x, e := s.idx, s.enc
 	q := s.queue
-	res := s.res[:0]
+	res := s.res // what addID put there directly, before anything queued
 	// First touch every key's slot: the reads do not depend on each other,
 	// so their cache misses overlap; the lookups below then mostly hit.
 	var touched uint32
 	for k := range q {
-		touched += x.prefetch(q[k].h)
+		if q[k].start >= 0 {
+			touched += x.prefetch(q[k].h)
+		}
 	}
 	for k := range q {
 		p := &q[k]
+		if p.start < 0 {
+			res = append(res, resolved{p.token, int32(p.h), p.value})
+			continue
+		}
 		id, ok := x.lookup(s.keys[p.start:p.end], p.h)
 		if !ok {
 			if e.UnknownAttr == nil || e.UnknownAttr[p.group] < 0 {
@@ -152,6 +163,42 @@ func (s *sentenceSink) Add(i int, key []byte, value float64) {
 }
 
 var _ Sink = (*sentenceSink)(nil)
+
+// addID adds attribute id, already looked up (and interned and counted
+// when training), with value 1 for token i (the cell path; i is in range).
+func (s *sentenceSink) addID(i int, id int32) {
+	if s.idx != nil {
+		if len(s.queue) == 0 {
+			// Nothing waits to be looked up before it: the ID goes
+			// straight to the resolved list, in order.
+			s.res = append(s.res, resolved{int32(i), id, 1})
+			return
+		}
+		s.queue = append(s.queue, queued{h: uint64(id), start: -1, token: int32(i), value: 1})
+		return
+	}
+	s.tokens[i] = append(s.tokens[i], attrValue{id, 1})
+}
+
+// cellPath returns the cell caches for the encoder's dictionary and mode,
+// or nil when no extractor is a CellExtractor.
+func (e *Encoder) cellPath() *cellCache {
+	mode := cellMode{dict: e.Attrs, version: e.Attrs.version, grow: e.Grow}
+	if !e.Grow {
+		mode.idx = e.Attrs.idx
+	}
+	if e.cells != nil && e.cells.mode == mode {
+		return e.cells
+	}
+	if e.noCells == mode {
+		return nil
+	}
+	e.cells = newCellCache(e, mode)
+	if e.cells == nil {
+		e.noCells = mode
+	}
+	return e.cells
+}
 
 // NewEncoder returns an encoder that appends to a fresh Dataset.
 func NewEncoder(attrs, labels *Dictionary, grow bool, extractors []Extractor, labelColumn int) *Encoder {
@@ -304,6 +351,10 @@ func (e *Encoder) encodeBatch(sents []*corpus.Sentence) error {
 		e.sinks[k].reset(s.Len())
 		sinks[k] = e.sinks[k]
 	}
+	cells := e.cellPath()
+	if cells != nil {
+		cells.begin(sents)
+	}
 	for g, x := range e.Extractors {
 		for k := range sents {
 			e.sinks[k].group = int32(g)
@@ -311,6 +362,14 @@ func (e *Encoder) encodeBatch(sents []*corpus.Sentence) error {
 		if bx, ok := x.(BatchExtractor); ok {
 			if err := bx.ExtractBatch(sents, sinks); err != nil {
 				return err
+			}
+			continue
+		}
+		if cells != nil && cells.shapes[g] != nil {
+			// Extractor-major like the plain path, so that training
+			// interns new attributes in the same order.
+			for k := range sents {
+				cells.extract(g, x.(CellExtractor), k, e.sinks[k])
 			}
 			continue
 		}
@@ -369,12 +428,21 @@ func (e *Encoder) encodeEach(sents []*corpus.Sentence) error {
 		fetched = append(fetched, fb)
 	}
 	e.fetched = fetched
+	cells := e.cellPath()
 	for k, s := range sents {
 		sink.reset(s.Len())
+		if cells != nil {
+			e.one = append(e.one[:0], s)
+			cells.begin(e.one)
+		}
 		for g, x := range e.Extractors {
 			sink.group = int32(g)
 			if fb := fetched[g]; fb != nil {
 				fb.Replay(k, sink)
+				continue
+			}
+			if cells != nil && cells.shapes[g] != nil {
+				cells.extract(g, x.(CellExtractor), 0, sink)
 				continue
 			}
 			if err := x.Extract(s, sink); err != nil {

@@ -91,24 +91,36 @@ type Provenance struct {
 // Save writes m to path atomically: a temporary file in the same folder,
 // synced, then renamed, so a crash never leaves half a model.
 func Save(path string, m *Model) error {
-	var buf bytes.Buffer
-	if err := m.Encode(&buf); err != nil {
+	b, err := m.encode()
+	if err != nil {
 		return err
 	}
-	return fileio.WriteFile(path, buf.Bytes())
+	return fileio.WriteFile(path, b)
 }
 
 // Encode writes the model file format to w.
 func (m *Model) Encode(w io.Writer) error {
-	if err := m.Linear.Validate(); err != nil {
+	b, err := m.encode()
+	if err != nil {
 		return err
 	}
+	_, err = w.Write(b)
+	return err
+}
+
+// encode returns the model file's bytes, built in one buffer of the
+// file's exact size (a model's weights can be tens of megabytes: growing
+// and copying them costs more than the rest of a save).
+func (m *Model) encode() ([]byte, error) {
+	if err := m.Linear.Validate(); err != nil {
+		return nil, err
+	}
 	if m.Linear.NumAttrs() != len(m.Attrs) {
-		return fmt.Errorf("model: %d attribute names for %d attributes", len(m.Attrs), m.Linear.NumAttrs())
+		return nil, fmt.Errorf("model: %d attribute names for %d attributes", len(m.Attrs), m.Linear.NumAttrs())
 	}
 	for i, v := range m.Linear.W {
 		if math.IsNaN(v) || math.IsInf(v, 0) {
-			return fmt.Errorf("model: weight %d is %v; refusing to write a broken model", i, v)
+			return nil, fmt.Errorf("model: weight %d is %v; refusing to write a broken model", i, v)
 		}
 	}
 	h := m.Header
@@ -120,33 +132,41 @@ func (m *Model) Encode(w io.Writer) error {
 	h.Transitions = m.Linear.Transitions
 	meta, err := json.Marshal(h)
 	if err != nil {
-		return err
+		return nil, err
 	}
-	var b bytes.Buffer
-	b.Write(magic[:])
-	le := binary.LittleEndian
-	b.Write(le.AppendUint32(nil, uint32(h.Version)))
-	b.Write(le.AppendUint64(nil, uint64(len(meta))))
-	b.Write(meta)
-	b.Write(le.AppendUint64(nil, uint64(len(m.Attrs))))
-	var tmp []byte
+	size := len(magic) + 4 + 8 + len(meta) + 8
 	for _, a := range m.Attrs {
-		tmp = binary.AppendUvarint(tmp[:0], uint64(len(a)))
-		b.Write(tmp)
-		b.WriteString(a)
+		size += uvarintLen(uint64(len(a))) + len(a)
 	}
-	writeInt32s(&b, m.Linear.FeatOff)
-	writeInt32s(&b, m.Linear.FeatLabel)
-	b.Write(le.AppendUint64(nil, uint64(len(m.Linear.W))))
-	tmp = tmp[:0]
+	size += 8 + 4*len(m.Linear.FeatOff) + 8 + 4*len(m.Linear.FeatLabel) + 8 + 8*len(m.Linear.W) + sha256.Size
+	b := make([]byte, 0, size)
+	b = append(b, magic[:]...)
+	le := binary.LittleEndian
+	b = le.AppendUint32(b, uint32(h.Version))
+	b = le.AppendUint64(b, uint64(len(meta)))
+	b = append(b, meta...)
+	b = le.AppendUint64(b, uint64(len(m.Attrs)))
+	for _, a := range m.Attrs {
+		b = binary.AppendUvarint(b, uint64(len(a)))
+		b = append(b, a...)
+	}
+	b = appendInt32s(b, m.Linear.FeatOff)
+	b = appendInt32s(b, m.Linear.FeatLabel)
+	b = le.AppendUint64(b, uint64(len(m.Linear.W)))
 	for _, v := range m.Linear.W {
-		tmp = le.AppendUint64(tmp, math.Float64bits(v))
+		b = le.AppendUint64(b, math.Float64bits(v))
 	}
-	b.Write(tmp)
-	sum := sha256.Sum256(b.Bytes())
-	b.Write(sum[:])
-	_, err = w.Write(b.Bytes())
-	return err
+	sum := sha256.Sum256(b)
+	return append(b, sum[:]...), nil
+}
+
+// uvarintLen is the length of binary.AppendUvarint's encoding of x.
+func uvarintLen(x uint64) int {
+	n := 1
+	for ; x >= 0x80; x >>= 7 {
+		n++
+	}
+	return n
 }
 
 // FormatVersion is the file format a model with this header is written
@@ -169,14 +189,13 @@ func (h *Header) Output() string {
 	return h.Scheme
 }
 
-func writeInt32s(b *bytes.Buffer, xs []int32) {
+func appendInt32s(b []byte, xs []int32) []byte {
 	le := binary.LittleEndian
-	b.Write(le.AppendUint64(nil, uint64(len(xs))))
-	out := make([]byte, 0, 4*len(xs))
+	b = le.AppendUint64(b, uint64(len(xs)))
 	for _, x := range xs {
-		out = le.AppendUint32(out, uint32(x))
+		b = le.AppendUint32(b, uint32(x))
 	}
-	b.Write(out)
+	return b
 }
 
 // ErrNotModel is returned for files that are not trellis models at all.

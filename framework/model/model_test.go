@@ -235,3 +235,24 @@ func FuzzDecode(f *testing.F) {
 func withChecksum(body []byte) []byte {
 	return append(append([]byte(nil), body...), sum(body)...)
 }
+
+// TestEncodeExactSize: the model's bytes are built in one buffer of their
+// exact size (names whose length takes one, two and three varint bytes).
+func TestEncodeExactSize(t *testing.T) {
+	m := sampleModel()
+	m.Attrs = []string{strings.Repeat("a", 127), strings.Repeat("é", 70_000)}
+	b, err := m.encode()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(b) != cap(b) {
+		t.Errorf("encoded %d bytes into a buffer of %d", len(b), cap(b))
+	}
+	got, err := Decode(b)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !reflect.DeepEqual(got.Attrs, m.Attrs) {
+		t.Error("attribute names differ after the round trip")
+	}
+}

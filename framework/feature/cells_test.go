@@ -1,0 +1,140 @@
+package feature
+
+import (
+	"fmt"
+	"math/rand/v2"
+	"reflect"
+	"testing"
+
+	"github.com/trellis-nlp/trellis/framework/corpus"
+)
+
+// ngrams is a small CellExtractor: "<n>:<off>=<w[i+off]>|…" for each
+// offset, cells outside the sentence written as "<j>".
+type ngrams struct {
+	n       int
+	offsets []int
+}
+
+func (x ngrams) CellShapes() []CellShape {
+	var shapes []CellShape
+	for _, o := range x.offsets {
+		sh := CellShape{Pad: true}
+		for m := range x.n {
+			sh.Cells = append(sh.Cells, Cell{0, o + m})
+		}
+		shapes = append(shapes, sh)
+	}
+	return shapes
+}
+
+func (x ngrams) AppendKey(dst []byte, s *corpus.Sentence, k, i int) []byte {
+	o := x.offsets[k]
+	dst = fmt.Appendf(dst, "%d:%d=", x.n, o)
+	for m := range x.n {
+		j := i + o + m
+		if m > 0 {
+			dst = append(dst, '|')
+		}
+		switch {
+		case j < 0:
+			dst = fmt.Appendf(dst, "<%d>", j)
+		case j >= s.Len():
+			dst = fmt.Appendf(dst, "<+%d>", j-s.Len()+1)
+		default:
+			dst = append(dst, s.Tokens[j][0]...)
+		}
+	}
+	return dst
+}
+
+func (x ngrams) Extract(s *corpus.Sentence, sink Sink) error {
+	var buf []byte
+	for i := range s.Len() {
+		for k := range x.offsets {
+			buf = x.AppendKey(buf[:0], s, k, i)
+			sink.Add(i, buf, 1)
+		}
+	}
+	return nil
+}
+
+type hideCells struct{ Extractor }
+
+// TestCellCacheBounds encodes through caches bounded to a few values and
+// entries, so that they are dropped and rebuilt between sentences, and
+// wants the dataset of plain extraction.
+func TestCellCacheBounds(t *testing.T) {
+	r := rand.New(rand.NewPCG(3, 4))
+	var sents []*corpus.Sentence
+	for k := range 60 {
+		s := &corpus.Sentence{File: "t", Line: k + 1}
+		for range r.IntN(8) {
+			s.Tokens = append(s.Tokens, []string{string(rune('a' + r.IntN(12)))})
+		}
+		sents = append(sents, s)
+	}
+	xs := []Extractor{ngrams{2, []int{-2, 0, 1}}, ngrams{1, []int{-1, 0, 2}}}
+	fit := NewDictionary()
+	if err := NewEncoder(fit, NewDictionary(), true, xs, -1).Encode(sents[:40]); err != nil {
+		t.Fatal(err)
+	}
+	attrs := DictionaryOf(fit.Names())
+	encode := func(xs []Extractor, bound bool) *Dataset {
+		e := NewEncoder(attrs, DictionaryOf(nil), false, xs, -1)
+		if err := e.Encode(sents[:1]); err != nil {
+			t.Fatal(err)
+		}
+		if bound {
+			if e.cells == nil {
+				t.Fatal("the cell path is not taken")
+			}
+			e.cells.maxValues, e.cells.maxEntries = 3, 4
+		}
+		e.Reset()
+		if err := e.Encode(sents); err != nil {
+			t.Fatal(err)
+		}
+		if bound && e.cells.entries > 4+2*(7+3) {
+			t.Fatalf("%d entries cached, over the bound", e.cells.entries)
+		}
+		return e.Dataset()
+	}
+	got, want := encode(xs, true), encode([]Extractor{hideCells{xs[0]}, hideCells{xs[1]}}, false)
+	if !reflect.DeepEqual(got, want) {
+		t.Fatalf("bounded cell path gives\n%v\nplain extraction\n%v", got.Attrs, want.Attrs)
+	}
+}
+
+// TestCellPathAfterPrune: pruning renumbers the dictionary, and an encoder
+// that goes on interning after it (through the cell path, whose caches
+// hold IDs) agrees with plain extraction.
+func TestCellPathAfterPrune(t *testing.T) {
+	r := rand.New(rand.NewPCG(5, 6))
+	var sents []*corpus.Sentence
+	for k := range 80 {
+		s := &corpus.Sentence{File: "t", Line: k + 1}
+		for range r.IntN(8) {
+			s.Tokens = append(s.Tokens, []string{string(rune('a' + r.IntN(9)))})
+		}
+		sents = append(sents, s)
+	}
+	fit := func(xs []Extractor) (*Dictionary, *Dataset) {
+		d := NewDictionary()
+		e := NewEncoder(d, NewDictionary(), true, xs, -1)
+		if err := e.Encode(sents[:40]); err != nil {
+			t.Fatal(err)
+		}
+		e.Prune(3)
+		if err := e.Encode(sents[40:]); err != nil {
+			t.Fatal(err)
+		}
+		return d, e.Dataset()
+	}
+	x := ngrams{2, []int{-1, 0}}
+	d, data := fit([]Extractor{x})
+	wantD, wantData := fit([]Extractor{hideCells{x}})
+	if !reflect.DeepEqual(d.Names(), wantD.Names()) || !reflect.DeepEqual(data, wantData) {
+		t.Fatal("interning after a prune differs between the cell path and plain extraction")
+	}
+}
