@@ -24,17 +24,12 @@ import (
 	"github.com/trellis-nlp/trellis/framework/tagger"
 )
 
-// explainSpec trains every learner on the synthetic chunking corpus of the
-// command's tests, with several templates per token so that the
+// explainSpecWith trains every learner on the synthetic chunking corpus of
+// the command's tests, with several templates per token so that the
 // explanations have many features to rank. transitions adds the transition
-// template (without it the model is a per-token classifier).
-func explainSpec(transitions bool) string {
-	return explainSpecWith(transitions, false)
-}
-
-// explainSpecWith is explainSpec, with bigram also a template whose
-// attributes score label bigrams (labels = "bigram"), which the HMM cannot
-// train: its learner block is left out.
+// template (without it the model is a per-token classifier); bigram, a
+// template whose attributes score label bigrams (labels = "bigram"), which
+// the HMM cannot train: its learner block is then left out.
 func explainSpecWith(transitions, bigram bool) string {
 	trans := ""
 	if transitions {
