@@ -18,6 +18,12 @@ type Scores struct {
 	// position uses Trans alone, as every model but a locally normalized
 	// one (the MEMM, whose normalizers linear.Scorer puts here) does.
 	TransAt []float64
+	// TransAtExp, when set with TransAt, holds exp(TransAt) entry by
+	// entry. A caller that builds TransAt as sums of weights can give it
+	// as products of the weights' exponentials, computed once for all
+	// sentences: the scaled forward-backward then multiplies where it
+	// would exponentiate (linear.Scorer.ExpPairs).
+	TransAtExp []float64
 	// Chain, when set, holds Trans, Start and Stop prepared for Viterbi;
 	// Chain.Attach sets it together with them.
 	Chain *Chain
@@ -29,6 +35,9 @@ func (s *Scores) check() {
 	}
 	if s.TransAt != nil && len(s.TransAt) < max(s.N-1, 0)*s.L*s.L {
 		panic("lattice: Scores.TransAt shorter than (N-1)*L*L")
+	}
+	if s.TransAtExp != nil && len(s.TransAtExp) < max(s.N-1, 0)*s.L*s.L {
+		panic("lattice: Scores.TransAtExp shorter than (N-1)*L*L")
 	}
 }
 

@@ -12,7 +12,9 @@ import "math"
 // few of the L² bigrams — so an entry whose TransAt term is 0 is the
 // shared exp(Trans − transShift) times exp(transShift − shift_i), one
 // multiply instead of an exp; only the entries a feature touched, and
-// a locally normalized model's (which touches all), pay for an exp.
+// a locally normalized model's (which touches all), pay for an exp. With
+// Scores.TransAtExp (exp(TransAt) from the caller, products of
+// exponentiated weights) no entry does.
 
 // scaledAt runs the scaled pass with per-position transitions; false
 // means it underflowed or overflowed and the log-space pass must run.
@@ -135,6 +137,18 @@ func (w *Workspace) expBlock(s *Scores, i int) (shift, sp float64, ok bool) {
 	shift = w.transShift + hi
 	f := math.Exp(-hi)
 	blk := w.block(i)
+	if s.TransAtExp != nil && hi < 700 { // exp(hi) and every entry of the block finite
+		e := s.TransAtExp[(i-1)*l*l : i*l*l]
+		for p := 0; p < l; p++ {
+			row, et, ep := blk[p*lp:(p+1)*lp], w.expTrans[p*lp:(p+1)*lp], e[p*l:(p+1)*l]
+			et = et[:len(row)]
+			ep = ep[:l]
+			for c := range ep {
+				row[c] = et[c] * f * ep[c]
+			}
+		}
+		return shift, w.transSpread + hi - lo, true
+	}
 	for p := 0; p < l; p++ {
 		row, et := blk[p*lp:(p+1)*lp], w.expTrans[p*lp:(p+1)*lp]
 		et = et[:len(row)]

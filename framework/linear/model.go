@@ -325,9 +325,23 @@ func (m *Model) Lattice(s *lattice.Scores, w []float64, data *feature.Dataset, s
 	in.Lattice(s, data, sent)
 	// A local model's normalizers are in s now (TransAt, State's first
 	// row); the weights below complete it.
-	// Without the transition template the learners keep the transition,
-	// start and stop weights at zero, so the lattice degenerates into
-	// independent per-token decisions without a special case here.
+	m.attach(s, w)
+}
+
+// LatticeWith is Lattice for a model that is not locally normalized, with
+// sc, a Scorer of m under w that the caller prepared — ExpPairs, for the
+// forward-backward of a CRF's gradient pass — in place of one built per
+// call.
+func (m *Model) LatticeWith(s *lattice.Scores, sc *Scorer, w []float64, data *feature.Dataset, sent int) {
+	sc.Lattice(s, data, sent)
+	m.attach(s, w)
+}
+
+// attach sets s's transition, start and stop weights to w's (no Chain).
+// Without the transition template the learners keep them at zero, so the
+// lattice degenerates into independent per-token decisions without a
+// special case here.
+func (m *Model) attach(s *lattice.Scores, w []float64) {
 	f, l := len(m.FeatLabel), m.NumLabels
 	s.Trans = w[f : f+l*l]
 	s.Start = w[f+l*l : f+l*l+l]

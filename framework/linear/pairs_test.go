@@ -96,13 +96,19 @@ func TestPairLattice(t *testing.T) {
 					}
 					chain := lattice.NewChain(m.Trans(), m.Start(), m.Stop(), cons)
 					ws := lattice.NewWorkspace(l)
-					for _, sc := range []*Scorer{m.NewScorer(m.W), m.InPlaceScorer(m.W)} {
+					exp := m.InPlaceScorer(m.W)
+					exp.ExpPairs()
+					for _, sc := range []*Scorer{m.NewScorer(m.W), m.InPlaceScorer(m.W), exp} {
 						var s, plain lattice.Scores
 						chain.Attach(&s)
 						for sent := 0; sent < d.NumSentences(); sent++ {
 							sc.Lattice(&s, d, sent)
-							m.Lattice(&plain, m.W, d, sent)
+							if (sc == exp && m.NumPairs() > 0) != (s.TransAtExp != nil) && s.N > 1 {
+								t.Fatalf("TransAtExp set %v for the ExpPairs scorer %v", s.TransAtExp != nil, sc == exp)
+							}
+							m.LatticeWith(&plain, sc, m.W, d, sent)
 							checkPaths(t, m, d, sent, &plain)
+							checkLogZ(t, ws, &plain)
 							want, wantScore := bestByEnumeration(&s)
 							path := make([]int32, s.N)
 							got := ws.Viterbi(path, &s)
@@ -114,6 +120,31 @@ func TestPairLattice(t *testing.T) {
 				}
 			})
 		}
+	}
+}
+
+// checkLogZ compares forward-backward's log Z (the scaled pass over
+// per-position blocks, with TransAtExp when set) with the log-sum-exp of
+// every path's score.
+func checkLogZ(t *testing.T, ws *lattice.Workspace, s *lattice.Scores) {
+	t.Helper()
+	var scores []float64
+	path := make([]int32, s.N)
+	var rec func(i int)
+	rec = func(i int) {
+		if i == s.N {
+			scores = append(scores, lattice.SequenceScore(s, path))
+			return
+		}
+		for y := 0; y < s.L; y++ {
+			path[i] = int32(y)
+			rec(i + 1)
+		}
+	}
+	rec(0)
+	want := lattice.LogSumExp(scores)
+	if got := ws.ForwardBackward(s); math.Abs(got-want) > 1e-9*math.Max(1, math.Abs(want)) {
+		t.Fatalf("log Z %v, brute force %v (TransAtExp %v)", got, want, s.TransAtExp != nil)
 	}
 }
 

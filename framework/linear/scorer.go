@@ -48,6 +48,10 @@ type Scorer struct {
 	// are the model's pair features; nil without any.
 	pairOff, pairKey []int32
 	pairW            []float64
+	// pairExp is exp(pairW) as ExpPairs last saw them (in pairExpBuf,
+	// kept across ResetInPlace); when set, Lattice also fills
+	// Scores.TransAtExp.
+	pairExp, pairExpBuf []float64
 }
 
 // feat is a packed state feature: the label it scores and its weight.
@@ -75,6 +79,19 @@ func (m *Model) InPlaceScorer(w []float64) *Scorer {
 	return &s
 }
 
+// ResetInPlace makes s what InPlaceScorer(w) returns, reusing s's
+// buffers (for a caller that rescores at new weights many times: a CRF's
+// gradient pass, once per shard and evaluation).
+func (s *Scorer) ResetInPlace(m *Model, w []float64) {
+	buf, et, mt := s.pairExpBuf, s.expTrans, s.maxTrans
+	*s = m.inPlace(w)
+	s.pairExpBuf, s.expTrans, s.maxTrans = buf, et, mt
+	if m.dense() {
+		s.dense, s.labels, s.w = w[:m.NumFeatures()], nil, nil
+	}
+	s.setLocal(m, w)
+}
+
 // inPlace is the in-place Scorer without the dense check, which reads
 // every label, and without a local model's normalizers (Model.Lattice
 // takes them from the model's cache): Model.StateScores builds one per
@@ -89,7 +106,7 @@ func (m *Model) inPlace(w []float64) Scorer {
 // place by every layout: they are read once per occurrence, so a packed
 // copy would gain nothing.
 func (s *Scorer) setPairs(m *Model, w []float64) {
-	s.pairOff, s.pairKey, s.pairW = nil, nil, nil
+	s.pairOff, s.pairKey, s.pairW, s.pairExp = nil, nil, nil, nil
 	if m.PairOff != nil {
 		s.pairOff, s.pairKey, s.pairW = m.PairOff, m.PairKey, w[m.PairBase():m.PairBase()+m.NumPairs()]
 	}
@@ -197,10 +214,30 @@ func (s *Scorer) Lattice(dst *lattice.Scores, data *feature.Dataset, sent int) {
 	switch {
 	case s.local:
 		s.normalize(dst)
+		dst.TransAtExp = nil
 	case s.pairOff != nil:
 		s.pairScores(dst, data, start)
 	default:
-		dst.TransAt = nil
+		dst.TransAt, dst.TransAtExp = nil, nil
+	}
+}
+
+// ExpPairs exponentiates the pair weights as they are now, so that
+// Lattice also fills Scores.TransAtExp with the products of their
+// exponentials: a forward-backward over the lattice then needs no exp per
+// bigram (a CRF's gradient pass, which calls it once per evaluation). The
+// exponentials are a snapshot: call it again after the weights change.
+// A model without pair features ignores it.
+func (s *Scorer) ExpPairs() {
+	if s.pairOff == nil {
+		return
+	}
+	if cap(s.pairExpBuf) < len(s.pairW) {
+		s.pairExpBuf = make([]float64, len(s.pairW))
+	}
+	s.pairExp = s.pairExpBuf[:len(s.pairW)]
+	for k, w := range s.pairW {
+		s.pairExp[k] = math.Exp(w)
 	}
 }
 
@@ -215,6 +252,16 @@ func (s *Scorer) pairScores(dst *lattice.Scores, data *feature.Dataset, start in
 	}
 	ta := dst.TransAt[:need]
 	clear(ta)
+	var te []float64
+	if s.pairExp != nil {
+		if cap(dst.TransAtExp) < need {
+			dst.TransAtExp = make([]float64, need, 2*need)
+		}
+		te = dst.TransAtExp[:need]
+		for k := range te {
+			te[k] = 1
+		}
+	}
 	off, keys, w := s.pairOff, s.pairKey, s.pairW
 	for i := 1; i < n; i++ {
 		blk := ta[(i-1)*l*l : i*l*l]
@@ -231,9 +278,29 @@ func (s *Scorer) pairScores(dst *lattice.Scores, data *feature.Dataset, start in
 			for j, key := range ks {
 				blk[key] += v * ws[j]
 			}
+			if te != nil {
+				s.expPairs(te[(i-1)*l*l:i*l*l], ks, p0, v)
+			}
 		}
 	}
-	dst.TransAt = ta
+	dst.TransAt, dst.TransAtExp = ta, te
+}
+
+// expPairs multiplies the entries keys of blk by exp(v·w) of the pair
+// features p0, p0+1, … (their keys): the product of the exponentials that
+// pairScores adds up in TransAt.
+func (s *Scorer) expPairs(blk []float64, keys []int32, p0 int32, v float64) {
+	if v == 1 {
+		pe := s.pairExp[p0 : int(p0)+len(keys)]
+		for j, key := range keys {
+			blk[key] *= pe[j]
+		}
+		return
+	}
+	ws := s.pairW[p0 : int(p0)+len(keys)]
+	for j, key := range keys {
+		blk[key] *= math.Exp(v * ws[j])
+	}
 }
 
 // normalize turns a local model's scores in dst into log probabilities:

@@ -58,6 +58,10 @@ type worker struct {
 	// pair holds one position's pair marginals (L*L) for the gradient of
 	// the pair features.
 	pair []float64
+	// scorer, for a model with pair features, scores a shard's sentences
+	// with the pair weights exponentiated once (ExpPairs); nil outside
+	// shard. It is pairScorer, whose buffers are reused.
+	scorer, pairScorer *linear.Scorer
 }
 
 func newObjective(m *linear.Model, d *feature.Dataset, sents []int, transitions bool, c2 float64, threads int, local bool) *objective {
@@ -215,10 +219,21 @@ func (wk *worker) shard(o *objective, x []float64, sents []int, g []float64) flo
 	for f := range g {
 		g[f] = 0
 	}
+	if o.m.PairOff != nil && !o.local {
+		// Valid for x only: cleared below, so that a sentence scored
+		// alone (SGD's steps, at other weights) builds its own.
+		if wk.pairScorer == nil {
+			wk.pairScorer = &linear.Scorer{}
+		}
+		wk.pairScorer.ResetInPlace(o.m, x)
+		wk.pairScorer.ExpPairs()
+		wk.scorer = wk.pairScorer
+	}
 	loss := 0.0
 	for _, s := range sents {
 		loss += wk.sentence(o, x, s, g)
 	}
+	wk.scorer = nil
 	return loss
 }
 
@@ -227,7 +242,11 @@ func (wk *worker) sentence(o *objective, x []float64, s int, g []float64) float6
 		return wk.localSentence(o, x, s, g)
 	}
 	m, d, l := o.m, o.d, o.m.NumLabels
-	m.Lattice(&wk.sc, x, d, s)
+	if wk.scorer != nil {
+		m.LatticeWith(&wk.sc, wk.scorer, x, d, s)
+	} else {
+		m.Lattice(&wk.sc, x, d, s)
+	}
 	sc := &wk.sc
 	n := sc.N
 	lo, _ := d.Sentence(s)
