@@ -68,7 +68,11 @@
 // of their own, exp(Trans + TransAt_i − shift_i), with shift_i the shared
 // matrix's largest entry plus the block's largest term. Input-conditioned
 // terms are sparse, so an entry whose term is 0 is the shared exp(Trans)
-// times one factor per block, a multiply instead of an exp. The blocks
+// times one factor per block, a multiply instead of an exp; and a caller
+// that builds TransAt as sums of weights may hand over exp(TransAt) as
+// products of the weights' exponentials (Scores.TransAtExp, which
+// linear.Scorer.ExpPairs makes the CRF's gradient pass fill), so that no
+// entry needs an exp. The blocks
 // serve the backward step and the pair marginals (PairMarginal,
 // PairMarginals: a position's L×L marginals, which the CRF's gradient
 // reads for both the transition and the pair feature weights). The pass
