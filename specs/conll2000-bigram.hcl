@@ -14,10 +14,10 @@
 #
 #   go run ./cmd/trellis run specs/conll2000-bigram.hcl
 #
-# Measured (docs/results.md): test F1 93.74 [93.37, 94.13], 0.12 below
-# specs/conll2000-bioes.hcl (p = 0.054, not significant); the POS-conditioned
+# Measured (docs/results.md): test F1 93.75 [93.37, 94.14], 0.12 below
+# specs/conll2000-bioes.hcl (p = 0.055, not significant); the POS-conditioned
 # transitions do not help on CoNLL-2000, and a gradient evaluation costs
-# 4.4 times the first-order one.
+# 2.0 times the first-order one.
 
 variable "data_dir" {
   default     = "../../shared/data"
