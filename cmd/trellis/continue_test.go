@@ -168,6 +168,10 @@ func TestContinueTraining(t *testing.T) {
 tune "p" {
   epochs = [1, 2]
 }`, true, []string{"Tuning a continued learner", `Learner "p" continues from init_model`}},
+		{"bigram templates", `learner "p" {
+  type       = "perceptron"
+  init_model = "a/models/p.model"
+}`, true, []string{"init_model with bigram templates", "not supported yet"}},
 		{"zero epochs from nothing", `learner "p" {
   type   = "perceptron"
   epochs = 0
@@ -175,6 +179,13 @@ tune "p" {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			src := continueSpec("first.txt", tc.learner, tc.lowercase)
+			if tc.name == "bigram templates" {
+				src = strings.Replace(src, `transition "trans" {}`, `transition "trans" {}
+  emission "pb" {
+    column = "pos"
+    labels = "bigram"
+  }`, 1)
+			}
 			if tc.name == "other scheme" {
 				src = strings.Replace(src, `scheme = "iob2"`, `scheme = "iob2"
   encode = "bioes"`, 1)

@@ -172,7 +172,16 @@ func (x *explainer) write(s *corpus.Sentence, ex tagger.Explanation) error {
 			fmt.Fprintf(x.w, "    %+9.4f  start → %s\n", *te.Start, te.Label)
 		}
 		if te.Trans != nil {
-			fmt.Fprintf(x.w, "    %+9.4f  transition %s → %s\n", *te.Trans, ex.Labels[i-1], te.Label)
+			// The transition weight, then each input-conditioned
+			// transition (a pair feature) of the same bigram.
+			shared := *te.Trans
+			for _, c := range te.TransFeatures {
+				shared -= c.Score
+			}
+			fmt.Fprintf(x.w, "    %+9.4f  transition %s → %s\n", shared, ex.Labels[i-1], te.Label)
+			for _, c := range te.TransFeatures {
+				fmt.Fprintf(x.w, "    %+9.4f  %s × %s → %s\n", c.Score, c.Attr, ex.Labels[i-1], te.Label)
+			}
 		}
 		if te.Stop != nil {
 			fmt.Fprintf(x.w, "    %+9.4f  %s → stop\n", *te.Stop, te.Label)

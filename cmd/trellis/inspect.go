@@ -15,22 +15,25 @@ import (
 
 // inspection is what `trellis inspect` reports, also as JSON.
 type inspection struct {
-	File           string                    `json:"file"`
-	Bytes          int64                     `json:"bytes"`
-	Learner        model.Learner             `json:"learner"`
-	Provenance     model.Provenance          `json:"provenance"`
-	Scheme         string                    `json:"scheme"`
-	OutputScheme   string                    `json:"output_scheme,omitempty"`
-	Labels         []string                  `json:"labels"`
-	Attributes     int                       `json:"attributes"`
-	Features       int                       `json:"features"`
-	ActiveFeatures int                       `json:"active_features"`
-	Transitions    bool                      `json:"transitions"`
-	Normalization  string                    `json:"normalization,omitempty"`
-	TopFeatures    map[string][]weightedAttr `json:"top_features"`
-	Trans          [][]float64               `json:"transitions_matrix,omitempty"`
-	Start          []float64                 `json:"start,omitempty"`
-	Stop           []float64                 `json:"stop,omitempty"`
+	File           string           `json:"file"`
+	Bytes          int64            `json:"bytes"`
+	Learner        model.Learner    `json:"learner"`
+	Provenance     model.Provenance `json:"provenance"`
+	Scheme         string           `json:"scheme"`
+	OutputScheme   string           `json:"output_scheme,omitempty"`
+	Labels         []string         `json:"labels"`
+	Attributes     int              `json:"attributes"`
+	Features       int              `json:"features"`
+	ActiveFeatures int              `json:"active_features"`
+	Transitions    bool             `json:"transitions"`
+	// PairFeatures counts the input-conditioned transitions (templates
+	// with labels = "bigram").
+	PairFeatures  int                       `json:"pair_features,omitempty"`
+	Normalization string                    `json:"normalization,omitempty"`
+	TopFeatures   map[string][]weightedAttr `json:"top_features"`
+	Trans         [][]float64               `json:"transitions_matrix,omitempty"`
+	Start         []float64                 `json:"start,omitempty"`
+	Stop          []float64                 `json:"stop,omitempty"`
 }
 
 type weightedAttr struct {
@@ -88,7 +91,7 @@ func inspect(m *model.Model, top int) *inspection {
 	l := lm.NumLabels
 	in := &inspection{
 		Learner: m.Learner, Provenance: m.Provenance, Scheme: m.Scheme, OutputScheme: m.OutputScheme, Labels: m.Labels,
-		Attributes: lm.NumAttrs(), Features: lm.NumFeatures(), Transitions: lm.Transitions,
+		Attributes: lm.NumAttrs(), Features: lm.NumFeatures(), Transitions: lm.Transitions, PairFeatures: lm.NumPairs(),
 		Normalization: m.Normalization, TopFeatures: map[string][]weightedAttr{},
 	}
 	perLabel := make([][]weightedAttr, l)
@@ -140,6 +143,9 @@ func writeInspection(a *app, in *inspection, top int) error {
 	fmt.Fprintf(w, "attributes:   %d\n", in.Attributes)
 	fmt.Fprintf(w, "features:     %d (%d with a non-zero weight)\n", in.Features, in.ActiveFeatures)
 	fmt.Fprintf(w, "transitions:  %v\n", in.Transitions)
+	if in.PairFeatures > 0 {
+		fmt.Fprintf(w, "pair features: %d (input-conditioned transitions: attributes × label bigrams)\n", in.PairFeatures)
+	}
 	if in.Normalization != "" {
 		fmt.Fprintf(w, "normalization: %s (scores are log P(y_i | y_i-1, x): sequence scores are log probabilities)\n", in.Normalization)
 	}

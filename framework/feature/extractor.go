@@ -227,7 +227,24 @@ type TemplateSpec struct {
 	Type   string          `json:"type"`
 	Name   string          `json:"name"`
 	Config json.RawMessage `json:"config"`
+	// Labels is what the template's attributes are conjoined with: ""
+	// (the label of their token, a state feature) or LabelsBigram (the
+	// label bigram into their token, an input-conditioned transition).
+	// Empty is left out of the JSON, so models without bigram templates
+	// keep their bytes.
+	Labels string `json:"labels,omitempty"`
 }
+
+// LabelsBigram is TemplateSpec.Labels for a template whose attributes
+// fire on the label bigram (y[i-1], y[i]) of their token i (CRF++'s B
+// templates with %x macros, Wapiti's b patterns) rather than on y[i]: an
+// attribute of token i and the pair (p, c) make one weight, scored when
+// the path goes from p at i-1 to c at i. Attributes of a sentence's first
+// token have no bigram and score nothing.
+const LabelsBigram = "bigram"
+
+// ValidLabels reports whether v is a TemplateSpec.Labels value.
+func ValidLabels(v string) bool { return v == "" || v == LabelsBigram }
 
 // Instantiate re-creates the template that spec describes (from a model
 // file). The config is decoded strictly: a key the template does not know

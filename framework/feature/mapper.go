@@ -19,14 +19,19 @@ import (
 //   - the unknown-value handling: one reserved attribute per template,
 //     "<unknown>/g", that stands for its values unseen in training, and
 //     the template (group) of every attribute;
-//   - whether the model has transitions (a transition template).
+//   - whether the model has transitions (a transition template), and
+//     which templates' attributes conjoin with the label bigram
+//     (TemplateSpec.Labels, PairAttrs).
 //
 // A Mapper is not safe for concurrent use: extractors may keep buffers.
 type Mapper struct {
 	specs      []TemplateSpec
 	extractors []Extractor
 	// names[g] is the template name of extractors[g].
-	names       []string
+	names []string
+	// bigram[g] is true for a template whose attributes conjoin with the
+	// label bigram (TemplateSpec.Labels).
+	bigram      []bool
 	cols        Columns
 	transitions bool
 
@@ -81,8 +86,16 @@ func NewMapper(templates []MapperTemplate, cols Columns) (*Mapper, error) {
 		if st, ok := t.Template.(StructureTemplate); ok && st.Transitions() {
 			m.transitions = true
 		}
+		if !ValidLabels(t.Spec.Labels) {
+			m.Close()
+			return nil, &TemplateError{Index: i, Name: t.Spec.Name, Err: fmt.Errorf("labels must be empty or %q, got %q", LabelsBigram, t.Spec.Labels)}
+		}
+		if x == nil && t.Spec.Labels == LabelsBigram {
+			m.Close()
+			return nil, &TemplateError{Index: i, Name: t.Spec.Name, Err: fmt.Errorf("labels = %q needs a template that emits attributes", LabelsBigram)}
+		}
 		m.specs = append(m.specs, t.Spec)
-		m.addExtractor(t.Spec.Name, x)
+		m.addExtractor(t.Spec.Name, x, t.Spec.Labels == LabelsBigram)
 	}
 	return m, nil
 }
@@ -173,11 +186,39 @@ func (m *Mapper) NewEncoder() *Encoder {
 }
 
 // addExtractor appends the extractor of template name, if it has one.
-func (m *Mapper) addExtractor(name string, x Extractor) {
+func (m *Mapper) addExtractor(name string, x Extractor, bigram bool) {
 	if x != nil {
 		m.extractors = append(m.extractors, x)
 		m.names = append(m.names, name)
+		m.bigram = append(m.bigram, bigram)
 	}
+}
+
+// Bigrams reports whether a template's attributes conjoin with the label
+// bigram (labels = "bigram").
+func (m *Mapper) Bigrams() bool {
+	for _, b := range m.bigram {
+		if b {
+			return true
+		}
+	}
+	return false
+}
+
+// PairAttrs returns, for every attribute, whether its template conjoins
+// it with the label bigram: such an attribute gets transition (pair)
+// features in a model, never state features. It is nil when no template
+// does, and for a mapper loaded from a model file (which has no attribute
+// groups: the model's own structure says which attributes score pairs).
+func (m *Mapper) PairAttrs() []bool {
+	if !m.Bigrams() || m.attrGroup == nil {
+		return nil
+	}
+	out := make([]bool, len(m.attrGroup))
+	for a, g := range m.attrGroup {
+		out[a] = m.bigram[g]
+	}
+	return out
 }
 
 // ReadColumns returns the names of the columns the extractors read, in

@@ -57,20 +57,30 @@
 // # Per-position transitions
 //
 // Scores.TransAt is where input-conditioned transitions plug in:
-// trans_i = shared matrix + terms of position i (features of tokens i-1
-// and i conjoined with the label bigram). The lattice side is done — the
-// kernel's step reads transposed transitions and predecessor lists, and
-// with TransAt it is handed position i's (the chain's plus the block of
-// i) instead of the chain's, so the inner loop is unchanged; n-best,
-// SequenceScore and the log-space forward-backward read trans_i too, and
-// the brute-force tests cover them with TransAt set. The MEMM uses it
-// already: linear.Scorer.Lattice puts a locally normalized model's
-// per-position normalizers there. What is left for the issue that adds
-// input-conditioned transitions: linear.Scorer.Lattice fills TransAt
-// from the model's transition-attribute weights, the CRF gradient adds the per-position pair marginals
-// (PairMarginal) to those weights, and, for speed, forward-backward gets
-// a scaled pass over per-position blocks (with TransAt it takes the
-// log-space pass now).
+// trans_i = shared matrix + terms of position i (features of token i
+// conjoined with the label bigram, linear.Model's pair features, which
+// linear.Scorer.Lattice puts there). The kernel's step reads transposed
+// transitions and predecessor lists, and with TransAt it is handed
+// position i's (the chain's plus the block of i) instead of the chain's,
+// so the inner loop is unchanged; n-best and SequenceScore read trans_i
+// too. Forward-backward runs a scaled pass over per-position blocks
+// (position.go): each position's transitions exponentiated into a block
+// of their own, exp(Trans + TransAt_i − shift_i), with shift_i the shared
+// matrix's largest entry plus the block's largest term. Input-conditioned
+// terms are sparse, so an entry whose term is 0 is the shared exp(Trans)
+// times one factor per block, a multiply instead of an exp; and a caller
+// that builds TransAt as sums of weights may hand over exp(TransAt) as
+// products of the weights' exponentials (Scores.TransAtExp, which
+// linear.Scorer.ExpPairs makes the CRF's gradient pass fill), so that no
+// entry needs an exp. The blocks
+// serve the backward step and the pair marginals (PairMarginal,
+// PairMarginals: a position's L×L marginals, which the CRF's gradient
+// reads for both the transition and the pair feature weights). The pass
+// without TransAt, and so its bits, is unchanged; the log-space pass is
+// the fallback of both. The brute-force tests cover all of it with
+// TransAt set, sparse and dense. The MEMM uses TransAt too:
+// linear.Scorer.Lattice puts a locally normalized model's per-position
+// normalizers there (a model cannot have both: linear.Model.Validate).
 //
 // # Second order
 //

@@ -18,6 +18,12 @@ type Scores struct {
 	// position uses Trans alone, as every model but a locally normalized
 	// one (the MEMM, whose normalizers linear.Scorer puts here) does.
 	TransAt []float64
+	// TransAtExp, when set with TransAt, holds exp(TransAt) entry by
+	// entry. A caller that builds TransAt as sums of weights can give it
+	// as products of the weights' exponentials, computed once for all
+	// sentences: the scaled forward-backward then multiplies where it
+	// would exponentiate (linear.Scorer.ExpPairs).
+	TransAtExp []float64
 	// Chain, when set, holds Trans, Start and Stop prepared for Viterbi;
 	// Chain.Attach sets it together with them.
 	Chain *Chain
@@ -29,6 +35,9 @@ func (s *Scores) check() {
 	}
 	if s.TransAt != nil && len(s.TransAt) < max(s.N-1, 0)*s.L*s.L {
 		panic("lattice: Scores.TransAt shorter than (N-1)*L*L")
+	}
+	if s.TransAtExp != nil && len(s.TransAtExp) < max(s.N-1, 0)*s.L*s.L {
+		panic("lattice: Scores.TransAtExp shorter than (N-1)*L*L")
 	}
 }
 
@@ -150,9 +159,12 @@ type Workspace struct {
 	expStart   []float64
 	expStop    []float64
 	transShift float64
-	edgeSpread float64
-	startShift float64
-	stopShift  float64
+	// transSpread is spread(Trans), edgeSpread that plus the larger of
+	// spread(Start) and spread(Stop).
+	transSpread float64
+	edgeSpread  float64
+	startShift  float64
+	stopShift   float64
 	// The exponentiated transitions are cached: in a training pass every
 	// sentence shares the same Trans, and comparing L*L floats is far
 	// cheaper than L*L exps.
@@ -163,6 +175,10 @@ type Workspace struct {
 	tmp                                  []float64 // lp entries, the padding 0
 	row                                  []float64 // lp entries
 	pairAcc                              []float64 // L rows of lp
+	// expAt holds, after a scaled pass over per-position transitions
+	// (perPosition), each position's exponentiated transitions (position.go).
+	expAt       []float64
+	perPosition bool
 }
 
 // NewWorkspace returns a workspace for lattices over l labels.
@@ -262,7 +278,8 @@ func (w *Workspace) prepareEdges(s *Scores) {
 	copy(w.cachedTrans, s.Trans)
 	copy(w.cachedStart, s.Start)
 	copy(w.cachedStop, s.Stop)
-	w.edgeSpread = spread(s.Trans) + math.Max(spread(s.Start), spread(s.Stop))
+	w.transSpread = spread(s.Trans)
+	w.edgeSpread = w.transSpread + math.Max(spread(s.Start), spread(s.Stop))
 	w.transShift = maxFinite(s.Trans)
 	w.startShift = maxFinite(s.Start)
 	w.stopShift = maxFinite(s.Stop)
@@ -294,15 +311,15 @@ func equal(a, b []float64) bool {
 // all marginals are 0. The marginal accessors below read these tables until
 // the next call.
 //
-// With per-position transitions (s.TransAt) the log-space pass runs: the
-// scaled pass exponentiates Trans once for all sentences, which
-// per-position terms defeat; a scaled pass exponentiating each position's
-// block is the optimization to add when a model produces them.
+// With per-position transitions (s.TransAt) the scaled pass exponentiates
+// each position's transitions into a block of its own (position.go); the
+// pass without them, and so its bits, is unchanged.
 func (w *Workspace) ForwardBackward(s *Scores) float64 {
 	w.checkL(s)
 	n := s.N
 	w.n = n
 	w.logSpace = false
+	w.perPosition = s.TransAt != nil
 	if n == 0 {
 		w.logZ = 0
 		return 0
@@ -313,6 +330,8 @@ func (w *Workspace) ForwardBackward(s *Scores) float64 {
 		if w.scaled(s) {
 			return w.logZ
 		}
+	} else if w.scaledAt(s) {
+		return w.logZ
 	}
 	w.logSpace = true
 	w.logForwardBackward(s)
@@ -483,6 +502,9 @@ func (w *Workspace) PairMarginal(s *Scores, i, prev, cur int) float64 {
 		}
 		return math.Exp(w.alpha[(i-1)*l+prev] + s.trans(i, prev, cur) + s.State[i*l+cur] + w.beta[i*l+cur] - w.logZ)
 	}
+	if w.perPosition {
+		return w.alpha[(i-1)*l+prev] * w.block(i)[prev*w.lp+cur] * w.expState[i*l+cur] * w.beta[i*l+cur] / w.sums[i]
+	}
 	return w.alpha[(i-1)*l+prev] * w.expTrans[prev*w.lp+cur] * w.expState[i*l+cur] * w.beta[i*l+cur] / w.sums[i]
 }
 
@@ -493,6 +515,10 @@ func (w *Workspace) AddTransMarginals(dst []float64, s *Scores, scale float64) {
 	n, l := w.n, w.l
 	if len(dst) != l*l {
 		panic("lattice: AddTransMarginals dst length differs from L*L")
+	}
+	if w.perPosition && !w.logSpace {
+		w.addPerPositionMarginals(dst, scale)
+		return
 	}
 	if w.logSpace {
 		for i := 1; i < n; i++ {

@@ -4,6 +4,7 @@ import (
 	"math"
 	"math/rand/v2"
 	"sort"
+	"strings"
 	"testing"
 )
 
@@ -81,6 +82,8 @@ var cases = []struct {
 	{"per-position", 1, false, true},
 	{"per-position-forbidden", 2, true, true},
 	{"per-position-huge", 400, false, true},
+	{"per-position-sparse", 1, false, true},
+	{"per-position-sparse-forbidden", 3, true, true},
 }
 
 func TestAgainstBruteForce(t *testing.T) {
@@ -94,6 +97,15 @@ func TestAgainstBruteForce(t *testing.T) {
 				s := randomScores(r, n, l, c.scale, c.forbid)
 				if c.perPosition {
 					addTransAt(r, s, c.scale)
+					if strings.HasSuffix(c.name, "sparse") || strings.Contains(c.name, "sparse-") {
+						// Input-conditioned transitions touch few bigrams:
+						// most entries 0, the scaled pass's multiply path.
+						for k := range s.TransAt {
+							if r.IntN(3) > 0 {
+								s.TransAt[k] = 0
+							}
+						}
+					}
 				}
 				w := ws[l]
 				if w == nil {
@@ -161,6 +173,15 @@ func checkLattice(t *testing.T, w *Workspace, s *Scores) {
 				if m := w.PairMarginal(s, i, p, c); math.Abs(m-pair[(i*l+p)*l+c]) > 1e-9 {
 					t.Fatalf("PairMarginal(%d,%d,%d) = %v, brute force %v", i, p, c, m, pair[(i*l+p)*l+c])
 				}
+			}
+		}
+	}
+	block := make([]float64, l*l)
+	for i := 1; i < n; i++ {
+		w.PairMarginals(block, s, i)
+		for k, m := range block {
+			if math.Abs(m-pair[i*l*l+k]) > 1e-9 {
+				t.Fatalf("PairMarginals(%d)[%d] = %v, brute force %v", i, k, m, pair[i*l*l+k])
 			}
 		}
 	}
@@ -381,4 +402,29 @@ func FuzzForwardBackward(f *testing.F) {
 			checkLattice(t, w, s)
 		}
 	})
+}
+
+// TestScaledPerPosition checks that moderate per-position transitions take
+// the scaled pass (not the log-space fallback) and agree with the
+// log-space pass.
+func TestScaledPerPosition(t *testing.T) {
+	r := rand.New(rand.NewPCG(7, 11))
+	for trial := 0; trial < 50; trial++ {
+		l, n := 2+r.IntN(6), 2+r.IntN(20)
+		s := randomScores(r, n, l, 1, false)
+		addTransAt(r, s, 1)
+		w := NewWorkspace(l)
+		got := w.ForwardBackward(s)
+		if w.logSpace {
+			t.Fatalf("trial %d: per-position transitions took the log-space pass", trial)
+		}
+		ref := NewWorkspace(l)
+		ref.grow(n)
+		ref.n = n
+		ref.logSpace = true
+		ref.logForwardBackward(s)
+		if !close(got, ref.logZ, 1e-9) {
+			t.Fatalf("trial %d: scaled log Z %v, log-space %v", trial, got, ref.logZ)
+		}
+	}
 }

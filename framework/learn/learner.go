@@ -2,6 +2,7 @@ package learn
 
 import (
 	"context"
+	"fmt"
 	"time"
 
 	"github.com/hashicorp/hcl/v2"
@@ -51,10 +52,51 @@ type Problem struct {
 	// Observe, when set, receives one point per epoch or iteration (the
 	// learning curve in the report).
 	Observe func(Point)
+	// Pairs, when set, marks the attributes of templates with labels =
+	// "bigram" (feature.Mapper.PairAttrs): NewModel gives them pair
+	// features (input-conditioned transitions) instead of state features.
+	// Only a PairLearner that says so trains them; others refuse.
+	Pairs []bool
 	// Init, when set, is a trained model to continue from (init_model):
 	// its attribute and label IDs are a prefix of this Problem's (see
 	// feature.FitOptions Base). NewModel starts from its weights.
 	Init *linear.Model
+}
+
+// PairLearner is implemented by learners that can train input-conditioned
+// transitions (templates with labels = "bigram", Problem.Pairs): the CRF
+// and the online learners. A learner that does not implement it, or
+// whose TrainsPairs is false (maxent, the MEMM, whose normalization
+// takes the per-position transitions for itself), is refused by the spec
+// with a diagnostic, and by RefusePairs at training time.
+type PairLearner interface {
+	TrainsPairs() bool
+}
+
+// TrainsPairs reports whether learner l trains input-conditioned
+// transitions.
+func TrainsPairs(l Learner) bool {
+	pl, ok := l.(PairLearner)
+	return ok && pl.TrainsPairs()
+}
+
+// HasPairs reports whether p marks any attribute for pair features.
+func (p *Problem) HasPairs() bool {
+	for _, b := range p.Pairs {
+		if b {
+			return true
+		}
+	}
+	return false
+}
+
+// RefusePairs is the error of a learner named name that cannot train p's
+// bigram templates, nil when p has none.
+func RefusePairs(p *Problem, name string) error {
+	if !p.HasPairs() {
+		return nil
+	}
+	return fmt.Errorf("%s cannot train templates with labels = \"bigram\" (input-conditioned transitions); use crf, perceptron, pa or arow", name)
 }
 
 // Continuer is a learner that can start from a trained model's weights

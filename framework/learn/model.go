@@ -22,11 +22,17 @@ func ValidateFeatures(v string) hcl.Diagnostics {
 
 // NewModel allocates the model structure a features setting asks for,
 // with zero weights (Problem.Init aside: see StartModel).
+// Attributes marked in p.Pairs get pair features for the label bigrams
+// they were seen with in training, whatever the setting (see
+// linear.WithPairs).
 func NewModel(features string, p *Problem) *linear.Model {
+	var m *linear.Model
 	if features == "all" {
-		return linear.NewDense(p.NumAttrs, p.NumLabels, p.Transitions)
+		m = linear.NewDense(p.NumAttrs, p.NumLabels, p.Transitions)
+	} else {
+		m = linear.NewObserved(p.Train, p.NumAttrs, p.NumLabels, p.Transitions)
 	}
-	return linear.NewObserved(p.Train, p.NumAttrs, p.NumLabels, p.Transitions)
+	return linear.WithPairs(m, p.Train, p.Pairs)
 }
 
 // StartModel is the model a learner starts training from: NewModel's with

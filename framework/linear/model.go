@@ -11,16 +11,25 @@ import (
 
 // Model is a sparse linear-chain model. Attribute a owns the state features
 // FeatOff[a]:FeatOff[a+1]; feature f scores label FeatLabel[f] with weight
-// W[f]. The parameter vector W is laid out as
+// W[f]. An attribute of a bigram template (feature.LabelsBigram) owns
+// pair features instead: PairOff[a]:PairOff[a+1], pair feature k scoring
+// the label bigram PairKey[k] = prev*L+cur into the attribute's token
+// (an input-conditioned transition) with weight W[F+L*L+2L+k]. The
+// parameter vector W is laid out as
 //
-//	[ state features (F) | transitions (L*L, [prev*L+cur]) | start (L) | stop (L) ]
+//	[ state features (F) | transitions (L*L, [prev*L+cur]) | start (L) | stop (L) | pair features (P) ]
 //
-// so optimizers can treat the whole model as one vector.
+// so optimizers can treat the whole model as one vector; a model without
+// pair features (PairOff nil, P = 0) is exactly the first-order model.
 type Model struct {
 	NumLabels int
 	FeatOff   []int32
 	FeatLabel []int32
-	W         []float64
+	// PairOff (NumAttrs+1 offsets) and PairKey (sorted within each
+	// attribute's range) are the pair features; both nil without any.
+	PairOff []int32
+	PairKey []int32
+	W       []float64
 	// Transitions is false for a per-token classifier (no transition
 	// template): transition, start and stop weights are then ignored.
 	Transitions bool
@@ -90,18 +99,72 @@ func NewObserved(data *feature.Dataset, numAttrs, numLabels int, transitions boo
 			}
 		}
 	}
-	off := make([]int32, numAttrs+1)
+	off, lab := packSorted(seen)
+	return New(numLabels, off, lab, transitions)
+}
+
+// packSorted sorts each list and packs them as offsets and values.
+func packSorted(lists [][]int32) (off, vals []int32) {
+	off = make([]int32, len(lists)+1)
 	total := 0
-	for a, ys := range seen {
+	for a, ys := range lists {
 		total += len(ys)
 		off[a+1] = int32(total)
 	}
-	lab := make([]int32, 0, total)
-	for _, ys := range seen {
+	vals = make([]int32, 0, total)
+	for _, ys := range lists {
 		sortLabels(ys)
-		lab = append(lab, ys...)
+		vals = append(vals, ys...)
 	}
-	return New(numLabels, off, lab, transitions)
+	return off, vals
+}
+
+// WithPairs returns m restructured for input-conditioned transitions: the
+// attributes marked in pair (feature.Mapper.PairAttrs) lose their state
+// features and get a pair feature for each label bigram (y[i-1], y[i])
+// that they occur with at a token i > 0 of data's gold sequences — only
+// observed pairs, as CRF++ and Wapiti's observed features: L² weights
+// per attribute would be most of a model. The weights are zero. A nil
+// pair, or one that marks nothing, returns m itself.
+func WithPairs(m *Model, data *feature.Dataset, pair []bool) *Model {
+	marked := false
+	for _, p := range pair {
+		marked = marked || p
+	}
+	if !marked {
+		return m
+	}
+	l := int32(m.NumLabels)
+	na := m.NumAttrs()
+	seen := make([][]int32, na)
+	for s := 0; s < data.NumSentences(); s++ {
+		lo, hi := data.Sentence(s)
+		for t := lo + 1; t < hi; t++ {
+			p, c := data.Labels[t-1], data.Labels[t]
+			if p < 0 || c < 0 {
+				continue
+			}
+			key := p*l + c
+			for k := data.TokenOff[t]; k < data.TokenOff[t+1]; k++ {
+				a := data.Attrs[k]
+				if int(a) < len(pair) && pair[a] && !containsLabel(seen[a], key) {
+					seen[a] = append(seen[a], key)
+				}
+			}
+		}
+	}
+	pairOff, pairKey := packSorted(seen)
+	states := make([][]int32, na)
+	for a := 0; a < na; a++ {
+		if a >= len(pair) || !pair[a] {
+			states[a] = m.FeatLabel[m.FeatOff[a]:m.FeatOff[a+1]]
+		}
+	}
+	off, lab := packSorted(states)
+	out := New(m.NumLabels, off, lab, m.Transitions)
+	out.PairOff, out.PairKey = pairOff, pairKey
+	out.W = append(out.W, make([]float64, len(pairKey))...)
+	return out
 }
 
 func containsLabel(ys []int32, y int32) bool {
@@ -124,6 +187,37 @@ func sortLabels(ys []int32) {
 // NumFeatures returns the number of state features F.
 func (m *Model) NumFeatures() int { return len(m.FeatLabel) }
 
+// NumPairs returns the number of pair features P.
+func (m *Model) NumPairs() int { return len(m.PairKey) }
+
+// PairBase returns the index in W of the first pair feature, F+L*L+2L.
+func (m *Model) PairBase() int { return len(m.FeatLabel) + m.NumLabels*m.NumLabels + 2*m.NumLabels }
+
+// Pairs returns the P pair feature weights (a view into W).
+func (m *Model) Pairs() []float64 { return m.W[m.PairBase():] }
+
+// PairFeature returns the index in W of the pair feature (attribute a,
+// bigram prev → cur), or -1 when the model has none.
+func (m *Model) PairFeature(a int32, prev, cur int32) int {
+	if m.PairOff == nil {
+		return -1
+	}
+	key := prev*int32(m.NumLabels) + cur
+	lo, hi := int(m.PairOff[a]), int(m.PairOff[a+1])
+	for lo < hi {
+		mid := int(uint(lo+hi) >> 1)
+		switch v := m.PairKey[mid]; {
+		case v == key:
+			return m.PairBase() + mid
+		case v < key:
+			lo = mid + 1
+		default:
+			hi = mid
+		}
+	}
+	return -1
+}
+
 // NumAttrs returns the number of attributes.
 func (m *Model) NumAttrs() int { return len(m.FeatOff) - 1 }
 
@@ -142,7 +236,7 @@ func (m *Model) Start() []float64 {
 // Stop returns the L stop weights (a view into W).
 func (m *Model) Stop() []float64 {
 	f, l := len(m.FeatLabel), m.NumLabels
-	return m.W[f+l*l+l:]
+	return m.W[f+l*l+l : f+l*l+2*l]
 }
 
 // Validate checks the structure's internal consistency, so that a model
@@ -165,8 +259,42 @@ func (m *Model) Validate() error {
 			return fmt.Errorf("linear: feature label %d out of range [0,%d)", y, l)
 		}
 	}
-	if len(m.W) != len(m.FeatLabel)+l*l+2*l {
-		return fmt.Errorf("linear: %d weights, want %d", len(m.W), len(m.FeatLabel)+l*l+2*l)
+	if err := m.validatePairs(); err != nil {
+		return err
+	}
+	if want := len(m.FeatLabel) + l*l + 2*l + len(m.PairKey); len(m.W) != want {
+		return fmt.Errorf("linear: %d weights, want %d", len(m.W), want)
+	}
+	return nil
+}
+
+// validatePairs checks the pair features' structure: offsets over the
+// same attributes as the state features, keys in range and sorted within
+// each attribute (PairFeature searches them), and no local normalization,
+// whose normalizers take the per-position transitions for themselves.
+func (m *Model) validatePairs() error {
+	if m.PairOff == nil {
+		if m.PairKey != nil {
+			return fmt.Errorf("linear: pair features without offsets")
+		}
+		return nil
+	}
+	if m.Local {
+		return fmt.Errorf("linear: a locally normalized model cannot have pair features")
+	}
+	if len(m.PairOff) != len(m.FeatOff) || m.PairOff[0] != 0 || int(m.PairOff[len(m.PairOff)-1]) != len(m.PairKey) {
+		return fmt.Errorf("linear: pair feature offsets inconsistent")
+	}
+	ll := int32(m.NumLabels * m.NumLabels)
+	for a := 1; a < len(m.PairOff); a++ {
+		if m.PairOff[a] < m.PairOff[a-1] {
+			return fmt.Errorf("linear: pair feature offsets decrease at attribute %d", a)
+		}
+		for k := m.PairOff[a-1]; k < m.PairOff[a]; k++ {
+			if key := m.PairKey[k]; key < 0 || key >= ll || (k > m.PairOff[a-1] && key <= m.PairKey[k-1]) {
+				return fmt.Errorf("linear: pair feature %d of attribute %d out of range or order", k, a-1)
+			}
+		}
 	}
 	return nil
 }
@@ -197,9 +325,23 @@ func (m *Model) Lattice(s *lattice.Scores, w []float64, data *feature.Dataset, s
 	in.Lattice(s, data, sent)
 	// A local model's normalizers are in s now (TransAt, State's first
 	// row); the weights below complete it.
-	// Without the transition template the learners keep the transition,
-	// start and stop weights at zero, so the lattice degenerates into
-	// independent per-token decisions without a special case here.
+	m.attach(s, w)
+}
+
+// LatticeWith is Lattice for a model that is not locally normalized, with
+// sc, a Scorer of m under w that the caller prepared — ExpPairs, for the
+// forward-backward of a CRF's gradient pass — in place of one built per
+// call.
+func (m *Model) LatticeWith(s *lattice.Scores, sc *Scorer, w []float64, data *feature.Dataset, sent int) {
+	sc.Lattice(s, data, sent)
+	m.attach(s, w)
+}
+
+// attach sets s's transition, start and stop weights to w's (no Chain).
+// Without the transition template the learners keep them at zero, so the
+// lattice degenerates into independent per-token decisions without a
+// special case here.
+func (m *Model) attach(s *lattice.Scores, w []float64) {
 	f, l := len(m.FeatLabel), m.NumLabels
 	s.Trans = w[f : f+l*l]
 	s.Start = w[f+l*l : f+l*l+l]

@@ -44,6 +44,14 @@ type Scorer struct {
 	local              bool
 	trans, start       []float64
 	expTrans, maxTrans []float64
+	// pairOff, pairKey and pairW (the pair weights in w, read in place)
+	// are the model's pair features; nil without any.
+	pairOff, pairKey []int32
+	pairW            []float64
+	// pairExp is exp(pairW) as ExpPairs last saw them (in pairExpBuf,
+	// kept across ResetInPlace); when set, Lattice also fills
+	// Scores.TransAtExp.
+	pairExp, pairExpBuf []float64
 }
 
 // feat is a packed state feature: the label it scores and its weight.
@@ -71,12 +79,37 @@ func (m *Model) InPlaceScorer(w []float64) *Scorer {
 	return &s
 }
 
+// ResetInPlace makes s what InPlaceScorer(w) returns, reusing s's
+// buffers (for a caller that rescores at new weights many times: a CRF's
+// gradient pass, once per shard and evaluation).
+func (s *Scorer) ResetInPlace(m *Model, w []float64) {
+	buf, et, mt := s.pairExpBuf, s.expTrans, s.maxTrans
+	*s = m.inPlace(w)
+	s.pairExpBuf, s.expTrans, s.maxTrans = buf, et, mt
+	if m.dense() {
+		s.dense, s.labels, s.w = w[:m.NumFeatures()], nil, nil
+	}
+	s.setLocal(m, w)
+}
+
 // inPlace is the in-place Scorer without the dense check, which reads
 // every label, and without a local model's normalizers (Model.Lattice
 // takes them from the model's cache): Model.StateScores builds one per
 // call.
 func (m *Model) inPlace(w []float64) Scorer {
-	return Scorer{l: m.NumLabels, off: m.FeatOff, labels: m.FeatLabel, w: w}
+	s := Scorer{l: m.NumLabels, off: m.FeatOff, labels: m.FeatLabel, w: w}
+	s.setPairs(m, w)
+	return s
+}
+
+// setPairs records m's pair features, whose weights in w are read in
+// place by every layout: they are read once per occurrence, so a packed
+// copy would gain nothing.
+func (s *Scorer) setPairs(m *Model, w []float64) {
+	s.pairOff, s.pairKey, s.pairW, s.pairExp = nil, nil, nil, nil
+	if m.PairOff != nil {
+		s.pairOff, s.pairKey, s.pairW = m.PairOff, m.PairKey, w[m.PairBase():m.PairBase()+m.NumPairs()]
+	}
 }
 
 // setLocal records a local model's transition and start weights in w and
@@ -117,6 +150,7 @@ func (s *Scorer) Reset(m *Model, w []float64) {
 	nf := m.NumFeatures()
 	s.l, s.off, s.labels, s.w = m.NumLabels, m.FeatOff, nil, nil
 	s.setLocal(m, w)
+	s.setPairs(m, w)
 	if m.dense() {
 		s.dense, s.packed = w[:nf], nil
 		return
@@ -165,7 +199,9 @@ func (m *Model) dense() bool {
 // them once (lattice.Chain.Attach). For a locally normalized model it
 // also sets TransAt (reusing its buffer) and subtracts position 0's
 // normalizer from State's first row (see Model.Local); otherwise TransAt
-// is nil.
+// is nil, unless the model has pair features: then TransAt holds, for
+// each position i > 0, the pair weights of token i's attributes (zero
+// for bigrams that none of them scores).
 func (s *Scorer) Lattice(dst *lattice.Scores, data *feature.Dataset, sent int) {
 	start, end := data.Sentence(sent)
 	n, l := end-start, s.l
@@ -175,11 +211,96 @@ func (s *Scorer) Lattice(dst *lattice.Scores, data *feature.Dataset, sent int) {
 	dst.N, dst.L = n, l
 	dst.State = dst.State[:n*l]
 	s.StateScores(dst.State, data, start, end)
-	if !s.local {
-		dst.TransAt = nil
+	switch {
+	case s.local:
+		s.normalize(dst)
+		dst.TransAtExp = nil
+	case s.pairOff != nil:
+		s.pairScores(dst, data, start)
+	default:
+		dst.TransAt, dst.TransAtExp = nil, nil
+	}
+}
+
+// ExpPairs exponentiates the pair weights as they are now, so that
+// Lattice also fills Scores.TransAtExp with the products of their
+// exponentials: a forward-backward over the lattice then needs no exp per
+// bigram (a CRF's gradient pass, which calls it once per evaluation). The
+// exponentials are a snapshot: call it again after the weights change.
+// A model without pair features ignores it.
+func (s *Scorer) ExpPairs() {
+	if s.pairOff == nil {
 		return
 	}
-	s.normalize(dst)
+	if cap(s.pairExpBuf) < len(s.pairW) {
+		s.pairExpBuf = make([]float64, len(s.pairW))
+	}
+	s.pairExp = s.pairExpBuf[:len(s.pairW)]
+	for k, w := range s.pairW {
+		s.pairExp[k] = math.Exp(w)
+	}
+}
+
+// pairScores fills dst.TransAt with the pair weights of the sentence whose
+// first token is start: block i−1 (L×L) sums, over token start+i's
+// attributes, value times weight of each of their pair features.
+func (s *Scorer) pairScores(dst *lattice.Scores, data *feature.Dataset, start int) {
+	n, l := dst.N, dst.L
+	need := max(n-1, 0) * l * l
+	if cap(dst.TransAt) < need {
+		dst.TransAt = make([]float64, need, 2*need)
+	}
+	ta := dst.TransAt[:need]
+	clear(ta)
+	var te []float64
+	if s.pairExp != nil {
+		if cap(dst.TransAtExp) < need {
+			dst.TransAtExp = make([]float64, need, 2*need)
+		}
+		te = dst.TransAtExp[:need]
+		for k := range te {
+			te[k] = 1
+		}
+	}
+	off, keys, w := s.pairOff, s.pairKey, s.pairW
+	for i := 1; i < n; i++ {
+		blk := ta[(i-1)*l*l : i*l*l]
+		t := start + i
+		for k := data.TokenOff[t]; k < data.TokenOff[t+1]; k++ {
+			a := data.Attrs[k]
+			p0, p1 := off[a], off[a+1]
+			if p0 == p1 {
+				continue
+			}
+			v := data.Value(k)
+			ks, ws := keys[p0:p1], w[p0:p1]
+			ws = ws[:len(ks)]
+			for j, key := range ks {
+				blk[key] += v * ws[j]
+			}
+			if te != nil {
+				s.expPairs(te[(i-1)*l*l:i*l*l], ks, p0, v)
+			}
+		}
+	}
+	dst.TransAt, dst.TransAtExp = ta, te
+}
+
+// expPairs multiplies the entries keys of blk by exp(v·w) of the pair
+// features p0, p0+1, … (their keys): the product of the exponentials that
+// pairScores adds up in TransAt.
+func (s *Scorer) expPairs(blk []float64, keys []int32, p0 int32, v float64) {
+	if v == 1 {
+		pe := s.pairExp[p0 : int(p0)+len(keys)]
+		for j, key := range keys {
+			blk[key] *= pe[j]
+		}
+		return
+	}
+	ws := s.pairW[p0 : int(p0)+len(keys)]
+	for j, key := range keys {
+		blk[key] *= math.Exp(v * ws[j])
+	}
 }
 
 // normalize turns a local model's scores in dst into log probabilities:

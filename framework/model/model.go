@@ -64,6 +64,11 @@ type Header struct {
 	// Normalization is "local" for a locally normalized model (an MEMM,
 	// format version 2), empty otherwise.
 	Normalization string `json:"normalization,omitempty"`
+	// PairFeatures is the number of pair features (input-conditioned
+	// transitions of templates with labels = "bigram", format version 2):
+	// their offsets and bigrams follow the state features' in the file.
+	// Zero, and absent, for every other model.
+	PairFeatures int `json:"pair_features,omitempty"`
 	// UnknownAttrs[g] is the attribute standing for template g's values
 	// unseen in training (see feature.Mapper.UnknownAttrs).
 	UnknownAttrs []int32    `json:"unknown_attrs"`
@@ -128,6 +133,7 @@ func (m *Model) encode() ([]byte, error) {
 	if m.Linear.Local {
 		h.Normalization = NormalizationLocal
 	}
+	h.PairFeatures = m.Linear.NumPairs()
 	h.Version = h.FormatVersion()
 	h.Transitions = m.Linear.Transitions
 	meta, err := json.Marshal(h)
@@ -139,6 +145,9 @@ func (m *Model) encode() ([]byte, error) {
 		size += uvarintLen(uint64(len(a))) + len(a)
 	}
 	size += 8 + 4*len(m.Linear.FeatOff) + 8 + 4*len(m.Linear.FeatLabel) + 8 + 8*len(m.Linear.W) + sha256.Size
+	if h.PairFeatures != 0 {
+		size += 8 + 4*len(m.Linear.PairOff) + 8 + 4*len(m.Linear.PairKey)
+	}
 	b := make([]byte, 0, size)
 	b = append(b, magic[:]...)
 	le := binary.LittleEndian
@@ -152,6 +161,10 @@ func (m *Model) encode() ([]byte, error) {
 	}
 	b = appendInt32s(b, m.Linear.FeatOff)
 	b = appendInt32s(b, m.Linear.FeatLabel)
+	if h.PairFeatures != 0 {
+		b = appendInt32s(b, m.Linear.PairOff)
+		b = appendInt32s(b, m.Linear.PairKey)
+	}
 	b = le.AppendUint64(b, uint64(len(m.Linear.W)))
 	for _, v := range m.Linear.W {
 		b = le.AppendUint64(b, math.Float64bits(v))
@@ -170,10 +183,10 @@ func uvarintLen(x uint64) int {
 }
 
 // FormatVersion is the file format a model with this header is written
-// in: PlainVersion, or Version for a model trained in an encoding or
-// locally normalized.
+// in: PlainVersion, or Version for a model trained in an encoding,
+// locally normalized or with pair features.
 func (h *Header) FormatVersion() int {
-	if h.OutputScheme != "" || h.Normalization != "" {
+	if h.OutputScheme != "" || h.Normalization != "" || h.PairFeatures != 0 {
 		return Version
 	}
 	return PlainVersion
@@ -303,10 +316,11 @@ func Decode(data []byte) (*Model, error) {
 		if m.Normalization != "" && m.Normalization != NormalizationLocal {
 			return nil, fmt.Errorf("corrupted model: unknown normalization %q", m.Normalization)
 		}
-		// An encoding or local normalization is what version 2 adds: each
-		// implies the other.
+		// An encoding, local normalization or pair features are what
+		// version 2 adds: one of them implies it, and it one of them.
 		if m.FormatVersion() != m.Version {
-			return nil, fmt.Errorf("corrupted model: format version %d with output scheme %q and normalization %q", m.Version, m.OutputScheme, m.Normalization)
+			return nil, fmt.Errorf("corrupted model: format version %d with output scheme %q, normalization %q and %d pair features",
+				m.Version, m.OutputScheme, m.Normalization, m.PairFeatures)
 		}
 	}
 	// Each name takes at least one byte (its length), which bounds the count.
@@ -325,6 +339,14 @@ func Decode(data []byte) (*Model, error) {
 	}
 	featOff := r.int32s("feature offsets")
 	featLabel := r.int32s("feature labels")
+	var pairOff, pairKey []int32
+	if m.PairFeatures != 0 {
+		pairOff = r.int32s("pair feature offsets")
+		pairKey = r.int32s("pair features")
+		if r.err == nil && (len(pairKey) != m.PairFeatures || m.PairFeatures < 0) {
+			return nil, fmt.Errorf("corrupted model: header says %d pair features, the file has %d", m.PairFeatures, len(pairKey))
+		}
+	}
 	nW := r.count(8, "weights")
 	wb := r.take(uint64(nW)*8, "weights")
 	if r.err != nil {
@@ -337,8 +359,8 @@ func Decode(data []byte) (*Model, error) {
 	for i := range w {
 		w[i] = math.Float64frombits(binary.LittleEndian.Uint64(wb[8*i:]))
 	}
-	m.Linear = &linear.Model{NumLabels: len(m.Labels), FeatOff: featOff, FeatLabel: featLabel, W: w, Transitions: m.Transitions,
-		Local: m.Normalization == NormalizationLocal}
+	m.Linear = &linear.Model{NumLabels: len(m.Labels), FeatOff: featOff, FeatLabel: featLabel, PairOff: pairOff, PairKey: pairKey,
+		W: w, Transitions: m.Transitions, Local: m.Normalization == NormalizationLocal}
 	if err := m.Linear.Validate(); err != nil {
 		return nil, fmt.Errorf("corrupted model: %w", err)
 	}

@@ -256,3 +256,39 @@ func TestEncodeExactSize(t *testing.T) {
 		t.Error("attribute names differ after the round trip")
 	}
 }
+
+// TestPairFeatures: a model with pair features (templates with labels =
+// "bigram") is written as format version 2 with pair_features in the
+// header and its pair structure after the state features', and reads back
+// equal, bytes included; a plain model has no pair_features field (its
+// version 1 bytes are unchanged); a header whose count disagrees with the
+// file is refused.
+func TestPairFeatures(t *testing.T) {
+	if plain := encode(t, sampleModel()); bytes.Contains(plain, []byte("pair_features")) {
+		t.Fatal("a plain model's header mentions pair_features")
+	}
+	m := sampleModel()
+	m.Templates = append(m.Templates, feature.TemplateSpec{Type: "emission", Name: "wb", Config: []byte(`{"column":"word"}`), Labels: feature.LabelsBigram})
+	m.Linear.PairOff = []int32{0, 2, 3}
+	m.Linear.PairKey = []int32{1, 2, 3}
+	m.Linear.W = append(m.Linear.W, 0.25, -0.5, 1.5)
+	b := encode(t, m)
+	if v := binary.LittleEndian.Uint32(b[8:]); v != 2 {
+		t.Fatalf("a model with pair features is written as version %d, want 2", v)
+	}
+	got, err := Decode(b)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !reflect.DeepEqual(got.Linear, m.Linear) || got.PairFeatures != 3 || got.Templates[1].Labels != feature.LabelsBigram {
+		t.Fatalf("read back %+v (pair features %d, templates %+v)", got.Linear, got.PairFeatures, got.Templates)
+	}
+	if !bytes.Equal(encode(t, got), b) {
+		t.Errorf("re-encoding a loaded model with pair features changes its bytes")
+	}
+	c := bytes.Replace(append([]byte(nil), b[:len(b)-32]...), []byte(`"pair_features":3`), []byte(`"pair_features":2`), 1)
+	sum := sha256.Sum256(c)
+	if _, err := Decode(append(c, sum[:]...)); err == nil || !strings.Contains(err.Error(), "pair features") {
+		t.Fatalf("got %v, want a pair features error", err)
+	}
+}

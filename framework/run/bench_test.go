@@ -17,8 +17,14 @@ import (
 // encodeConll2000 encodes CoNLL-2000 train with specs/conll2000.hcl, or
 // skips when ../shared/data is absent.
 func encodeConll2000(tb testing.TB) *encoded {
+	return encodeConll2000Spec(tb, "conll2000.hcl")
+}
+
+// encodeConll2000Spec encodes CoNLL-2000 train with the named spec of
+// specs/, or skips when ../shared/data is absent.
+func encodeConll2000Spec(tb testing.TB, name string) *encoded {
 	tb.Helper()
-	specPath := filepath.Join("..", "..", "specs", "conll2000.hcl")
+	specPath := filepath.Join("..", "..", "specs", name)
 	if _, err := os.Stat(filepath.Join("..", "..", "..", "shared", "data", "conll2000", "train.txt")); err != nil {
 		tb.Skip("needs ../shared/data/conll2000 (the public corpora beside the checkout)")
 	}
@@ -38,9 +44,23 @@ func encodeConll2000(tb testing.TB) *encoded {
 // its gradient on CoNLL-2000 train with CRFsuite's baseline features, the
 // unit of work of every L-BFGS iteration. Run with -cpu 1,2.
 func BenchmarkCRFGradientConll2000(b *testing.B) {
-	enc := encodeConll2000(b)
+	benchGradient(b, "conll2000.hcl")
+}
+
+// BenchmarkCRFGradientConll2000Bigram is the same with the BIOES encoding,
+// without and with the bigram templates of specs/conll2000-bigram.hcl
+// (input-conditioned transitions): the cost per L-BFGS iteration of the
+// second against the first order (issue 15).
+func BenchmarkCRFGradientConll2000Bigram(b *testing.B) {
+	for _, name := range []string{"conll2000-bioes.hcl", "conll2000-bigram.hcl"} {
+		b.Run(name, func(b *testing.B) { benchGradient(b, name) })
+	}
+}
+
+func benchGradient(b *testing.B, specName string) {
+	enc := encodeConll2000Spec(b, specName)
 	p := &learn.Problem{Train: enc.train, NumAttrs: enc.mapper.Attrs().Len(), NumLabels: enc.mapper.Labels().Len(),
-		Transitions: enc.mapper.Transitions(), Threads: 0, Log: zerolog.Nop()}
+		Transitions: enc.mapper.Transitions(), Pairs: enc.mapper.PairAttrs(), Threads: 0, Log: zerolog.Nop()}
 	g := crf.NewGradient(p, "observed", 1)
 	x := make([]float64, len(g.Model.W))
 	for i := range x {

@@ -682,8 +682,8 @@ func newProblem(o Options, enc *encoded, li *spec.LearnerInstance, log zerolog.L
 	s := o.Spec
 	p := &learn.Problem{
 		Train: enc.train, NumAttrs: enc.mapper.Attrs().Len(), NumLabels: enc.mapper.Labels().Len(),
-		Mapper: enc.mapper, Transitions: enc.mapper.Transitions(), Constraints: constraints,
-		Seed: s.Seed, Threads: o.Threads, Log: log, Progress: o.Progress,
+		Mapper: enc.mapper, Transitions: enc.mapper.Transitions(), Pairs: enc.mapper.PairAttrs(),
+		Constraints: constraints, Seed: s.Seed, Threads: o.Threads, Log: log, Progress: o.Progress,
 	}
 	if li.InitModel != nil {
 		p.Init = li.InitModel.Model.Linear

@@ -54,6 +54,11 @@ func (s *Spec) loadInitModels() hcl.Diagnostics {
 			diags = append(diags, errorAt(im.Range.Ptr(), "Cannot read init_model", detail))
 			continue
 		}
+		if m.PairFeatures > 0 || s.hasBigramTemplate() {
+			diags = append(diags, errorAt(im.Range.Ptr(), "init_model with bigram templates",
+				`Continuing a model whose templates include labels = "bigram" (input-conditioned transitions) is not supported yet; train from zero.`))
+			continue
+		}
 		if d := s.checkInitModel(m); d != "" {
 			diags = append(diags, errorAt(im.Range.Ptr(), "init_model does not fit the spec",
 				fmt.Sprintf("%s was trained with %s; training can continue only with the same templates and label scheme.", im.Path, d)))
@@ -66,6 +71,16 @@ func (s *Spec) loadInitModels() hcl.Diagnostics {
 		im.Model = m
 	}
 	return diags
+}
+
+// hasBigramTemplate reports whether a template has labels = "bigram".
+func (s *Spec) hasBigramTemplate() bool {
+	for _, t := range s.Features.Templates {
+		if t.Labels == feature.LabelsBigram {
+			return true
+		}
+	}
+	return false
 }
 
 // checkInitModel says how m's templates or scheme differ from the spec's

@@ -143,7 +143,13 @@ type TemplateInstance struct {
 	Type     string           `json:"type"`
 	Name     string           `json:"name"`
 	Template feature.Template `json:"config"`
-	Range    hcl.Range        `json:"-"`
+	// Labels is the block's labels setting, which every template block
+	// takes beside its own: "" (state features, labels = "unigram") or
+	// feature.LabelsBigram (the attributes score label bigrams).
+	Labels string    `json:"labels,omitempty"`
+	Range  hcl.Range `json:"-"`
+	// LabelsRange is where labels is set (the block header when unset).
+	LabelsRange hcl.Range `json:"-"`
 }
 
 // MarshalJSON writes the template block as the manifest records it: type,
@@ -171,7 +177,7 @@ type ManifestConfiger interface {
 // Spec returns how a model file records the template.
 func (t *TemplateInstance) Spec() (feature.TemplateSpec, error) {
 	cfg, err := json.Marshal(t.Template.Config())
-	return feature.TemplateSpec{Type: t.Type, Name: t.Name, Config: cfg}, err
+	return feature.TemplateSpec{Type: t.Type, Name: t.Name, Config: cfg, Labels: t.Labels}, err
 }
 
 // BlockDecoder is implemented by templates that decode their block
@@ -293,6 +299,7 @@ func Decode(filename string, src []byte, vars map[string]string, reg Registries)
 	diags = append(diags, s.decodeLabels(content, ctx)...)
 	diags = append(diags, s.decodeFeatures(content, ctx, reg.Templates)...)
 	diags = append(diags, s.decodeLearners(content.Blocks.OfType("learner"), ctx, reg.Learners)...)
+	diags = append(diags, s.checkBigramLearners()...)
 	diags = append(diags, s.decodeEvaluation(content, ctx)...)
 	diags = append(diags, s.decodeTunes(content.Blocks.OfType("tune"), ctx)...)
 	if !diags.HasErrors() {
@@ -665,11 +672,16 @@ func (s *Spec) decodeFeatures(content *hcl.BodyContent, ctx *hcl.EvalContext, re
 		}
 		names[name] = tb.DefRange
 		t, _ := reg.NewTemplate(tb.Type)
-		var d hcl.Diagnostics
+		labels, labelsRange, rest, d := decodeTemplateLabels(tb, ctx)
+		if diags = append(diags, d...); d.HasErrors() {
+			continue
+		}
+		own := *tb // the block without labels, for the template's own decoding
+		own.Body = rest
 		if bd, ok := t.(BlockDecoder); ok {
-			d = bd.DecodeHCL(tb, ctx, s.Dir)
+			d = bd.DecodeHCL(&own, ctx, s.Dir)
 		} else {
-			d = gohcl.DecodeBody(tb.Body, ctx, t.Config())
+			d = gohcl.DecodeBody(rest, ctx, t.Config())
 		}
 		if diags = append(diags, d...); d.HasErrors() {
 			continue
@@ -682,6 +694,11 @@ func (s *Spec) decodeFeatures(content *hcl.BodyContent, ctx *hcl.EvalContext, re
 		}
 		if st, ok := t.(feature.StructureTemplate); ok && st.Transitions() {
 			transitions++
+			if labels != "" {
+				diags = append(diags, errorAt(labelsRange.Ptr(), "Invalid labels",
+					fmt.Sprintf(`The %s template is the label bigrams themselves; labels = %q is for templates that emit attributes.`, tb.Type, labels)))
+				continue
+			}
 		}
 		if cols != nil {
 			if _, err := t.Compile(name, feature.Columns{Names: cols, Label: label}); err != nil {
@@ -695,10 +712,65 @@ func (s *Spec) decodeFeatures(content *hcl.BodyContent, ctx *hcl.EvalContext, re
 				continue
 			}
 		}
-		s.Features.Templates = append(s.Features.Templates, &TemplateInstance{Type: tb.Type, Name: name, Template: t, Range: tb.DefRange})
+		s.Features.Templates = append(s.Features.Templates, &TemplateInstance{Type: tb.Type, Name: name, Template: t, Range: tb.DefRange,
+			Labels: labels, LabelsRange: labelsRange})
 	}
 	if transitions > 1 {
 		diags = append(diags, errorAt(b.DefRange.Ptr(), "More than one transition template", "A first-order model has one set of transition weights; keep one transition block."))
+	}
+	return diags
+}
+
+// templateLabels are the values of a template block's labels setting.
+var templateLabels = []string{"unigram", feature.LabelsBigram}
+
+// decodeTemplateLabels reads the labels setting that every template block
+// takes beside its own (so plugins get it too): "unigram" (the default:
+// attributes conjoined with their token's label) or "bigram" (with the
+// label bigram into their token, input-conditioned transitions). It
+// returns the value as TemplateSpec.Labels records it ("" for unigram),
+// where it was set, and the rest of the body for the template.
+func decodeTemplateLabels(tb *hcl.Block, ctx *hcl.EvalContext) (string, hcl.Range, hcl.Body, hcl.Diagnostics) {
+	head, rest, diags := tb.Body.PartialContent(&hcl.BodySchema{Attributes: []hcl.AttributeSchema{{Name: "labels"}}})
+	a, ok := head.Attributes["labels"]
+	if !ok || diags.HasErrors() {
+		return "", tb.DefRange, rest, diags
+	}
+	var v string
+	if d := gohcl.DecodeExpression(a.Expr, ctx, &v); d.HasErrors() {
+		return "", a.Expr.Range(), rest, append(diags, d...)
+	}
+	switch v {
+	case "unigram":
+		return "", a.Expr.Range(), rest, diags
+	case feature.LabelsBigram:
+		return v, a.Expr.Range(), rest, diags
+	}
+	return "", a.Expr.Range(), rest, append(diags, errorAt(a.Expr.Range().Ptr(), "Invalid labels",
+		registry.DidYouMean(v, templateLabels, "labels value")))
+}
+
+// checkBigramLearners refuses, at the template's labels setting, a spec
+// whose bigram templates one of its learners cannot train (the HMM,
+// maxent, the MEMM: learn.TrainsPairs).
+func (s *Spec) checkBigramLearners() hcl.Diagnostics {
+	var bigram *TemplateInstance
+	for _, t := range s.Features.Templates {
+		if t.Labels == feature.LabelsBigram {
+			bigram = t
+			break
+		}
+	}
+	if bigram == nil {
+		return nil
+	}
+	var diags hcl.Diagnostics
+	for _, l := range s.Learners {
+		if !learn.TrainsPairs(l.Learner) {
+			diags = append(diags, errorAt(bigram.LabelsRange.Ptr(), "Bigram template with a learner that cannot train it",
+				fmt.Sprintf(`Template %q has labels = "bigram" (input-conditioned transitions), which learner %q (type %s, at %s:%d) cannot train: crf, perceptron, pa and arow can. Remove the learner or the setting.`,
+					bigram.Name, l.Name, l.Type, l.Range.Filename, l.Range.Start.Line)))
+		}
 	}
 	return diags
 }

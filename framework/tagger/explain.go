@@ -39,8 +39,15 @@ type TokenExplanation struct {
 	Rest      float64        `json:"rest"`
 	RestCount int            `json:"rest_count"`
 	// Trans is the transition score from the previous predicted label
-	// (nil on the first token, and for models without transitions).
+	// (nil on the first token, and for models without transitions),
+	// input-conditioned transitions included.
 	Trans *float64 `json:"transition,omitempty"`
+	// TransFeatures are the input-conditioned transitions in Trans: the
+	// pair features (templates with labels = "bigram") of the token's
+	// attributes for the bigram from the previous label, in attribute
+	// order, those whose contribution is exactly 0 left out. Trans minus
+	// their sum is the transition weight itself.
+	TransFeatures []Contribution `json:"transition_features,omitempty"`
 	// Start and Stop are set on the first and last token of a model with
 	// transitions.
 	Start *float64 `json:"start,omitempty"`
@@ -119,6 +126,7 @@ func (t *Tagger) explain(data *feature.Dataset, k, top int) Explanation {
 		if i > 0 && (transitions || transAt(&sc, i, int(path[i-1]), int(y)) != 0) {
 			te.Trans = ptr(transAt(&sc, i, int(path[i-1]), int(y)))
 			te.Score += *te.Trans
+			te.TransFeatures = t.pairContributions(data, start+i, path[i-1], y)
 		}
 		if i == 0 && (transitions || sc.Start[y] != 0) {
 			te.Start = ptr(sc.Start[y])
@@ -138,6 +146,25 @@ func (t *Tagger) explain(data *feature.Dataset, k, top int) Explanation {
 		ex.Tokens[i] = te
 	}
 	return ex
+}
+
+// pairContributions lists the pair features of token tok's attributes
+// for the bigram prev → y.
+func (t *Tagger) pairContributions(data *feature.Dataset, tok int, prev, y int32) []Contribution {
+	lm := t.Model.Linear
+	if lm.PairOff == nil {
+		return nil
+	}
+	var out []Contribution
+	for k := data.TokenOff[tok]; k < data.TokenOff[tok+1]; k++ {
+		a := data.Attrs[k]
+		if f := lm.PairFeature(a, prev, y); f >= 0 {
+			if v, w := data.Value(k), lm.W[f]; v*w != 0 {
+				out = append(out, Contribution{Attr: t.Model.Attrs[a], Value: v, Weight: w, Score: v * w})
+			}
+		}
+	}
+	return out
 }
 
 // explainToken lists the state contributions of token tok for label y.

@@ -24,14 +24,28 @@ import (
 	"github.com/trellis-nlp/trellis/framework/tagger"
 )
 
-// explainSpec trains every learner on the synthetic chunking corpus of the
-// command's tests, with several templates per token so that the
+// explainSpecWith trains every learner on the synthetic chunking corpus of
+// the command's tests, with several templates per token so that the
 // explanations have many features to rank. transitions adds the transition
-// template (without it the model is a per-token classifier).
-func explainSpec(transitions bool) string {
+// template (without it the model is a per-token classifier); bigram, a
+// template whose attributes score label bigrams (labels = "bigram"), which
+// the HMM cannot train: its learner block is then left out.
+func explainSpecWith(transitions, bigram bool) string {
 	trans := ""
 	if transitions {
 		trans = `transition "trans" {}`
+	}
+	hmm := `learner "hmm" {
+  type = "hmm"
+}`
+	if bigram {
+		trans += `
+  emission "pb" {
+    column  = "pos"
+    offsets = [-1, 0]
+    labels  = "bigram"
+  }`
+		hmm = ""
 	}
 	return `experiment "explain" {
   seed = 5
@@ -66,9 +80,7 @@ features {
   }
   ` + trans + `
 }
-learner "hmm" {
-  type = "hmm"
-}
+` + hmm + `
 learner "perceptron" {
   type   = "perceptron"
   epochs = 4
@@ -187,11 +199,14 @@ func referenceLattice(t *testing.T, m *model.Model, f corpus.Format, sents []*co
 // TagDetailed's (CRF and HMM only).
 func TestExplainAddsUp(t *testing.T) {
 	const tol = 1e-9
-	for _, transitions := range []bool{true, false} {
-		models := trainAll(t, explainSpec(transitions))
+	for _, kind := range []string{"chain", "classifier", "bigram"} {
+		models := trainAll(t, explainSpecWith(kind != "classifier", kind == "bigram"))
 		for _, name := range []string{"hmm", "perceptron", "crf"} {
 			m := models[name]
-			t.Run(map[bool]string{true: "chain/", false: "classifier/"}[transitions]+name, func(t *testing.T) {
+			if m == nil {
+				continue // the HMM of the bigram spec
+			}
+			t.Run(kind+"/"+name, func(t *testing.T) {
 				templates, _ := builtin.Registries()
 				tg, err := tagger.New(m, templates, tagger.Options{})
 				if err != nil {
@@ -219,6 +234,12 @@ func TestExplainAddsUp(t *testing.T) {
 				for y, l := range m.Labels {
 					labelID[l] = int32(y)
 				}
+				pairs := 0 // input-conditioned transitions explained
+				defer func() {
+					if (kind == "bigram") != (pairs > 0) {
+						t.Errorf("%d pair features explained in a %s model", pairs, kind)
+					}
+				}()
 				for k, ex := range exps {
 					if !reflect.DeepEqual(ex.Labels, pred[k]) {
 						t.Fatalf("sentence %d: Explain labels %q, Tag %q", k, ex.Labels, pred[k])
@@ -228,6 +249,9 @@ func TestExplainAddsUp(t *testing.T) {
 						path[i] = labelID[l]
 					}
 					checkSentence(t, k, ex, &ref[k], path, 3, tol, m.Labels)
+					for _, te := range ex.Tokens {
+						pairs += len(te.TransFeatures)
+					}
 					for i, te := range ex.Tokens {
 						if tg.Probabilistic() != (te.Marginal != nil) {
 							t.Fatalf("sentence %d token %d: marginal %v for learner %s", k, i, te.Marginal, name)
@@ -272,6 +296,16 @@ func checkSentence(t *testing.T, k int, ex tagger.Explanation, ref *lattice.Scor
 		}
 		if math.Abs(features-te.State) > tol || math.Abs(te.State-ref.State[i*ref.L+int(path[i])]) > tol {
 			t.Errorf("sentence %d token %d: features sum to %v, state %v, lattice %v", k, i, features, te.State, ref.State[i*ref.L+int(path[i])])
+		}
+		if te.Trans != nil {
+			// The transition weight plus the input-conditioned ones.
+			shared := *te.Trans
+			for _, c := range te.TransFeatures {
+				shared -= c.Score
+			}
+			if w := ref.Trans[int(path[i-1])*ref.L+int(path[i])]; math.Abs(shared-w) > tol {
+				t.Errorf("sentence %d token %d: transition %v less its pair features is %v, the weight is %v", k, i, *te.Trans, shared, w)
+			}
 		}
 		sum += te.Score
 		checkMargin(t, k, i, te, ref, path, want, tol, labels)

@@ -88,6 +88,7 @@ func TestWriteSpecGolden(t *testing.T) {
 			`edge.template:9: the ID "U03" is also on line 8`,
 			`edge.template:12: a second B template`,
 		}, nil},
+		{"bigram", Options{Columns: chunkColumns, Train: "train.data", Test: "test.data", Scheme: "iob2", C: 1, Eta: 0.0001}, nil, nil},
 		{"l1", Options{Columns: []string{"w", "y"}, Algorithm: "CRF-L1", C: 2, Freq: 3, MaxIter: 50, Eta: 0.001, Scheme: "bioes"},
 			[]string{`l1.template:4: the ID "U00" is also on line 2`}, map[string]string{"train": "train.data", "test": "test.data"}},
 	}

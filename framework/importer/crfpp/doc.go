@@ -13,7 +13,10 @@
 // WriteSpec turns each U line into an emission template with a format
 // ("U05:%x[-1,0]/%x[0,0]" becomes emission "U05" { format =
 // "{word[-1]}/{word[0]}", pad = true }), a plain B line into the
-// transition template, and crf_learn's settings into a crf learner:
+// transition template, a B line with macros into an emission template
+// with labels = "bigram" (its attributes score the label bigram into their
+// token: input-conditioned transitions), and crf_learn's settings into a
+// crf learner:
 //
 //   - CRF++ minimises C·Σ −log p(y|x) + ½‖w‖² (-a CRF, the default), the
 //     same minimiser as Σ −log p(y|x) + ‖w‖²/(2C); trellis's crf minimises
@@ -27,9 +30,9 @@
 //     iterations below eta), which never stops earlier than CRF++'s
 //     per-evaluation test would on the same sequence of iterations.
 //
-// What differs: a B line with macros conditions transitions on the input,
-// which trellis cannot express yet, so it is refused with its position;
-// trellis's transitions also weigh the first and the last label (start and
+// What differs: a B line with macros gets weights only for the (attribute,
+// label bigram) pairs seen in training, where CRF++ gives every attribute
+// all L² bigrams; trellis's transitions also weigh the first and the last label (start and
 // stop weights) where CRF++ has none; CRF++ merges the features of two
 // templates whose expanded strings coincide, while each emission block
 // keys its attributes by its own name (only templates with the same ID can

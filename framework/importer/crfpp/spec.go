@@ -61,6 +61,9 @@ type emissionBlock struct {
 	name   string
 	format string
 	pad    bool
+	// bigram: a B line with macros, whose attributes score label bigrams
+	// (labels = "bigram").
+	bigram bool
 }
 
 // WriteSpec writes the trellis spec equivalent to f with crf_learn's
@@ -99,11 +102,7 @@ func build(f *File, o Options) (*plan, error) {
 		at := func(col int, format string, args ...any) *Error {
 			return &Error{File: f.Name, Line: t.Line, Col: col, Msg: fmt.Sprintf(format, args...)}
 		}
-		if t.Kind == Bigram {
-			if len(t.Macros) > 0 {
-				errs = append(errs, at(t.Macros[0].Col, "%q conditions transitions on the input (%%x macros in a B template); trellis has no input-conditioned transitions yet: drop the line or keep a plain \"B\"", clip(t.Text)))
-				continue
-			}
+		if t.Kind == Bigram && len(t.Macros) == 0 {
 			if s.transitions != nil {
 				s.warnings = append(s.warnings, at(0, "a second B template: CRF++ would add the transition weights again (another copy, or the same weights counted twice when the lines are equal), which changes only how strongly they are regularized; the spec has one set of transitions (the B on line %d)", s.transitions.Line))
 				continue
@@ -111,7 +110,10 @@ func build(f *File, o Options) (*plan, error) {
 			s.transitions = t
 			continue
 		}
-		b := emissionBlock{t: t}
+		// A U line, or a B line with macros: an emission block, whose
+		// attributes score label bigrams for a B line (input-conditioned
+		// transitions).
+		b := emissionBlock{t: t, bigram: t.Kind == Bigram}
 		var lineErrs Errors
 		b.format, b.pad, lineErrs = formatOf(t, o.Columns, at)
 		errs = append(errs, lineErrs...)
@@ -123,7 +125,7 @@ func build(f *File, o Options) (*plan, error) {
 		}
 		b.name = id
 		if id == "" || names[id] {
-			b.name = fmt.Sprintf("U_line%d", t.Line)
+			b.name = fmt.Sprintf("%c_line%d", t.Kind, t.Line)
 		}
 		for names[b.name] {
 			b.name += "_"
@@ -135,7 +137,7 @@ func build(f *File, o Options) (*plan, error) {
 		return nil, errs
 	}
 	if len(s.emissions) == 0 {
-		return nil, Errors{{File: f.Name, Msg: "no U template: the model would have no features of the input"}}
+		return nil, Errors{{File: f.Name, Msg: "no U template and no B template with macros: the model would have no features of the input"}}
 	}
 	return s, nil
 }
@@ -260,6 +262,11 @@ func (s *plan) writeHeader(b *strings.Builder) {
 	p("#   - each U line is an emission block whose format has a cell {column[row]} for each\n")
 	p("#     %%x[row,col]; outside the sentence a cell reads \"_B-1\", \"_B-2\", … before it and\n")
 	p("#     \"_B+1\", … after it (pad = true), CRF++'s strings;\n")
+	if s.hasBigramLines() {
+		p("#   - each B line with macros is an emission block with labels = \"bigram\": its attributes\n")
+		p("#     score the label bigram (y[i-1], y[i]) into their token; only the (attribute, bigram)\n")
+		p("#     pairs seen in training get weights, where CRF++ gives every attribute all of them;\n")
+	}
 	if s.transitions != nil {
 		p("#   - B is the transition block (trellis also weighs the first and the last label, which\n")
 		p("#     CRF++ does not);\n")
@@ -280,6 +287,17 @@ func (s *plan) writeHeader(b *strings.Builder) {
 	p("#     -e (relatively); here period = 3, delta = -e: the improvement over the last 3\n")
 	p("#     iterations below -e, which never stops earlier;\n")
 	p("#   - decoding is unconstrained, as in CRF++.\n")
+}
+
+// hasBigramLines reports whether a B line with macros became an emission
+// block.
+func (s *plan) hasBigramLines() bool {
+	for _, e := range s.emissions {
+		if e.bigram {
+			return true
+		}
+	}
+	return false
 }
 
 func (s *plan) writeCorpora(b *strings.Builder) {
@@ -337,6 +355,9 @@ func (s *plan) writeFeatures(b *strings.Builder) {
 		p("  # %s\n  emission %s {\n    format = %s\n", e.t.Text, quote(e.name), quote(e.format))
 		if e.pad {
 			p("    pad    = true\n")
+		}
+		if e.bigram {
+			p("    labels = \"bigram\"\n")
 		}
 		p("  }\n")
 	}

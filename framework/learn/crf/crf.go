@@ -112,6 +112,7 @@ type Learner struct {
 }
 
 var _ learn.Learner = (*Learner)(nil)
+var _ learn.PairLearner = (*Learner)(nil)
 
 // New returns a CRF learner with default settings.
 func New() learn.Learner { return &Learner{} }
@@ -220,6 +221,11 @@ func (l *Learner) Validate() hcl.Diagnostics {
 // Train implements learn.Learner.
 func (l *Learner) Train(ctx context.Context, p *learn.Problem) (*learn.Result, error) {
 	s := l.settings()
+	if !l.TrainsPairs() {
+		if err := learn.RefusePairs(p, s.name); err != nil {
+			return nil, err
+		}
+	}
 	p = l.problem(p)
 	m, err := learn.StartModel(l.cfg.Features, p)
 	if err != nil {
@@ -253,6 +259,11 @@ func (l *Learner) Train(ctx context.Context, p *learn.Problem) (*learn.Result, e
 	}
 	return &learn.Result{Model: m, Info: info}, nil
 }
+
+// TrainsPairs implements learn.PairLearner: the CRF trains
+// input-conditioned transitions; maxent has no transitions and the MEMM's
+// per-position normalizers take Scores.TransAt for themselves.
+func (l *Learner) TrainsPairs() bool { return l.form == Chain }
 
 // problem is p as the form sees it: maxent drops the transitions, with a
 // warning that says so; an MEMM without a transition template is maxent,
@@ -360,7 +371,8 @@ func newEarlyStop(patience, every int, p *learn.Problem, m *linear.Model) *early
 	}
 	es := &earlyStop{patience: patience, every: every, p: p, m: m, best: learn.NewBest()}
 	if p.DevScore != nil {
-		es.trial = &linear.Model{NumLabels: m.NumLabels, FeatOff: m.FeatOff, FeatLabel: m.FeatLabel, W: make([]float64, len(m.W)), Transitions: m.Transitions, Local: m.Local}
+		es.trial = &linear.Model{NumLabels: m.NumLabels, FeatOff: m.FeatOff, FeatLabel: m.FeatLabel, PairOff: m.PairOff, PairKey: m.PairKey,
+			W: make([]float64, len(m.W)), Transitions: m.Transitions, Local: m.Local}
 	}
 	return es
 }

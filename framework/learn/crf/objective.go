@@ -55,6 +55,13 @@ type worker struct {
 	sc   lattice.Scores
 	marg []float64
 	path []int32
+	// pair holds one position's pair marginals (L*L) for the gradient of
+	// the pair features.
+	pair []float64
+	// scorer, for a model with pair features, scores a shard's sentences
+	// with the pair weights exponentiated once (ExpPairs); nil outside
+	// shard. It is pairScorer, whose buffers are reused.
+	scorer, pairScorer *linear.Scorer
 }
 
 func newObjective(m *linear.Model, d *feature.Dataset, sents []int, transitions bool, c2 float64, threads int, local bool) *objective {
@@ -79,6 +86,7 @@ func newObjective(m *linear.Model, d *feature.Dataset, sents []int, transitions 
 			sc:   lattice.Scores{State: make([]float64, 0, maxLen*m.NumLabels)},
 			marg: make([]float64, maxLen*m.NumLabels),
 			path: make([]int32, maxLen),
+			pair: make([]float64, m.NumLabels*m.NumLabels),
 		})
 	}
 	o.countEmpirical()
@@ -125,6 +133,13 @@ func (o *objective) countEmpirical() {
 			}
 			if o.transitions && t > lo {
 				o.empirical[f0+int(d.Labels[t-1])*l+int(y)]++
+			}
+			if t > lo && m.PairOff != nil {
+				for k := d.TokenOff[t]; k < d.TokenOff[t+1]; k++ {
+					if f := m.PairFeature(d.Attrs[k], d.Labels[t-1], y); f >= 0 {
+						o.empirical[f] += d.Value(k)
+					}
+				}
 			}
 		}
 		if o.transitions {
@@ -204,10 +219,21 @@ func (wk *worker) shard(o *objective, x []float64, sents []int, g []float64) flo
 	for f := range g {
 		g[f] = 0
 	}
+	if o.m.PairOff != nil && !o.local {
+		// Valid for x only: cleared below, so that a sentence scored
+		// alone (SGD's steps, at other weights) builds its own.
+		if wk.pairScorer == nil {
+			wk.pairScorer = &linear.Scorer{}
+		}
+		wk.pairScorer.ResetInPlace(o.m, x)
+		wk.pairScorer.ExpPairs()
+		wk.scorer = wk.pairScorer
+	}
 	loss := 0.0
 	for _, s := range sents {
 		loss += wk.sentence(o, x, s, g)
 	}
+	wk.scorer = nil
 	return loss
 }
 
@@ -216,7 +242,11 @@ func (wk *worker) sentence(o *objective, x []float64, s int, g []float64) float6
 		return wk.localSentence(o, x, s, g)
 	}
 	m, d, l := o.m, o.d, o.m.NumLabels
-	m.Lattice(&wk.sc, x, d, s)
+	if wk.scorer != nil {
+		m.LatticeWith(&wk.sc, wk.scorer, x, d, s)
+	} else {
+		m.Lattice(&wk.sc, x, d, s)
+	}
 	sc := &wk.sc
 	n := sc.N
 	lo, _ := d.Sentence(s)
@@ -225,9 +255,14 @@ func (wk *worker) sentence(o *objective, x []float64, s int, g []float64) float6
 	marg := wk.marg[:n*l]
 	wk.ws.StateMarginals(marg)
 	addStateExpectations(m, d, lo, marg, g)
+	if m.PairOff != nil {
+		wk.addPairExpectations(m, d, lo, g, o.transitions)
+	}
 	if o.transitions {
 		f0 := m.NumFeatures()
-		wk.ws.AddTransMarginals(g[f0:f0+l*l], sc, 1)
+		if m.PairOff == nil {
+			wk.ws.AddTransMarginals(g[f0:f0+l*l], sc, 1)
+		}
 		start, stop := g[f0+l*l:f0+l*l+l], g[f0+l*l+l:f0+l*l+2*l]
 		for y := 0; y < l; y++ {
 			start[y] += marg[y]
@@ -235,6 +270,42 @@ func (wk *worker) sentence(o *objective, x []float64, s int, g []float64) float6
 		}
 	}
 	return logZ - gold
+}
+
+// addPairExpectations adds to g, for each position i > 0 of the sentence
+// whose first token is lo, each pair feature of token lo+i's attributes
+// times its value times the marginal of its bigram into i (from the last
+// ForwardBackward on wk.sc), and with transitions the bigram marginals
+// themselves to the transition weights' gradient: one L×L block of pair
+// marginals per position serves both.
+func (wk *worker) addPairExpectations(m *linear.Model, d *feature.Dataset, lo int, g []float64, transitions bool) {
+	l := m.NumLabels
+	off, keys, base, f0 := m.PairOff, m.PairKey, m.PairBase(), m.NumFeatures()
+	gp, gt := g[base:base+len(keys)], g[f0:f0+l*l]
+	pair := wk.pair
+	for i := 1; i < wk.sc.N; i++ {
+		wk.ws.PairMarginals(pair, &wk.sc, i)
+		if transitions {
+			gt := gt[:len(pair)]
+			for k, v := range pair {
+				gt[k] += v
+			}
+		}
+		t := lo + i
+		for k := d.TokenOff[t]; k < d.TokenOff[t+1]; k++ {
+			a := d.Attrs[k]
+			p0, p1 := off[a], off[a+1]
+			if p0 == p1 {
+				continue
+			}
+			v := d.Value(k)
+			ks, gs := keys[p0:p1], gp[p0:p1]
+			gs = gs[:len(ks)]
+			for j, key := range ks {
+				gs[j] += v * pair[key]
+			}
+		}
+	}
 }
 
 // addStateExpectations adds to g, for the tokens lo, lo+1, … of d, each

@@ -115,9 +115,11 @@ func (g *sgd) sentence(sent int) (float64, error) {
 			}
 		}
 	}
-	for f := f0; f < len(w); f++ {
+	pb := m.PairBase()
+	for f := f0; f < pb; f++ {
 		w[f] = g.scale * v[f]
 	}
+	g.forPairs(lo, hi, func(f int) { w[f] = g.scale * v[f] })
 	// Gradient of this sentence's loss, accumulated sparsely into the
 	// zeroed buffer, then applied and cleared over the same features.
 	loss := g.wk.sentence(obj, w, sent, grad)
@@ -143,6 +145,15 @@ func (g *sgd) sentence(sent int) (float64, error) {
 			grad[f0+int(d.Labels[tok-1])*l+int(d.Labels[tok])]--
 		}
 	}
+	if m.PairOff != nil {
+		for tok := lo + 1; tok < hi; tok++ {
+			for kk := d.TokenOff[tok]; kk < d.TokenOff[tok+1]; kk++ {
+				if f := m.PairFeature(d.Attrs[kk], d.Labels[tok-1], d.Labels[tok]); f >= 0 {
+					grad[f] -= d.Value(kk)
+				}
+			}
+		}
+	}
 	for tok := lo; tok < hi; tok++ {
 		for kk := d.TokenOff[tok]; kk < d.TokenOff[tok+1]; kk++ {
 			a := d.Attrs[kk]
@@ -152,10 +163,14 @@ func (g *sgd) sentence(sent int) (float64, error) {
 			}
 		}
 	}
-	for f := f0; f < len(w); f++ {
+	for f := f0; f < pb; f++ {
 		v[f] -= step * grad[f]
 		grad[f] = 0
 	}
+	g.forPairs(lo, hi, func(f int) {
+		v[f] -= step * grad[f]
+		grad[f] = 0
+	})
 	if g.scale < 1e-20 {
 		for f := range v {
 			v[f] *= g.scale
@@ -163,6 +178,26 @@ func (g *sgd) sentence(sent int) (float64, error) {
 		g.scale = 1
 	}
 	return loss, nil
+}
+
+// forPairs calls fn with the index in W of every pair feature of the
+// attributes of tokens lo+1 … hi−1 (the ones a sentence's step reads and
+// changes; an attribute met twice gives its features twice, which fn
+// must tolerate: its writes are idempotent).
+func (g *sgd) forPairs(lo, hi int, fn func(f int)) {
+	m, d := g.obj.m, g.obj.d
+	if m.PairOff == nil {
+		return
+	}
+	base := int32(m.PairBase())
+	for tok := lo + 1; tok < hi; tok++ {
+		for kk := d.TokenOff[tok]; kk < d.TokenOff[tok+1]; kk++ {
+			a := d.Attrs[kk]
+			for k := m.PairOff[a]; k < m.PairOff[a+1]; k++ {
+				fn(int(base + k))
+			}
+		}
+	}
 }
 
 // evaluate scores the epoch on dev and applies the stopping tests.

@@ -96,6 +96,11 @@ func (l *Learner) Validate() hcl.Diagnostics {
 // has no learning curve to observe and nothing worth checkpointing.
 func (l *Learner) Train(ctx context.Context, p *learn.Problem) (*learn.Result, error) {
 	alphaE, alphaT := l.alphas()
+	// A generative model's emissions depend on the label alone; an
+	// attribute scoring the bigram would need emissions of pairs.
+	if err := learn.RefusePairs(p, "hmm"); err != nil {
+		return nil, err
+	}
 	if p.Mapper == nil {
 		return nil, fmt.Errorf("hmm: the problem has no feature mapper (the HMM normalizes per template)")
 	}

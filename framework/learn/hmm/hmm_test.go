@@ -183,3 +183,16 @@ func TestMapperRequired(t *testing.T) {
 		})
 	}
 }
+
+// TestRefusesPairs: the HMM cannot train templates with labels = "bigram"
+// and says so instead of training them as emissions.
+func TestRefusesPairs(t *testing.T) {
+	p := &learn.Problem{Train: feature.NewDataset(), NumAttrs: 2, NumLabels: 2, Pairs: []bool{false, true}, Log: zerolog.Nop()}
+	if learn.TrainsPairs(New()) {
+		t.Fatal("the HMM claims to train pair features")
+	}
+	_, err := New().Train(context.Background(), p)
+	if err == nil || !strings.Contains(err.Error(), `labels = "bigram"`) {
+		t.Fatalf("got %v, want a refusal naming labels = \"bigram\"", err)
+	}
+}

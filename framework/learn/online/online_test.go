@@ -295,3 +295,55 @@ func TestRegisteredOnlineLearnersRepeatSettings(t *testing.T) {
 		t.Fatalf("%d online learners registered, want at least 3", found)
 	}
 }
+
+// TestLearnsPairs: every online rule fits data that only input-conditioned
+// transitions solve (learntest.Switching) when its switching attributes
+// are pair features, and none does without them; the perceptron's
+// one-by-one updates (AddPairs) and the summed Δ agree on pair features.
+func TestLearnsPairs(t *testing.T) {
+	r := rand.New(rand.NewPCG(11, 12))
+	train, test := learntest.Switching(r, 200, 2), learntest.Switching(r, 100, 2)
+	for name, mk := range learners(t) {
+		t.Run(name, func(t *testing.T) {
+			p := learntest.Problem(train, 1)
+			p.Pairs = learntest.SwitchingPairs
+			l := mk()
+			if !learn.TrainsPairs(l) {
+				t.Fatalf("%s does not say it trains pair features", name)
+			}
+			res, err := l.Train(context.Background(), p)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if acc := learntest.Accuracy(res.Model, test); acc < 0.99 {
+				t.Fatalf("accuracy %.3f with pair features, want >= 0.99", acc)
+			}
+			plain, err := mk().Train(context.Background(), learntest.Problem(train, 1))
+			if err != nil {
+				t.Fatal(err)
+			}
+			if acc := learntest.Accuracy(plain.Model, test); acc > 0.8 {
+				t.Fatalf("accuracy %.3f without pair features: the data does not need them", acc)
+			}
+		})
+	}
+	cfg := &online.Config{Epochs: new(3)}
+	p := learntest.Problem(train, 1)
+	p.Pairs = learntest.SwitchingPairs
+	a, err := online.Train(context.Background(), p, "sum", cfg, sumRule{viaDelta: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, err := online.Train(context.Background(), p, "sum", cfg, sumRule{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if a.Model.NumPairs() == 0 {
+		t.Fatal("no pair features")
+	}
+	for f := range a.Model.W {
+		if a.Model.W[f] != b.Model.W[f] {
+			t.Fatalf("weight %d: %v through Delta, %v one by one", f, a.Model.W[f], b.Model.W[f])
+		}
+	}
+}

@@ -61,7 +61,7 @@ func newTrainer(m *linear.Model, p *learn.Problem, rule Rule) *Trainer {
 	copy(t.u, m.W)
 	if t.transitions {
 		nf := m.NumFeatures()
-		for f := nf; f < len(t.w); f++ {
+		for f := nf; f < m.PairBase(); f++ {
 			t.Add(f, 0)
 		}
 	}
@@ -113,9 +113,40 @@ func (t *Trainer) Add(f int, delta float64) {
 		t.chain.SetTrans(k/l, k%l, t.w[f])
 	case k < l*l+l:
 		t.chain.SetStart(k-l*l, t.w[f])
-	default:
+	case k < l*l+2*l:
 		t.chain.SetStop(k-l*l-l, t.w[f])
+	default:
+		// A pair feature: the scorer reads it from w in place.
 	}
+}
+
+// AddPairs adds the gold sequence's pair features (input-conditioned
+// transitions, linear.Model.PairOff) and subtracts the predicted ones at
+// every position whose bigram differs, for the sentence whose first
+// token is tok0. It reports whether it changed a weight.
+func (t *Trainer) AddPairs(tok0 int, gold, pred []int32) (changed bool) {
+	if t.m.PairOff == nil {
+		return false
+	}
+	d := t.d
+	for i := 1; i < len(gold); i++ {
+		if gold[i-1] == pred[i-1] && gold[i] == pred[i] {
+			continue
+		}
+		tok := tok0 + i
+		for k := d.TokenOff[tok]; k < d.TokenOff[tok+1]; k++ {
+			v := d.Value(k)
+			if f := t.m.PairFeature(d.Attrs[k], gold[i-1], gold[i]); f >= 0 {
+				t.Add(f, v)
+				changed = changed || v != 0
+			}
+			if f := t.m.PairFeature(d.Attrs[k], pred[i-1], pred[i]); f >= 0 {
+				t.Add(f, -v)
+				changed = changed || v != 0
+			}
+		}
+	}
+	return changed
 }
 
 // AddState adds delta times token tok's attribute values to the features
@@ -161,8 +192,8 @@ func (t *Trainer) AddTransitions(gold, path []int32) {
 // Delta returns Δ = Φ(gold) − Φ(pred) for the sentence whose first token
 // is tok0: the weights whose features differ between the two sequences
 // (distinct indices, in the order first met: state features position by
-// position, then start, transitions, stop) and the difference of their
-// values, exact zeros left out. The slices are reused by the next call.
+// position, then start, transitions, stop, then pair features) and the
+// difference of their values, exact zeros left out. The slices are reused by the next call.
 func (t *Trainer) Delta(tok0 int, gold, pred []int32) (feats []int32, vals []float64) {
 	if t.acc == nil {
 		t.acc, t.seen = make([]float64, len(t.w)), make([]bool, len(t.w))
@@ -200,6 +231,23 @@ func (t *Trainer) Delta(tok0 int, gold, pred []int32) (feats []int32, vals []flo
 		if gold[n-1] != pred[n-1] {
 			t.collect(f+l*l+l+int(gold[n-1]), 1)
 			t.collect(f+l*l+l+int(pred[n-1]), -1)
+		}
+	}
+	if t.m.PairOff != nil {
+		for i := 1; i < len(gold); i++ {
+			if gold[i-1] == pred[i-1] && gold[i] == pred[i] {
+				continue
+			}
+			tok := tok0 + i
+			for k := d.TokenOff[tok]; k < d.TokenOff[tok+1]; k++ {
+				v := d.Value(k)
+				if f := t.m.PairFeature(d.Attrs[k], gold[i-1], gold[i]); f >= 0 {
+					t.collect(f, v)
+				}
+				if f := t.m.PairFeature(d.Attrs[k], pred[i-1], pred[i]); f >= 0 {
+					t.collect(f, -v)
+				}
+			}
 		}
 	}
 	// Gather the sums and reset the buffers for the next call.

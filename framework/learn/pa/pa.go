@@ -63,7 +63,14 @@ func (l *Learner) InitModel() string { return l.cfg.InitModel }
 
 var _ learn.Continuer = (*Learner)(nil)
 
-var _ learn.Learner = (*Learner)(nil)
+var (
+	_ learn.Learner     = (*Learner)(nil)
+	_ learn.PairLearner = (*Learner)(nil)
+)
+
+// TrainsPairs implements learn.PairLearner: its updates along
+// Φ(gold) − Φ(pred) include the pair features.
+func (*Learner) TrainsPairs() bool { return true }
 
 // New returns a PA-I learner with CRFsuite's defaults.
 func New() learn.Learner { return &Learner{} }

@@ -51,7 +51,14 @@ func (l *Learner) InitModel() string { return l.cfg.InitModel }
 
 var _ learn.Continuer = (*Learner)(nil)
 
-var _ learn.Learner = (*Learner)(nil)
+var (
+	_ learn.Learner     = (*Learner)(nil)
+	_ learn.PairLearner = (*Learner)(nil)
+)
+
+// TrainsPairs implements learn.PairLearner: its updates along
+// Φ(gold) − Φ(pred) include the pair features.
+func (*Learner) TrainsPairs() bool { return true }
 
 // New returns a perceptron with default settings.
 func New() learn.Learner { return &Learner{} }
@@ -93,6 +100,9 @@ func (Rule) Update(t *online.Trainer, tok0 int, gold, pred []int32, _ int) bool 
 	}
 	if t.Transitions() {
 		t.AddTransitions(gold, pred)
+		changed = true
+	}
+	if t.AddPairs(tok0, gold, pred) {
 		changed = true
 	}
 	return changed

@@ -78,3 +78,34 @@ func Accuracy(m *linear.Model, d *feature.Dataset) float64 {
 	}
 	return float64(correct) / float64(d.NumTokens())
 }
+
+// Switching builds sents sentences of minLen to minLen+5 tokens that only
+// input-conditioned transitions solve: the first token's attribute 2+y
+// names its label y; every later token carries attribute 0 ("keep": the
+// label repeats) or 1 ("advance": the label is the previous one plus 1,
+// mod NumLabels). Neither attribute says anything about the label alone,
+// and a transition matrix can only average the two, so a model needs
+// attributes 0 and 1 conjoined with the label bigram (SwitchingPairs).
+func Switching(r *rand.Rand, sents, minLen int) *feature.Dataset {
+	d := feature.NewDataset()
+	for s := 0; s < sents; s++ {
+		n := minLen + r.IntN(6)
+		y := int32(r.IntN(NumLabels))
+		for i := 0; i < n; i++ {
+			a := 2 + y
+			if i > 0 {
+				a = int32(r.IntN(2))
+				y = (y + a) % NumLabels
+			}
+			d.Attrs = append(d.Attrs, a)
+			d.TokenOff = append(d.TokenOff, len(d.Attrs))
+			d.Labels = append(d.Labels, y)
+		}
+		d.SentOff = append(d.SentOff, len(d.Labels))
+	}
+	return d
+}
+
+// SwitchingPairs marks Switching's attributes 0 and 1 for pair features
+// (learn.Problem.Pairs).
+var SwitchingPairs = []bool{true, true, false, false, false}

@@ -1,0 +1,38 @@
+# The transition template is the label bigrams already.
+variable "data" {
+  default = "../data/tiny.conll"
+}
+
+experiment "tiny" {
+  seed = 7
+}
+
+corpus "train" {
+  path    = var.data
+  format  = "conll"
+  columns = ["word", "pos", "chunk"]
+}
+
+labels {
+  column = "chunk"
+  scheme = "iob2"
+}
+
+features {
+  emission "w" {
+    column  = "word"
+    offsets = [-1, 0, 1]
+  }
+  transition "trans" {
+    labels = "bigram"
+  }
+}
+
+learner "crf" {
+  type = "crf"
+}
+
+evaluation {
+  train = "train"
+  test  = "train"
+}
