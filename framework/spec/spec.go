@@ -153,8 +153,8 @@ type TemplateInstance struct {
 }
 
 // MarshalJSON writes the template block as the manifest records it: type,
-// name and the template's settings (Config). The Template value itself
-// keeps its settings in unexported fields and would marshal as {}.
+// name, the template's settings (Config) and labels. The Template value
+// itself keeps its settings in unexported fields and would marshal as {}.
 func (t *TemplateInstance) MarshalJSON() ([]byte, error) {
 	cfg := t.Template.Config()
 	if mc, ok := t.Template.(ManifestConfiger); ok {
@@ -164,7 +164,8 @@ func (t *TemplateInstance) MarshalJSON() ([]byte, error) {
 		Type   string `json:"type"`
 		Name   string `json:"name"`
 		Config any    `json:"config"`
-	}{t.Type, t.Name, cfg})
+		Labels string `json:"labels,omitempty"`
+	}{t.Type, t.Name, cfg, t.Labels})
 }
 
 // ManifestConfiger is implemented by templates whose settings carry data
