@@ -33,6 +33,10 @@ type Model struct {
 	// log probabilities without knowing: Viterbi finds the most probable
 	// sequence, log Z is 0 and the marginals are the model's own.
 	Local bool
+	// HiddenStates, when 2 or more, makes the model latent (latent.go):
+	// its NumLabels are hidden states, HiddenStates per label, and state s
+	// belongs to label s / HiddenStates. 0 (or 1) is a plain model.
+	HiddenStates int
 
 	// local caches what Lattice needs to normalize a Local model's
 	// scores (exp(Trans) and the row maxima), so that a caller in a loop
@@ -164,6 +168,9 @@ func (m *Model) Validate() error {
 		if y < 0 || int(y) >= l {
 			return fmt.Errorf("linear: feature label %d out of range [0,%d)", y, l)
 		}
+	}
+	if err := m.validateStates(); err != nil {
+		return err
 	}
 	if len(m.W) != len(m.FeatLabel)+l*l+2*l {
 		return fmt.Errorf("linear: %d weights, want %d", len(m.W), len(m.FeatLabel)+l*l+2*l)

@@ -60,6 +60,32 @@ type Config struct {
 	// near the model instead of forgetting the data it was trained on
 	// (Chelba & Acero 2004). L-BFGS only.
 	Prior string `hcl:"prior,optional" json:"prior,omitempty"`
+	// HiddenStates, when 2 or more, trains a latent-variable CRF
+	// (latent.go): each label owns that many hidden states. crf only.
+	HiddenStates int `hcl:"hidden_states,optional" json:"hidden_states,omitempty"`
+}
+
+// LocalConfig is the maxent and memm block: Config without hidden_states,
+// which only the chain form takes. It repeats Config's fields with the
+// same tags, so that one converts into the other (Learner.Config): the
+// compiler refuses a field missing on either side. HiddenStates, untagged,
+// is neither decoded nor recorded.
+type LocalConfig struct {
+	Algorithm     string   `hcl:"algorithm,optional" json:"algorithm,omitempty"`
+	C1            *float64 `hcl:"c1,optional" json:"c1,omitempty"`
+	C2            *float64 `hcl:"c2,optional" json:"c2,omitempty"`
+	MaxIterations int      `hcl:"max_iterations,optional" json:"max_iterations,omitempty"`
+	Epsilon       *float64 `hcl:"epsilon,optional" json:"epsilon,omitempty"`
+	Period        int      `hcl:"period,optional" json:"period,omitempty"`
+	Delta         *float64 `hcl:"delta,optional" json:"delta,omitempty"`
+	Memory        int      `hcl:"memory,optional" json:"memory,omitempty"`
+	Patience      int      `hcl:"patience,optional" json:"patience,omitempty"`
+	DevEvery      int      `hcl:"dev_every,optional" json:"dev_every,omitempty"`
+	LearningRate  *float64 `hcl:"learning_rate,optional" json:"learning_rate,omitempty"`
+	Features      string   `hcl:"features,optional" json:"features,omitempty"`
+	InitModel     string   `hcl:"init_model,optional" json:"init_model,omitempty"`
+	Prior         string   `hcl:"prior,optional" json:"prior,omitempty"`
+	HiddenStates  int      `json:"-"`
 }
 
 // Form is the probability model a Learner fits. The forms share the
@@ -120,8 +146,14 @@ func New() learn.Learner { return &Learner{} }
 // and memm packages register these).
 func NewForm(f Form) *Learner { return &Learner{form: f} }
 
-// Config implements learn.Learner.
-func (l *Learner) Config() any { return &l.cfg }
+// Config implements learn.Learner: a *Config for the CRF, a *LocalConfig
+// (the same memory) for maxent and the MEMM.
+func (l *Learner) Config() any {
+	if l.form == Chain {
+		return &l.cfg
+	}
+	return (*LocalConfig)(&l.cfg)
+}
 
 func value(p *float64, def float64) float64 {
 	if p == nil {
@@ -214,6 +246,7 @@ func (l *Learner) Validate() hcl.Diagnostics {
 		bad("Invalid "+l.form.title()+" setting", "dev_every must be >= 1, or -1 for never")
 	}
 	diags = append(diags, learn.ValidateFeatures(l.cfg.Features)...)
+	diags = append(diags, l.validateLatent(s)...)
 	return diags
 }
 
@@ -226,6 +259,9 @@ func (l *Learner) Train(ctx context.Context, p *learn.Problem) (*learn.Result, e
 		return nil, err
 	}
 	m.Local = l.form == Local && p.Transitions
+	if l.cfg.HiddenStates > 1 {
+		m = latentModel(m, l.cfg.HiddenStates, p.Seed)
+	}
 	sents, err := learn.CompleteSentences(p, s.name)
 	if err != nil {
 		return nil, err
@@ -234,9 +270,15 @@ func (l *Learner) Train(ctx context.Context, p *learn.Problem) (*learn.Result, e
 	if l.cfg.Prior == "init_model" && p.Init != nil {
 		obj.prior = append([]float64(nil), m.W...) // the continued weights on this structure
 	}
-	p.Log.Info().Int("features", m.NumFeatures()).Int("labels", m.NumLabels).Int("threads", obj.threads).
-		Str("algorithm", s.algorithm).Float64("c1", s.c1).Float64("c2", s.c2).Msg(s.name + " training")
+	ev := p.Log.Info().Int("features", m.NumFeatures()).Int("labels", m.NumOutputLabels())
+	if m.HiddenStates > 1 {
+		ev = ev.Int("hidden_states", m.HiddenStates)
+	}
+	ev.Int("threads", obj.threads).Str("algorithm", s.algorithm).Float64("c1", s.c1).Float64("c2", s.c2).Msg(s.name + " training")
 	info := map[string]any{"features": m.NumFeatures(), "algorithm": s.algorithm, "c1": s.c1, "c2": s.c2}
+	if m.HiddenStates > 1 {
+		info["hidden_states"] = m.HiddenStates
+	}
 	es := newEarlyStop(l.cfg.Patience, l.cfg.DevEvery, p, m)
 	if s.algorithm == "sgd" {
 		err = trainSGD(ctx, obj, s, p, es, info)
@@ -360,7 +402,7 @@ func newEarlyStop(patience, every int, p *learn.Problem, m *linear.Model) *early
 	}
 	es := &earlyStop{patience: patience, every: every, p: p, m: m, best: learn.NewBest()}
 	if p.DevScore != nil {
-		es.trial = &linear.Model{NumLabels: m.NumLabels, FeatOff: m.FeatOff, FeatLabel: m.FeatLabel, W: make([]float64, len(m.W)), Transitions: m.Transitions, Local: m.Local}
+		es.trial = &linear.Model{NumLabels: m.NumLabels, FeatOff: m.FeatOff, FeatLabel: m.FeatLabel, W: make([]float64, len(m.W)), Transitions: m.Transitions, Local: m.Local, HiddenStates: m.HiddenStates}
 	}
 	return es
 }
