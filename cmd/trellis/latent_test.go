@@ -34,7 +34,7 @@ learner "latent" {
 // saved model reproduces the run's predictions; n-best probabilities are
 // those of distinct labellings (their sum at most 1) and marginals are
 // probabilities; `trellis explain` gives the tagged labels and names each
-// token's hidden state.
+// token's hidden state; posterior decoding runs.
 func TestLatentCRF(t *testing.T) {
 	dir := t.TempDir()
 	src := string(readFile(t, chunkSpec)) + latentBlocks
@@ -128,6 +128,21 @@ func TestLatentCRF(t *testing.T) {
 		}
 		if n == 0 {
 			t.Fatalf("no marginals in:\n%s", out)
+		}
+	})
+	t.Run("posterior", func(t *testing.T) {
+		// Label marginals summed over states: every token gets one of the
+		// model's labels, and the output has tag's layout.
+		out, _ := mustRun(t, "", "tag", "--model", model, "--decode", "posterior", chunkTest)
+		got, want := strings.Split(out, "\n"), strings.Split(tagged, "\n")
+		if len(got) != len(want) {
+			t.Fatalf("posterior output has %d lines, Viterbi's %d", len(got), len(want))
+		}
+		for i, line := range got {
+			f, w := strings.Fields(line), strings.Fields(want[i])
+			if len(f) != len(w) || (len(f) > 0 && !slices.Contains(in.Labels, f[len(f)-1])) {
+				t.Fatalf("line %d: %q", i+1, line)
+			}
 		}
 	})
 	t.Run("explain", func(t *testing.T) {

@@ -41,6 +41,7 @@ func (t *Tagger) Replica(reg *feature.Registry) (*Tagger, error) {
 	r := &Tagger{Model: t.Model, Format: t.Format, mapper: mp, extractors: xs, enc: enc, documents: t.documents,
 		ws: lattice.NewWorkspace(t.Model.Linear.NumLabels), scorer: t.scorer, chain: t.chain, free: t.free}
 	r.dec = lattice.NewDecoder(r.ws, t.dec.Method, t.dec.Width)
+	r.dec.States = t.dec.States
 	r.chain.Attach(&r.scores)
 	return r, nil
 }

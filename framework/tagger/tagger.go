@@ -77,6 +77,7 @@ func New(m *model.Model, reg *feature.Registry, opt Options) (*Tagger, error) {
 		return nil, fmt.Errorf("beam decoding needs a beam width of at least 1, got %d", opt.Beam)
 	}
 	t.dec = lattice.NewDecoder(t.ws, opt.Decode, opt.Beam)
+	t.dec.States = m.Linear.States() // posterior decoding sums a latent model's states
 	lm := m.Linear
 	t.scorer = lm.NewScorer(lm.W)
 	t.free = lattice.NewChain(lm.Trans(), lm.Start(), lm.Stop(), nil)
@@ -179,12 +180,13 @@ func (t *Tagger) output(labels []string) []string {
 
 // decode decodes sentence k of data with the tagger's method (Viterbi
 // unless Options.Decode says otherwise) and returns the label IDs (a view
-// into a reused buffer). A latent model's labels are those of the best
-// state path (decodeStates): the states are what the lattice scores, and
-// the most probable label sequence — a sum over state paths — is NP-hard
-// to find exactly (it is the MAP of a mixture), so Viterbi over states is
-// the decoder, as in Sun et al. (2008)'s "best hidden path" baseline and
-// Petrov & Klein's Viterbi parses.
+// into a reused buffer). A latent model's labels are those of the state
+// path the method finds (decodeStates): the states are what the lattice
+// scores, and the most probable label sequence — a sum over state paths —
+// is NP-hard to find exactly (the MAP of a mixture), so Viterbi decodes
+// the best state path, as Petrov & Klein's Viterbi parses do. Posterior
+// decoding, which maximizes per-token label probabilities, sums each
+// label's states' marginals (lattice.Decoder.States): exact.
 func (t *Tagger) decode(data *feature.Dataset, k int) []int32 {
 	path := t.decodeStates(data, k)
 	t.Model.Linear.ToLabels(path)
