@@ -7,6 +7,10 @@
 // framework/optim, or SGD with a decaying step (CRFsuite's l2sgd). The
 // regularization constants mean what they mean in CRFsuite, so settings
 // carry over.
+//
+// hidden_states = k makes it the latent-variable CRF (latent.go): each
+// label owns k hidden states, and the likelihood of the gold labels sums
+// over every state path that carries them.
 package crf
 
 import (
