@@ -11,7 +11,6 @@ import (
 
 	"github.com/trellis-nlp/trellis/framework/feature"
 	"github.com/trellis-nlp/trellis/framework/linear"
-
 	"github.com/trellis-nlp/trellis/framework/registry"
 )
 
