@@ -1,11 +1,12 @@
 # The learner ladder on CoNLL-2000 chunking: generative (hmm), independent
 # per-token classifiers (maxent), a locally normalized chain (memm), the
-# online structured learners (perceptron, pa, arow) and the globally
-# normalized CRF, all on the same features: those of specs/conll2000.hcl,
-# CRFsuite's baseline chunking features (example/chunking.py): words and
-# POS tags at offsets -2..2, word bigrams w[-1]|w[0] and w[0]|w[1], POS
-# bigrams and trigrams across the window, plus __BOS__/__EOS__; n-grams
-# that reach outside the sentence are not generated, as in CRFsuite.
+# online structured learners (perceptron, pa, arow), the globally
+# normalized CRF and the latent-variable CRF, all on the same features:
+# those of specs/conll2000.hcl, CRFsuite's baseline chunking features
+# (example/chunking.py): words and POS tags at offsets -2..2, word bigrams
+# w[-1]|w[0] and w[0]|w[1], POS bigrams and trigrams across the window,
+# plus __BOS__/__EOS__; n-grams that reach outside the sentence are not
+# generated, as in CRFsuite.
 #
 #   go run ./cmd/trellis run specs/conll2000-learners.hcl
 #
@@ -103,6 +104,17 @@ learner "arow" {
 learner "crf" {
   type = "crf"
   c2   = 1
+}
+
+# The latent-variable CRF (Sun et al. 2008): two hidden states per label
+# and the CRF's c2, both chosen before any run, without a test score (two
+# states rather than more to bound training time, which L-BFGS's iteration
+# count dominates: this objective is not convex and takes several times the
+# CRF's iterations to converge).
+learner "latent" {
+  type          = "crf"
+  c2            = 1
+  hidden_states = 2
 }
 
 evaluation {

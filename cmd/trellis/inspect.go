@@ -28,12 +28,15 @@ type inspection struct {
 	Transitions    bool             `json:"transitions"`
 	// PairFeatures counts the input-conditioned transitions (templates
 	// with labels = "bigram").
-	PairFeatures  int                       `json:"pair_features,omitempty"`
-	Normalization string                    `json:"normalization,omitempty"`
-	TopFeatures   map[string][]weightedAttr `json:"top_features"`
-	Trans         [][]float64               `json:"transitions_matrix,omitempty"`
-	Start         []float64                 `json:"start,omitempty"`
-	Stop          []float64                 `json:"stop,omitempty"`
+	PairFeatures  int    `json:"pair_features,omitempty"`
+	Normalization string `json:"normalization,omitempty"`
+	// States name a latent model's hidden states ("B-NP#0"), which the
+	// top features and transitions are listed by; empty otherwise.
+	States      []string                  `json:"states,omitempty"`
+	TopFeatures map[string][]weightedAttr `json:"top_features"`
+	Trans       [][]float64               `json:"transitions_matrix,omitempty"`
+	Start       []float64                 `json:"start,omitempty"`
+	Stop        []float64                 `json:"stop,omitempty"`
 }
 
 type weightedAttr struct {
@@ -94,6 +97,11 @@ func inspect(m *model.Model, top int) *inspection {
 		Attributes: lm.NumAttrs(), Features: lm.NumFeatures(), Transitions: lm.Transitions, PairFeatures: lm.NumPairs(),
 		Normalization: m.Normalization, TopFeatures: map[string][]weightedAttr{},
 	}
+	if lm.States() > 1 {
+		for s := 0; s < l; s++ {
+			in.States = append(in.States, m.StateName(s))
+		}
+	}
 	perLabel := make([][]weightedAttr, l)
 	for a := 0; a < lm.NumAttrs(); a++ {
 		for f := lm.FeatOff[a]; f < lm.FeatOff[a+1]; f++ {
@@ -117,7 +125,7 @@ func inspect(m *model.Model, top int) *inspection {
 		if len(list) > top {
 			list = list[:top]
 		}
-		in.TopFeatures[m.Labels[y]] = list
+		in.TopFeatures[m.StateName(y)] = list
 	}
 	if lm.Transitions {
 		tr := lm.Trans()
@@ -149,9 +157,14 @@ func writeInspection(a *app, in *inspection, top int) error {
 	if in.Normalization != "" {
 		fmt.Fprintf(w, "normalization: %s (scores are log P(y_i | y_i-1, x): sequence scores are log probabilities)\n", in.Normalization)
 	}
+	names, per := in.Labels, "label"
+	if in.States != nil {
+		names, per = in.States, "hidden state"
+		fmt.Fprintf(w, "hidden states: %d per label\n", len(in.States)/len(in.Labels))
+	}
 	if top > 0 {
-		fmt.Fprintf(w, "\ntop %s per label:\n", plural.Count(top, "feature"))
-		for _, y := range in.Labels {
+		fmt.Fprintf(w, "\ntop %s per %s:\n", plural.Count(top, "feature"), per)
+		for _, y := range names {
 			fmt.Fprintf(w, "  %s\n", y)
 			for _, f := range in.TopFeatures[y] {
 				fmt.Fprintf(w, "    %10.4f  %s\n", f.Weight, f.Attribute)
@@ -159,10 +172,10 @@ func writeInspection(a *app, in *inspection, top int) error {
 		}
 	}
 	if in.Trans != nil {
-		fmt.Fprintf(w, "\ntransition weights (row: previous label, column: next label):\n")
+		fmt.Fprintf(w, "\ntransition weights (row: previous %s, column: next %s):\n", per, per)
 		tw := tabwriter.NewWriter(w, 0, 0, 1, ' ', tabwriter.AlignRight)
 		fmt.Fprint(tw, "\t")
-		for _, y := range in.Labels {
+		for _, y := range names {
 			fmt.Fprintf(tw, "%s\t", y)
 		}
 		fmt.Fprint(tw, "\n")
@@ -178,7 +191,7 @@ func writeInspection(a *app, in *inspection, top int) error {
 			fmt.Fprint(tw, "\n")
 		}
 		row("<start>", in.Start)
-		for p, y := range in.Labels {
+		for p, y := range names {
 			row(y, in.Trans[p])
 		}
 		row("<stop>", in.Stop)

@@ -78,6 +78,12 @@ type Decoder struct {
 	Method Method
 	// Width is the beam width of DecodeBeam (at least 1).
 	Width int
+	// States, when 2 or more, reads the lattice's labels as hidden states,
+	// States per label (a latent model's; state s belongs to label
+	// s / States): Posterior then maximizes the labels' marginals, each the
+	// sum of its states' marginals, and returns a state path with those
+	// labels. The other methods decode states as they decode labels.
+	States int
 
 	ws *Workspace
 	l  int
@@ -327,6 +333,9 @@ func (d *Decoder) Posterior(dst []int32, s *Scores) float64 {
 	}
 	lm := d.logMarg[:n*l]
 	d.ws.StateMarginals(lm)
+	if d.States > 1 {
+		sumGroups(lm, d.States)
+	}
 	for k, p := range lm {
 		lm[k] = math.Log(p)
 	}
@@ -347,6 +356,20 @@ func (d *Decoder) Posterior(dst []int32, s *Scores) float64 {
 	}
 	d.post.N, d.post.State = n, lm
 	return d.ws.Viterbi(dst, &d.post)
+}
+
+// sumGroups replaces each entry of every group of k consecutive entries of
+// x by the group's sum.
+func sumGroups(x []float64, k int) {
+	for g := 0; g+k <= len(x); g += k {
+		sum := 0.0
+		for _, v := range x[g : g+k] {
+			sum += v
+		}
+		for j := g; j < g+k; j++ {
+			x[j] = sum
+		}
+	}
 }
 
 // prepareMask sets d.post's transitions, start and stop to 0 where s's

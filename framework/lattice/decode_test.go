@@ -310,6 +310,53 @@ func TestPosteriorForbiddenOnlyInTransAt(t *testing.T) {
 	}
 }
 
+// TestPosteriorStates: with States = k, the posterior path's labels (its
+// states / k) maximize the product of the label marginals, each the sum of
+// its states' marginals by enumeration, among the allowed label paths;
+// unconstrained, each token's label is its argmax.
+func TestPosteriorStates(t *testing.T) {
+	r := rand.New(rand.NewPCG(13, 14))
+	for trial := 0; trial < 300; trial++ {
+		k := 2 + r.IntN(2)
+		l, n := k*(1+r.IntN(3)), 1+r.IntN(4)
+		s := decodeScores(r, n, l, false, trial%2 == 0, false)
+		d := NewDecoder(NewWorkspace(l), DecodePosterior, 0)
+		d.States = k
+		got := make([]int32, n)
+		score := d.Posterior(got, s)
+		m := bruteMarginals(s)
+		labels := l / k
+		lm := make([]float64, n*labels)
+		for i := 0; i < n; i++ {
+			for y := 0; y < l; y++ {
+				lm[i*labels+y/k] += m[i*l+y]
+			}
+		}
+		if !hasForbidden(s) {
+			for i := range got {
+				row := lm[i*labels : (i+1)*labels]
+				if row[got[i]/int32(k)] < row[argmax(row)]*(1-1e-9) {
+					t.Fatalf("position %d: label %d (marginal %v), argmax %d (%v)", i, got[i]/int32(k), row[got[i]/int32(k)], argmax(row), row[argmax(row)])
+				}
+			}
+			continue
+		}
+		if math.IsInf(score, -1) {
+			continue
+		}
+		if !allowedPath(s, got) {
+			t.Fatalf("posterior path %v is forbidden", got)
+		}
+		want := 0.0
+		for i, y := range got {
+			want += math.Log(lm[i*labels+int(y)/k])
+		}
+		if !close(score, want, 1e-9) {
+			t.Fatalf("score %v, sum of the path's log label marginals %v", score, want)
+		}
+	}
+}
+
 func checkPosterior(t *testing.T, s *Scores) {
 	t.Helper()
 	d := NewDecoder(NewWorkspace(s.L), DecodePosterior, 0)

@@ -4,10 +4,13 @@ import (
 	"context"
 	"errors"
 	"slices"
+	"strings"
 	"testing"
 
 	"github.com/hashicorp/hcl/v2"
 
+	"github.com/trellis-nlp/trellis/framework/feature"
+	"github.com/trellis-nlp/trellis/framework/linear"
 	"github.com/trellis-nlp/trellis/framework/registry"
 )
 
@@ -51,5 +54,19 @@ func TestRegistry(t *testing.T) {
 	if err := r.Register("crf", func() Learner { return &fakeLearner{} }); !errors.Is(err, registry.ErrDuplicate) ||
 		err.Error() != `learner type "crf" registered twice` {
 		t.Errorf("second crf: %v", err)
+	}
+}
+
+// TestStartModelRefusesLatent: a latent CRF's weights are over hidden
+// states, so continuing one (init_model) is an error, not a model whose
+// states are read as labels.
+func TestStartModelRefusesLatent(t *testing.T) {
+	d := feature.NewDataset()
+	d.Attrs, d.TokenOff, d.Labels, d.SentOff = []int32{0}, []int{0, 1}, []int32{0}, []int{0, 1}
+	init := linear.New(4, []int32{0, 0}, nil, true)
+	init.HiddenStates = 2
+	p := &Problem{Train: d, NumAttrs: 1, NumLabels: 2, Transitions: true, Init: init}
+	if _, err := StartModel("observed", p); err == nil || !strings.Contains(err.Error(), "latent CRF") {
+		t.Fatalf("got %v, want the latent CRF refused", err)
 	}
 }

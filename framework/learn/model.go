@@ -44,6 +44,9 @@ func StartModel(features string, p *Problem) (*linear.Model, error) {
 	if p.Init == nil {
 		return m, nil
 	}
+	if p.Init.States() > 1 {
+		return nil, fmt.Errorf("init_model is a latent CRF (%d hidden states per label): its weights are over states, not labels, and cannot be continued", p.Init.HiddenStates)
+	}
 	return linear.Continue(p.Init, m)
 }
 

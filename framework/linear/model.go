@@ -42,6 +42,10 @@ type Model struct {
 	// log probabilities without knowing: Viterbi finds the most probable
 	// sequence, log Z is 0 and the marginals are the model's own.
 	Local bool
+	// HiddenStates, when 2 or more, makes the model latent (latent.go):
+	// its NumLabels are hidden states, HiddenStates per label, and state s
+	// belongs to label s / HiddenStates. 0 (or 1) is a plain model.
+	HiddenStates int
 
 	// local caches what Lattice needs to normalize a Local model's
 	// scores (exp(Trans) and the row maxima), so that a caller in a loop
@@ -259,6 +263,9 @@ func (m *Model) Validate() error {
 			return fmt.Errorf("linear: feature label %d out of range [0,%d)", y, l)
 		}
 	}
+	if err := m.validateStates(); err != nil {
+		return err
+	}
 	if err := m.validatePairs(); err != nil {
 		return err
 	}
@@ -270,8 +277,9 @@ func (m *Model) Validate() error {
 
 // validatePairs checks the pair features' structure: offsets over the
 // same attributes as the state features, keys in range and sorted within
-// each attribute (PairFeature searches them), and no local normalization,
-// whose normalizers take the per-position transitions for themselves.
+// each attribute (PairFeature searches them), no local normalization,
+// whose normalizers take the per-position transitions for themselves, and
+// no hidden states, whose training objective has no pair features.
 func (m *Model) validatePairs() error {
 	if m.PairOff == nil {
 		if m.PairKey != nil {
@@ -281,6 +289,9 @@ func (m *Model) validatePairs() error {
 	}
 	if m.Local {
 		return fmt.Errorf("linear: a locally normalized model cannot have pair features")
+	}
+	if m.HiddenStates > 1 {
+		return fmt.Errorf("linear: a latent model (hidden states) cannot have pair features")
 	}
 	if len(m.PairOff) != len(m.FeatOff) || m.PairOff[0] != 0 || int(m.PairOff[len(m.PairOff)-1]) != len(m.PairKey) {
 		return fmt.Errorf("linear: pair feature offsets inconsistent")

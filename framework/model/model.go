@@ -20,11 +20,12 @@ import (
 
 // Version is the newest model file format this build writes and reads.
 // Version 2 is version 1 with what a plain model does not need: a
-// training encoding (Header.OutputScheme) or local normalization
-// (Header.Normalization, an MEMM). Only models that use one of them are
-// written as 2, so an older trellis refuses them instead of printing labels
-// in the encoding or decoding an MEMM as a CRF, and every other model keeps
-// version 1 and its exact bytes.
+// training encoding (Header.OutputScheme), local normalization
+// (Header.Normalization, an MEMM) or hidden states (Header.HiddenStates, a
+// latent CRF). Only models that use one of them are written as 2, so an
+// older trellis refuses them instead of printing labels in the encoding,
+// decoding an MEMM as a CRF or reading states as labels, and every other
+// model keeps version 1 and its exact bytes.
 const Version = 2
 
 // PlainVersion is the format of models without an encoding or local
@@ -34,6 +35,10 @@ const PlainVersion = 1
 // NormalizationLocal is the header's normalization for a locally
 // normalized model (linear.Model.Local).
 const NormalizationLocal = "local"
+
+// maxHiddenStates bounds a model file's hidden states per label, so that
+// a corrupted header cannot ask for a huge lattice.
+const maxHiddenStates = 1 << 10
 
 var magic = [8]byte{'T', 'R', 'E', 'L', 'L', 'I', 'S', 'M'}
 
@@ -69,6 +74,11 @@ type Header struct {
 	// their offsets and bigrams follow the state features' in the file.
 	// Zero, and absent, for every other model.
 	PairFeatures int `json:"pair_features,omitempty"`
+	// HiddenStates is the number of hidden states per label of a latent
+	// model (format version 2; linear.Model.HiddenStates): the model's
+	// weights are over len(Labels)·HiddenStates states, state s belonging
+	// to label s / HiddenStates. 0 for every other model.
+	HiddenStates int `json:"hidden_states,omitempty"`
 	// UnknownAttrs[g] is the attribute standing for template g's values
 	// unseen in training (see feature.Mapper.UnknownAttrs).
 	UnknownAttrs []int32    `json:"unknown_attrs"`
@@ -120,6 +130,9 @@ func (m *Model) encode() ([]byte, error) {
 	if err := m.Linear.Validate(); err != nil {
 		return nil, err
 	}
+	if m.Linear.NumOutputLabels() != len(m.Labels) {
+		return nil, fmt.Errorf("model: %d label names for %d labels", len(m.Labels), m.Linear.NumOutputLabels())
+	}
 	if m.Linear.NumAttrs() != len(m.Attrs) {
 		return nil, fmt.Errorf("model: %d attribute names for %d attributes", len(m.Attrs), m.Linear.NumAttrs())
 	}
@@ -134,6 +147,7 @@ func (m *Model) encode() ([]byte, error) {
 		h.Normalization = NormalizationLocal
 	}
 	h.PairFeatures = m.Linear.NumPairs()
+	h.HiddenStates = m.Linear.HiddenStates
 	h.Version = h.FormatVersion()
 	h.Transitions = m.Linear.Transitions
 	meta, err := json.Marshal(h)
@@ -186,7 +200,7 @@ func uvarintLen(x uint64) int {
 // in: PlainVersion, or Version for a model trained in an encoding,
 // locally normalized or with pair features.
 func (h *Header) FormatVersion() int {
-	if h.OutputScheme != "" || h.Normalization != "" || h.PairFeatures != 0 {
+	if h.OutputScheme != "" || h.Normalization != "" || h.PairFeatures != 0 || h.HiddenStates != 0 {
 		return Version
 	}
 	return PlainVersion
@@ -316,11 +330,15 @@ func Decode(data []byte) (*Model, error) {
 		if m.Normalization != "" && m.Normalization != NormalizationLocal {
 			return nil, fmt.Errorf("corrupted model: unknown normalization %q", m.Normalization)
 		}
-		// An encoding, local normalization or pair features are what
-		// version 2 adds: one of them implies it, and it one of them.
+		if m.HiddenStates < 0 || m.HiddenStates == 1 || m.HiddenStates > maxHiddenStates {
+			return nil, fmt.Errorf("corrupted model: %d hidden states per label", m.HiddenStates)
+		}
+		// An encoding, local normalization, pair features or hidden
+		// states are what version 2 adds: one of them implies it, and it
+		// one of them.
 		if m.FormatVersion() != m.Version {
-			return nil, fmt.Errorf("corrupted model: format version %d with output scheme %q, normalization %q and %d pair features",
-				m.Version, m.OutputScheme, m.Normalization, m.PairFeatures)
+			return nil, fmt.Errorf("corrupted model: format version %d with output scheme %q, normalization %q, %d pair features and %d hidden states",
+				m.Version, m.OutputScheme, m.Normalization, m.PairFeatures, m.HiddenStates)
 		}
 	}
 	// Each name takes at least one byte (its length), which bounds the count.
@@ -359,8 +377,9 @@ func Decode(data []byte) (*Model, error) {
 	for i := range w {
 		w[i] = math.Float64frombits(binary.LittleEndian.Uint64(wb[8*i:]))
 	}
-	m.Linear = &linear.Model{NumLabels: len(m.Labels), FeatOff: featOff, FeatLabel: featLabel, PairOff: pairOff, PairKey: pairKey,
-		W: w, Transitions: m.Transitions, Local: m.Normalization == NormalizationLocal}
+	m.Linear = &linear.Model{NumLabels: len(m.Labels) * max(m.HiddenStates, 1), FeatOff: featOff, FeatLabel: featLabel,
+		PairOff: pairOff, PairKey: pairKey, W: w, Transitions: m.Transitions, Local: m.Normalization == NormalizationLocal,
+		HiddenStates: m.HiddenStates}
 	if err := m.Linear.Validate(); err != nil {
 		return nil, fmt.Errorf("corrupted model: %w", err)
 	}
@@ -411,4 +430,15 @@ func (h *Header) Plugins() []Plugin {
 		out = append(out, p)
 	}
 	return out
+}
+
+// StateName names state s of the model's lattice: its label, followed for
+// a latent model by "#" and the state's index among its label's states
+// ("B-NP#1").
+func (m *Model) StateName(s int) string {
+	k := m.Linear.States()
+	if k == 1 {
+		return m.Labels[s]
+	}
+	return fmt.Sprintf("%s#%d", m.Labels[s/k], s%k)
 }

@@ -292,3 +292,62 @@ func TestPairFeatures(t *testing.T) {
 		t.Fatalf("got %v, want a pair features error", err)
 	}
 }
+
+// TestHiddenStates: a latent model (hidden states per label) is written as
+// format version 2 with hidden_states and read back over len(Labels)·k
+// states; a plain model has no hidden_states field. Headers that disagree
+// with the weights or the version are refused.
+func TestHiddenStates(t *testing.T) {
+	if plain := encode(t, sampleModel()); bytes.Contains(plain, []byte("hidden_states")) {
+		t.Fatal("a plain model's header has a hidden_states field")
+	}
+	m := sampleModel()
+	lm := linear.New(4, []int32{0, 4, 6}, []int32{0, 1, 2, 3, 2, 3}, true)
+	for i := range lm.W {
+		lm.W[i] = float64(i) / 4
+	}
+	lm.HiddenStates = 2
+	m.Linear = lm
+	b := encode(t, m)
+	if v := binary.LittleEndian.Uint32(b[8:]); v != 2 {
+		t.Fatalf("a latent model is written as version %d, want 2", v)
+	}
+	got, err := Decode(b)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got.HiddenStates != 2 || got.Linear.HiddenStates != 2 || got.Linear.NumLabels != 4 || got.StateName(3) != "O#1" {
+		t.Fatalf("read back: %d hidden states, %d states, state 3 %q", got.HiddenStates, got.Linear.NumLabels, got.StateName(3))
+	}
+	if !bytes.Equal(encode(t, got), b) {
+		t.Errorf("re-encoding a loaded latent model changes its bytes")
+	}
+	for name, c := range map[string]struct {
+		edit func([]byte) []byte
+		want string
+	}{
+		"one state": {func(b []byte) []byte {
+			return bytes.Replace(b, []byte(`"hidden_states":2`), []byte(`"hidden_states":1`), 1)
+		}, "1 hidden states"},
+		"three states": {func(b []byte) []byte {
+			return bytes.Replace(b, []byte(`"hidden_states":2`), []byte(`"hidden_states":3`), 1)
+		}, "corrupted model"},
+		"v1": {func(b []byte) []byte {
+			b = bytes.Replace(b, []byte(`"version":2`), []byte(`"version":1`), 1)
+			binary.LittleEndian.PutUint32(b[8:], 1)
+			return b
+		}, "2 hidden states"},
+	} {
+		t.Run(name, func(t *testing.T) {
+			e := c.edit(append([]byte(nil), b[:len(b)-32]...))
+			sum := sha256.Sum256(e)
+			if _, err := Decode(append(e, sum[:]...)); err == nil || !strings.Contains(err.Error(), c.want) {
+				t.Fatalf("got %v, want an error with %q", err, c.want)
+			}
+		})
+	}
+	m.Labels = []string{"B-NP", "I-NP", "O"}
+	if err := m.Encode(&bytes.Buffer{}); err == nil || !strings.Contains(err.Error(), "3 label names for 2 labels") {
+		t.Fatalf("encoding 4 states as 3 labels of 2 states: %v", err)
+	}
+}

@@ -906,7 +906,9 @@ func devScorer(enc *encoded, sch scheme.Scheme, constraints *lattice.Constraints
 	var scorer linear.Scorer
 	return func(m *linear.Model) float64 {
 		scorer.Reset(m, m.W)
-		chain := lattice.NewChain(m.Trans(), m.Start(), m.Stop(), constraints)
+		// A latent model decodes over its states (constraints inherited
+		// from their labels) and is scored on their labels.
+		chain := lattice.NewChain(m.Trans(), m.Start(), m.Stop(), m.StateConstraints(constraints))
 		var wg sync.WaitGroup
 		for w := 0; w < threads; w++ {
 			wg.Add(1)
@@ -922,6 +924,7 @@ func devScorer(enc *encoded, sch scheme.Scheme, constraints *lattice.Constraints
 					if sc.N > 0 {
 						ws.Viterbi(path, &sc)
 					}
+					m.ToLabels(path)
 					for i, y := range path {
 						sents[k].Pred[i] = labels[y]
 					}

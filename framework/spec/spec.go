@@ -769,7 +769,7 @@ func (s *Spec) checkBigramLearners() hcl.Diagnostics {
 	for _, l := range s.Learners {
 		if !learn.TrainsPairs(l.Learner) {
 			diags = append(diags, errorAt(bigram.LabelsRange.Ptr(), "Bigram template with a learner that cannot train it",
-				fmt.Sprintf(`Template %q has labels = "bigram" (input-conditioned transitions), which learner %q (type %s, at %s:%d) cannot train: crf, perceptron, pa and arow can. Remove the learner or the setting.`,
+				fmt.Sprintf(`Template %q has labels = "bigram" (input-conditioned transitions), which learner %q (type %s, at %s:%d) cannot train: crf (without hidden_states), perceptron, pa and arow can. Remove the learner or the setting.`,
 					bigram.Name, l.Name, l.Type, l.Range.Filename, l.Range.Start.Line)))
 		}
 	}

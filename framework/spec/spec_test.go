@@ -128,6 +128,9 @@ func TestBadSpecDiagnostics(t *testing.T) {
 		{name: "beam_without_decode", want: []string{"Unsupported learner setting", `this learner decodes with greedy`, `decode = "beam"`}},
 		{name: "unknown_decode", want: []string{"Unknown decoding method", `Did you mean "greedy"?`}},
 		{name: "beam_missing_width", want: []string{"Missing beam width", "beam = N"}},
+		{name: "hmm_hidden_states", want: []string{`Learner type hmm does not take "hidden_states"`, "It is a setting of crf."}},
+		{name: "memm_hidden_states", want: []string{`Learner type memm does not take "hidden_states"`, "It is a setting of crf."}},
+		{name: "crf_hidden_states_one", want: []string{"Invalid CRF setting", "hidden_states must be between 2 and 32", "hidden_states = 1"}},
 		{name: "misspelt_decode", want: []string{`Learner type hmm does not take "decod"`, `Did you mean "decode"?`}},
 	}
 	for _, tc := range tests {

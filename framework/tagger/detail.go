@@ -2,6 +2,7 @@ package tagger
 
 import (
 	"math"
+	"slices"
 
 	"github.com/trellis-nlp/trellis/framework/corpus"
 	"github.com/trellis-nlp/trellis/framework/lattice"
@@ -35,6 +36,15 @@ type Decoded struct {
 // from, constraints included. With k = 1 the path is the one the tagger's
 // decoding method finds; n-best is Viterbi's. It is slower than Tag, which
 // the plain tagging path uses.
+//
+// For a latent model (hidden states) the paths are the label sequences of
+// the best state paths, duplicates dropped: ranked by their best state
+// path, as Tag decodes, and up to k of those among the k·states best state
+// paths (fewer when many state paths share a labelling). Their Scores and
+// Probabilities are exact all the same: the log of the summed exp(score)
+// of every state path with that labelling (forward-backward with the other
+// states forbidden) and its probability, and Marginals[i] sums the states
+// of the label at i.
 func (t *Tagger) TagDetailed(sents []*corpus.Sentence, k int) ([]Decoded, error) {
 	if k < 1 {
 		k = 1
@@ -45,17 +55,22 @@ func (t *Tagger) TagDetailed(sents []*corpus.Sentence, k int) ([]Decoded, error)
 	}
 	data := t.enc.Dataset()
 	out := make([]Decoded, len(sents))
-	paths := make([][]int32, k)
-	scores := make([]float64, k)
+	lm := t.Model.Linear
+	kStates := k * lm.States()
+	paths := make([][]int32, kStates)
+	scores := make([]float64, kStates)
 	for j, s := range sents {
 		t.scorer.Lattice(&t.scores, data, j)
 		sc := t.scores
-		found := t.best(paths, scores, &sc, k)
+		found := t.best(paths, scores, &sc, kStates)
 		if found == 0 {
 			// Constraints the labels cannot satisfy: fall back to the
 			// unconstrained lattice, as Tag does.
 			t.free.Attach(&sc)
-			found = t.best(paths, scores, &sc, k)
+			found = t.best(paths, scores, &sc, kStates)
+		}
+		if lm.States() > 1 {
+			found = t.labelPaths(paths, scores, &sc, found, k)
 		}
 		logZ := t.ws.ForwardBackward(&sc)
 		d := Decoded{}
@@ -71,7 +86,7 @@ func (t *Tagger) TagDetailed(sents []*corpus.Sentence, k int) ([]Decoded, error)
 		if found > 0 {
 			d.Marginals = make([]float64, s.Len())
 			for i, y := range paths[0] {
-				d.Marginals[i] = t.ws.StateMarginal(i, int(y))
+				d.Marginals[i] = t.labelMarginal(i, y)
 			}
 		}
 		out[j] = d
@@ -94,6 +109,55 @@ func (t *Tagger) best(paths [][]int32, scores []float64, sc *lattice.Scores, k i
 		return 0
 	}
 	return 1
+}
+
+// labelPaths maps the first found state paths of sc to label paths in
+// place, keeping the first of each labelling (at most k of them) with its
+// exact score: log Σ exp(score) over the state paths with those labels. It
+// returns how many it kept. It runs forward-backward in t.ws.
+func (t *Tagger) labelPaths(paths [][]int32, scores []float64, sc *lattice.Scores, found, k int) int {
+	lm := t.Model.Linear
+	kept := 0
+	for r := 0; r < found && kept < k; r++ {
+		lm.ToLabels(paths[r])
+		if slices.ContainsFunc(paths[:kept], func(p []int32) bool { return slices.Equal(p, paths[r]) }) {
+			continue
+		}
+		paths[kept], paths[r] = paths[r], paths[kept]
+		scores[kept] = t.clampedLogZ(sc, paths[kept])
+		kept++
+	}
+	return kept
+}
+
+// clampedLogZ is log Σ exp(score) over the state paths of sc whose states
+// belong to labels: forward-backward with every other state at -Inf.
+func (t *Tagger) clampedLogZ(sc *lattice.Scores, labels []int32) float64 {
+	h, l := t.Model.Linear.States(), sc.L
+	cl := *sc
+	t.clamped = slices.Grow(t.clamped[:0], sc.N*l)[:sc.N*l]
+	cl.State = t.clamped
+	inf := math.Inf(-1)
+	for i, y := range labels {
+		row, src := cl.State[i*l:(i+1)*l], sc.State[i*l:(i+1)*l]
+		for s := range row {
+			row[s] = inf
+		}
+		lo := int(y) * h
+		copy(row[lo:lo+h], src[lo:lo+h])
+	}
+	return t.ws.ForwardBackward(&cl)
+}
+
+// labelMarginal is P(y_i = y) from the last forward-backward: the sum of
+// y's states' marginals for a latent model.
+func (t *Tagger) labelMarginal(i int, y int32) float64 {
+	h := t.Model.Linear.States()
+	p := 0.0
+	for s := int(y) * h; s < int(y+1)*h; s++ {
+		p += t.ws.StateMarginal(i, s)
+	}
+	return p
 }
 
 func probability(score, logZ float64) float64 {

@@ -25,6 +25,10 @@ type Explanation struct {
 // TokenExplanation is one token's share of the sentence score.
 type TokenExplanation struct {
 	Label string `json:"label"`
+	// HiddenState is the hidden state of a latent model's path at this token
+	// ("B-NP#1"), whose weights the features and transitions are; empty
+	// for other models.
+	HiddenState string `json:"hidden_state,omitempty"`
 	// Score is State + Trans + Start + Stop (those present).
 	Score float64 `json:"score"`
 	// State is the sum of the contributions of every state feature of the
@@ -53,14 +57,15 @@ type TokenExplanation struct {
 	Start *float64 `json:"start,omitempty"`
 	Stop  *float64 `json:"stop,omitempty"`
 	// RunnerUp is the best other label for this token with its neighbours'
-	// labels fixed, and Margin how much lower that sequence scores than the
+	// labels (a latent model: states) fixed, and Margin how much lower that sequence scores than the
 	// predicted one. Both are unset when every other label is forbidden
 	// there (constrained decoding) or the model has one label.
 	RunnerUp string   `json:"runner_up,omitempty"`
 	Margin   *float64 `json:"margin,omitempty"`
 	// Marginal is P(y_i = Label | sentence) from forward-backward, for
 	// models whose scores are log-probabilities up to normalization (CRF
-	// and HMM); nil for the perceptron.
+	// and HMM; a latent CRF's sums the label's states); nil for the
+	// perceptron.
 	Marginal *float64 `json:"marginal,omitempty"`
 }
 
@@ -102,7 +107,7 @@ func (t *Tagger) Explain(sents []*corpus.Sentence, top int) ([]Explanation, erro
 
 // explain decodes sentence k of data and decomposes its path's score.
 func (t *Tagger) explain(data *feature.Dataset, k, top int) Explanation {
-	path := t.decode(data, k)
+	path := t.decodeStates(data, k) // states: the lattice's terms
 	// decode scored t.scores and fell back to the unconstrained chain only
 	// when every constrained path is -Inf: the path scores -Inf exactly
 	// when that happened.
@@ -112,14 +117,18 @@ func (t *Tagger) explain(data *feature.Dataset, k, top int) Explanation {
 	}
 	n := sc.N
 	ex := Explanation{Labels: make([]string, n), Score: lattice.SequenceScore(&sc, path), Tokens: make([]TokenExplanation, n)}
-	var marginal func(i, y int) float64
+	var marginal func(i int, y int32) float64
 	if t.Probabilistic() && n > 0 {
 		t.ws.ForwardBackward(&sc)
-		marginal = t.ws.StateMarginal
+		marginal = t.labelMarginal
 	}
+	lm := t.Model.Linear
 	start, _ := data.Sentence(k)
 	for i, y := range path {
 		te := t.explainToken(data, start+i, int(y), top)
+		if lm.States() > 1 {
+			te.HiddenState = t.Model.StateName(int(y))
+		}
 		ex.Labels[i] = te.Label
 		te.Score = te.State
 		transitions := t.Model.Linear.Transitions
@@ -136,12 +145,12 @@ func (t *Tagger) explain(data *feature.Dataset, k, top int) Explanation {
 			te.Stop = ptr(sc.Stop[y])
 			te.Score += *te.Stop
 		}
-		if alt, score := runnerUp(&sc, path, i); alt >= 0 {
-			te.RunnerUp = t.Model.Labels[alt]
+		if alt, score := runnerUp(&sc, path, i, lm.States()); alt >= 0 {
+			te.RunnerUp = t.Model.Labels[lm.LabelOf(int32(alt))]
 			te.Margin = ptr(local(&sc, path, i, int(y)) - score)
 		}
 		if marginal != nil {
-			te.Marginal = ptr(marginal(i, int(y)))
+			te.Marginal = ptr(marginal(i, lm.LabelOf(y)))
 		}
 		ex.Tokens[i] = te
 	}
@@ -170,7 +179,7 @@ func (t *Tagger) pairContributions(data *feature.Dataset, tok int, prev, y int32
 // explainToken lists the state contributions of token tok for label y.
 func (t *Tagger) explainToken(data *feature.Dataset, tok, y, top int) TokenExplanation {
 	lm := t.Model.Linear
-	te := TokenExplanation{Label: t.Model.Labels[y]}
+	te := TokenExplanation{Label: t.Model.Labels[lm.LabelOf(int32(y))]}
 	var all []Contribution
 	for k := data.TokenOff[tok]; k < data.TokenOff[tok+1]; k++ {
 		a := data.Attrs[k]
@@ -217,11 +226,13 @@ func local(s *lattice.Scores, path []int32, i, y int) float64 {
 
 // runnerUp returns the label other than path[i] that scores best at i with
 // the other labels of path fixed, and its local score; -1 when every other
-// label is forbidden (-Inf).
-func runnerUp(s *lattice.Scores, path []int32, i int) (int, float64) {
+// label is forbidden (-Inf). The lattice's labels are states of h per label
+// (1 but for a latent model), and the runner-up is a state of another
+// label.
+func runnerUp(s *lattice.Scores, path []int32, i, h int) (int, float64) {
 	best, bestScore := -1, math.Inf(-1)
 	for y := 0; y < s.L; y++ {
-		if y == int(path[i]) {
+		if y/h == int(path[i])/h {
 			continue
 		}
 		if v := local(s, path, i, y); v > bestScore {

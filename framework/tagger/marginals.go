@@ -2,6 +2,7 @@ package tagger
 
 import (
 	"math"
+	"slices"
 
 	"github.com/trellis-nlp/trellis/framework/corpus"
 )
@@ -15,7 +16,8 @@ import (
 // other sequences from the same lattice). For
 // learners that are not probabilistic (see Probabilistic) they are the
 // normalized exponentiated scores, as CRFsuite reports for its
-// non-probabilistic trainers.
+// non-probabilistic trainers. A latent model's marginal of a label is the
+// sum of its hidden states' marginals: exact, unlike its decoded path.
 func (t *Tagger) Marginals(sents []*corpus.Sentence) ([][][]float64, error) {
 	t.enc.Reset()
 	if err := t.enc.Encode(sents); err != nil {
@@ -23,6 +25,8 @@ func (t *Tagger) Marginals(sents []*corpus.Sentence) ([][][]float64, error) {
 	}
 	data := t.enc.Dataset()
 	l := len(t.Model.Labels)
+	lm := t.Model.Linear
+	states := make([]float64, 0, lm.NumLabels)
 	out := make([][][]float64, len(sents))
 	for k := range sents {
 		t.scorer.Lattice(&t.scores, data, k)
@@ -37,7 +41,13 @@ func (t *Tagger) Marginals(sents []*corpus.Sentence) ([][][]float64, error) {
 			t.ws.ForwardBackward(&sc)
 		}
 		flat := make([]float64, n*l)
-		t.ws.StateMarginals(flat)
+		if lm.States() == 1 {
+			t.ws.StateMarginals(flat)
+		} else {
+			states = slices.Grow(states[:0], n*lm.NumLabels)[:n*lm.NumLabels]
+			t.ws.StateMarginals(states)
+			lm.SumStates(flat, states)
+		}
 		rows := make([][]float64, n)
 		for i := range rows {
 			rows[i] = flat[i*l : (i+1)*l : (i+1)*l]

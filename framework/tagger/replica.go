@@ -39,8 +39,9 @@ func (t *Tagger) Replica(reg *feature.Registry) (*Tagger, error) {
 	enc := feature.NewEncoder(t.enc.Attrs, t.enc.Labels, false, xs, cols.Label)
 	enc.UnknownAttr = t.enc.UnknownAttr
 	r := &Tagger{Model: t.Model, Format: t.Format, mapper: mp, extractors: xs, enc: enc, documents: t.documents,
-		ws: lattice.NewWorkspace(len(t.Model.Labels)), scorer: t.scorer, chain: t.chain, free: t.free}
+		ws: lattice.NewWorkspace(t.Model.Linear.NumLabels), scorer: t.scorer, chain: t.chain, free: t.free}
 	r.dec = lattice.NewDecoder(r.ws, t.dec.Method, t.dec.Width)
+	r.dec.States = t.dec.States
 	r.chain.Attach(&r.scores)
 	return r, nil
 }

@@ -50,6 +50,9 @@ type Tagger struct {
 	from, to scheme.Scheme
 	convert  bool
 	encoded  []string
+	// clamped is the state buffer of a latent model's clamped lattices
+	// (detail.go).
+	clamped []float64
 }
 
 // New builds a tagger for m. Templates are instantiated from reg.
@@ -68,11 +71,13 @@ func New(m *model.Model, reg *feature.Registry, opt Options) (*Tagger, error) {
 	}
 	t := &Tagger{Model: m, Format: f, mapper: mp, extractors: mp.Extractors(), enc: mp.NewEncoder()}
 	t.documents = t.enc.HasDocumentExtractor()
-	t.ws = lattice.NewWorkspace(len(m.Labels))
+	// A latent model's lattice is over its hidden states (see decode).
+	t.ws = lattice.NewWorkspace(m.Linear.NumLabels)
 	if opt.Decode == lattice.DecodeBeam && opt.Beam < 1 {
 		return nil, fmt.Errorf("beam decoding needs a beam width of at least 1, got %d", opt.Beam)
 	}
 	t.dec = lattice.NewDecoder(t.ws, opt.Decode, opt.Beam)
+	t.dec.States = m.Linear.States() // posterior decoding sums a latent model's states
 	lm := m.Linear
 	t.scorer = lm.NewScorer(lm.W)
 	t.free = lattice.NewChain(lm.Trans(), lm.Start(), lm.Stop(), nil)
@@ -90,7 +95,7 @@ func New(m *model.Model, reg *feature.Registry, opt Options) (*Tagger, error) {
 		constrained = *opt.Constrained
 	}
 	if constrained {
-		t.chain = lattice.NewChain(lm.Trans(), lm.Start(), lm.Stop(), scheme.Constraints(m.Labels, t.from))
+		t.chain = lattice.NewChain(lm.Trans(), lm.Start(), lm.Stop(), lm.StateConstraints(scheme.Constraints(m.Labels, t.from)))
 	}
 	t.chain.Attach(&t.scores)
 	return t, nil
@@ -175,8 +180,22 @@ func (t *Tagger) output(labels []string) []string {
 
 // decode decodes sentence k of data with the tagger's method (Viterbi
 // unless Options.Decode says otherwise) and returns the label IDs (a view
-// into a reused buffer).
+// into a reused buffer). A latent model's labels are those of the state
+// path the method finds (decodeStates): the states are what the lattice
+// scores, and the most probable label sequence — a sum over state paths —
+// is NP-hard to find exactly (the MAP of a mixture), so Viterbi decodes
+// the best state path, as Petrov & Klein's Viterbi parses do. Posterior
+// decoding, which maximizes per-token label probabilities, sums each
+// label's states' marginals (lattice.Decoder.States): exact.
 func (t *Tagger) decode(data *feature.Dataset, k int) []int32 {
+	path := t.decodeStates(data, k)
+	t.Model.Linear.ToLabels(path)
+	return path
+}
+
+// decodeStates is decode without the mapping of a latent model's states
+// to their labels; t.scores holds the sentence's lattice afterwards.
+func (t *Tagger) decodeStates(data *feature.Dataset, k int) []int32 {
 	t.scorer.Lattice(&t.scores, data, k)
 	n := t.scores.N
 	if cap(t.path) < n {

@@ -7,6 +7,10 @@
 // framework/optim, or SGD with a decaying step (CRFsuite's l2sgd). The
 // regularization constants mean what they mean in CRFsuite, so settings
 // carry over.
+//
+// hidden_states = k makes it the latent-variable CRF (latent.go): each
+// label owns k hidden states, and the likelihood of the gold labels sums
+// over every state path that carries them.
 package crf
 
 import (
@@ -60,6 +64,32 @@ type Config struct {
 	// near the model instead of forgetting the data it was trained on
 	// (Chelba & Acero 2004). L-BFGS only.
 	Prior string `hcl:"prior,optional" json:"prior,omitempty"`
+	// HiddenStates, when 2 or more, trains a latent-variable CRF
+	// (latent.go): each label owns that many hidden states. crf only.
+	HiddenStates int `hcl:"hidden_states,optional" json:"hidden_states,omitempty"`
+}
+
+// LocalConfig is the maxent and memm block: Config without hidden_states,
+// which only the chain form takes. It repeats Config's fields with the
+// same tags, so that one converts into the other (Learner.Config): the
+// compiler refuses a field missing on either side. HiddenStates, untagged,
+// is neither decoded nor recorded.
+type LocalConfig struct {
+	Algorithm     string   `hcl:"algorithm,optional" json:"algorithm,omitempty"`
+	C1            *float64 `hcl:"c1,optional" json:"c1,omitempty"`
+	C2            *float64 `hcl:"c2,optional" json:"c2,omitempty"`
+	MaxIterations int      `hcl:"max_iterations,optional" json:"max_iterations,omitempty"`
+	Epsilon       *float64 `hcl:"epsilon,optional" json:"epsilon,omitempty"`
+	Period        int      `hcl:"period,optional" json:"period,omitempty"`
+	Delta         *float64 `hcl:"delta,optional" json:"delta,omitempty"`
+	Memory        int      `hcl:"memory,optional" json:"memory,omitempty"`
+	Patience      int      `hcl:"patience,optional" json:"patience,omitempty"`
+	DevEvery      int      `hcl:"dev_every,optional" json:"dev_every,omitempty"`
+	LearningRate  *float64 `hcl:"learning_rate,optional" json:"learning_rate,omitempty"`
+	Features      string   `hcl:"features,optional" json:"features,omitempty"`
+	InitModel     string   `hcl:"init_model,optional" json:"init_model,omitempty"`
+	Prior         string   `hcl:"prior,optional" json:"prior,omitempty"`
+	HiddenStates  int      `json:"-"`
 }
 
 // Form is the probability model a Learner fits. The forms share the
@@ -121,8 +151,14 @@ func New() learn.Learner { return &Learner{} }
 // and memm packages register these).
 func NewForm(f Form) *Learner { return &Learner{form: f} }
 
-// Config implements learn.Learner.
-func (l *Learner) Config() any { return &l.cfg }
+// Config implements learn.Learner: a *Config for the CRF, a *LocalConfig
+// (the same memory) for maxent and the MEMM.
+func (l *Learner) Config() any {
+	if l.form == Chain {
+		return &l.cfg
+	}
+	return (*LocalConfig)(&l.cfg)
+}
 
 func value(p *float64, def float64) float64 {
 	if p == nil {
@@ -215,6 +251,7 @@ func (l *Learner) Validate() hcl.Diagnostics {
 		bad("Invalid "+l.form.title()+" setting", "dev_every must be >= 1, or -1 for never")
 	}
 	diags = append(diags, learn.ValidateFeatures(l.cfg.Features)...)
+	diags = append(diags, l.validateLatent(s)...)
 	return diags
 }
 
@@ -232,6 +269,9 @@ func (l *Learner) Train(ctx context.Context, p *learn.Problem) (*learn.Result, e
 		return nil, err
 	}
 	m.Local = l.form == Local && p.Transitions
+	if l.cfg.HiddenStates > 1 {
+		m = latentModel(m, l.cfg.HiddenStates, p.Seed)
+	}
 	sents, err := learn.CompleteSentences(p, s.name)
 	if err != nil {
 		return nil, err
@@ -240,9 +280,15 @@ func (l *Learner) Train(ctx context.Context, p *learn.Problem) (*learn.Result, e
 	if l.cfg.Prior == "init_model" && p.Init != nil {
 		obj.prior = append([]float64(nil), m.W...) // the continued weights on this structure
 	}
-	p.Log.Info().Int("features", m.NumFeatures()).Int("labels", m.NumLabels).Int("threads", obj.threads).
-		Str("algorithm", s.algorithm).Float64("c1", s.c1).Float64("c2", s.c2).Msg(s.name + " training")
+	ev := p.Log.Info().Int("features", m.NumFeatures()).Int("labels", m.NumOutputLabels())
+	if m.HiddenStates > 1 {
+		ev = ev.Int("hidden_states", m.HiddenStates)
+	}
+	ev.Int("threads", obj.threads).Str("algorithm", s.algorithm).Float64("c1", s.c1).Float64("c2", s.c2).Msg(s.name + " training")
 	info := map[string]any{"features": m.NumFeatures(), "algorithm": s.algorithm, "c1": s.c1, "c2": s.c2}
+	if m.HiddenStates > 1 {
+		info["hidden_states"] = m.HiddenStates
+	}
 	es := newEarlyStop(l.cfg.Patience, l.cfg.DevEvery, p, m)
 	if s.algorithm == "sgd" {
 		err = trainSGD(ctx, obj, s, p, es, info)
@@ -261,9 +307,10 @@ func (l *Learner) Train(ctx context.Context, p *learn.Problem) (*learn.Result, e
 }
 
 // TrainsPairs implements learn.PairLearner: the CRF trains
-// input-conditioned transitions; maxent has no transitions and the MEMM's
-// per-position normalizers take Scores.TransAt for themselves.
-func (l *Learner) TrainsPairs() bool { return l.form == Chain }
+// input-conditioned transitions; maxent has no transitions, the MEMM's
+// per-position normalizers take Scores.TransAt for themselves, and the
+// latent CRF's objective (its clamped pass) has no pair features.
+func (l *Learner) TrainsPairs() bool { return l.form == Chain && l.cfg.HiddenStates < 2 }
 
 // problem is p as the form sees it: maxent drops the transitions, with a
 // warning that says so; an MEMM without a transition template is maxent,
@@ -372,7 +419,7 @@ func newEarlyStop(patience, every int, p *learn.Problem, m *linear.Model) *early
 	es := &earlyStop{patience: patience, every: every, p: p, m: m, best: learn.NewBest()}
 	if p.DevScore != nil {
 		es.trial = &linear.Model{NumLabels: m.NumLabels, FeatOff: m.FeatOff, FeatLabel: m.FeatLabel, PairOff: m.PairOff, PairKey: m.PairKey,
-			W: make([]float64, len(m.W)), Transitions: m.Transitions, Local: m.Local}
+			W: make([]float64, len(m.W)), Transitions: m.Transitions, Local: m.Local, HiddenStates: m.HiddenStates}
 	}
 	return es
 }

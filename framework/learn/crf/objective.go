@@ -31,7 +31,10 @@ type objective struct {
 	transitions bool
 	// local selects the locally normalized objective (maxent, MEMM; see
 	// localSentence) instead of the CRF's.
-	local   bool
+	local bool
+	// latent is the hidden states per label of a latent model (0: none);
+	// the empirical counts are then per sentence (latentSentence).
+	latent  int
 	c2      float64
 	threads int
 	// prior is the centre of the L2 penalty, c2·‖x − prior‖² (nil: zero).
@@ -62,6 +65,12 @@ type worker struct {
 	// with the pair weights exponentiated once (ExpPairs); nil outside
 	// shard. It is pairScorer, whose buffers are reused.
 	scorer, pairScorer *linear.Scorer
+	// For a latent model: the lattice restricted to the gold labels'
+	// states (k per position; Trans stays zero, TransAt holds the blocks),
+	// its workspace and its marginals.
+	clamped     lattice.Scores
+	wsClamped   *lattice.Workspace
+	margClamped []float64
 }
 
 func newObjective(m *linear.Model, d *feature.Dataset, sents []int, transitions bool, c2 float64, threads int, local bool) *objective {
@@ -72,7 +81,8 @@ func newObjective(m *linear.Model, d *feature.Dataset, sents []int, transitions 
 	if threads > len(shards) {
 		threads = len(shards)
 	}
-	o := &objective{m: m, d: d, sents: sents, shards: shards, transitions: transitions, local: local, c2: c2, threads: threads}
+	o := &objective{m: m, d: d, sents: sents, shards: shards, transitions: transitions, local: local, c2: c2, threads: threads,
+		latent: m.HiddenStates}
 	o.empirical = make([]float64, len(m.W))
 	o.pool = make(chan []float64, threads+1)
 	for k := 0; k < threads+1; k++ {
@@ -81,13 +91,20 @@ func newObjective(m *linear.Model, d *feature.Dataset, sents []int, transitions 
 	o.results = make(chan shardResult, len(shards))
 	maxLen := d.MaxSentenceLen()
 	for w := 0; w < threads; w++ {
-		o.workers = append(o.workers, &worker{
+		wk := &worker{
 			ws:   lattice.NewWorkspace(m.NumLabels),
 			sc:   lattice.Scores{State: make([]float64, 0, maxLen*m.NumLabels)},
 			marg: make([]float64, maxLen*m.NumLabels),
 			path: make([]int32, maxLen),
 			pair: make([]float64, m.NumLabels*m.NumLabels),
-		})
+		}
+		if k := o.latent; k > 1 {
+			wk.wsClamped = lattice.NewWorkspace(k)
+			wk.clamped = lattice.Scores{State: make([]float64, maxLen*k), TransAt: make([]float64, maxLen*k*k),
+				Trans: make([]float64, k*k), Start: make([]float64, k), Stop: make([]float64, k)}
+			wk.margClamped = make([]float64, maxLen*k)
+		}
+		o.workers = append(o.workers, wk)
 	}
 	o.countEmpirical()
 	return o
@@ -120,6 +137,9 @@ func splitShards(d *feature.Dataset, sents []int, k int) [][]int {
 // countEmpirical adds up the gold sequences' feature counts once; they do
 // not depend on the weights.
 func (o *objective) countEmpirical() {
+	if o.latent > 1 {
+		return // the gold states are hidden: latentSentence counts them
+	}
 	m, d, l := o.m, o.d, o.m.NumLabels
 	f0 := m.NumFeatures()
 	for _, s := range o.sents {
@@ -240,6 +260,9 @@ func (wk *worker) shard(o *objective, x []float64, sents []int, g []float64) flo
 func (wk *worker) sentence(o *objective, x []float64, s int, g []float64) float64 {
 	if o.local {
 		return wk.localSentence(o, x, s, g)
+	}
+	if o.latent > 1 {
+		return wk.latentSentence(o, x, s, g)
 	}
 	m, d, l := o.m, o.d, o.m.NumLabels
 	if wk.scorer != nil {

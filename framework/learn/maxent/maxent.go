@@ -19,8 +19,8 @@ import (
 	"github.com/trellis-nlp/trellis/framework/learn/crf"
 )
 
-// Config is the maxent learner block: the crf block's settings.
-type Config = crf.Config
+// Config is the maxent learner block: the crf block's settings but hidden_states.
+type Config = crf.LocalConfig
 
 // New returns a maxent learner with default settings (c2 = 1, L-BFGS).
 func New() learn.Learner { return crf.NewForm(crf.PerToken) }

@@ -29,8 +29,8 @@ import (
 	"github.com/trellis-nlp/trellis/framework/learn/crf"
 )
 
-// Config is the memm learner block: the crf block's settings.
-type Config = crf.Config
+// Config is the memm learner block: the crf block's settings but hidden_states.
+type Config = crf.LocalConfig
 
 // New returns an MEMM learner with default settings (c2 = 1, L-BFGS).
 func New() learn.Learner { return crf.NewForm(crf.Local) }

@@ -48,7 +48,12 @@ func train(t *testing.T, form crf.Form, d *feature.Dataset) *linear.Model {
 	t.Helper()
 	l := crf.NewForm(form)
 	c2 := 0.05
-	l.Config().(*crf.Config).C2 = &c2
+	switch c := l.Config().(type) { // the CRF's block, or maxent's and the MEMM's
+	case *crf.Config:
+		c.C2 = &c2
+	case *crf.LocalConfig:
+		c.C2 = &c2
+	}
 	p := &learn.Problem{Train: d, NumAttrs: 4, NumLabels: 5, Transitions: true, Seed: 1, Threads: 1, Log: zerolog.Nop()}
 	res, err := l.Train(context.Background(), p)
 	if err != nil {

@@ -1,4 +1,4 @@
-# The HMM, maxent and the MEMM cannot train bigram templates.
+# The HMM, maxent, the MEMM and the latent CRF cannot train bigram templates.
 variable "data" {
   default = "../data/tiny.conll"
 }
@@ -40,6 +40,11 @@ learner "crf" {
 
 learner "memm" {
   type = "memm"
+}
+
+learner "latent" {
+  type          = "crf"
+  hidden_states = 2
 }
 
 evaluation {

@@ -1,0 +1,177 @@
+package crf
+
+import (
+	"math/rand/v2"
+
+	"github.com/hashicorp/hcl/v2"
+
+	"github.com/trellis-nlp/trellis/framework/lattice"
+	"github.com/trellis-nlp/trellis/framework/linear"
+)
+
+// The latent-variable CRF (crf { hidden_states = k }; Sun et al. 2008's
+// latent-dynamic CRF, Petrov & Klein's split states). Each label y owns k
+// hidden states, y·k … y·k+k−1; the model is a linear.Model over the L·k
+// states (HiddenStates = k), whose state features are the plain model's
+// with each (attribute, label) pair split into one feature per state of
+// the label, and whose transitions, start and stop are between states.
+// The likelihood of a gold labelling is the sum over every state path
+// whose states belong to its labels:
+//
+//	log P(y | x) = log Z(x, y) − log Z(x)
+//
+// where Z(x) sums over all state paths (the free pass) and Z(x, y) over
+// those consistent with y (the clamped pass: the same forward-backward
+// kernel on the lattice of the gold labels' states, see latentSentence). The gradient of the negative log-likelihood is
+// E_free[φ] − E_clamped[φ]. The objective is not convex: training starts
+// from small random weights drawn from the spec's seed (identical states
+// would get identical gradients and never split), and L-BFGS finds a
+// local optimum, the same one for every thread count (the shards reduce
+// in a fixed order).
+
+// maxHiddenStates bounds hidden_states: the lattice grows as (L·k)².
+const maxHiddenStates = 32
+
+// latentInitScale is the half-width of the uniform initial weights: large
+// enough that the states of a label differ from the first iteration,
+// small next to trained weights (the CRF's are of order 1).
+const latentInitScale = 0.1
+
+// latentStream is the PCG stream of the initial weights, apart from the
+// other seeded choices of a run.
+const latentStream = 0x1a7e47
+
+// validateLatent checks hidden_states: 2 or more, the CRF's L-BFGS, no
+// init_model.
+func (l *Learner) validateLatent(s settings) hcl.Diagnostics {
+	k := l.cfg.HiddenStates
+	if k == 0 {
+		return nil
+	}
+	bad := func(detail string) hcl.Diagnostics {
+		return hcl.Diagnostics{{Severity: hcl.DiagError, Summary: "Invalid " + l.form.title() + " setting", Detail: detail}}
+	}
+	switch {
+	case l.form != Chain:
+		return bad("hidden_states is a setting of crf (a latent-variable CRF); " + l.form.String() + " does not take it")
+	case k < 2 || k > maxHiddenStates:
+		return bad("hidden_states must be between 2 and 32 (leave it out for a plain CRF)")
+	case s.algorithm != "lbfgs":
+		return bad(`hidden_states needs algorithm = "lbfgs": the latent CRF's objective is not convex, and only L-BFGS (or OWL-QN with c1) trains it`)
+	case l.cfg.InitModel != "":
+		return bad("hidden_states cannot continue init_model: a model's labels do not say how to split them into hidden states")
+	}
+	return nil
+}
+
+// latentModel splits the labels of m (zero weights) into k states each
+// and draws every weight the learner trains uniformly from ±latentInitScale
+// with the seed.
+func latentModel(m *linear.Model, k int, seed uint64) *linear.Model {
+	off := make([]int32, len(m.FeatOff))
+	for a, o := range m.FeatOff {
+		off[a] = o * int32(k)
+	}
+	lab := make([]int32, 0, len(m.FeatLabel)*k)
+	for _, y := range m.FeatLabel {
+		for j := range int32(k) {
+			lab = append(lab, y*int32(k)+j)
+		}
+	}
+	out := linear.New(m.NumLabels*k, off, lab, m.Transitions)
+	out.HiddenStates = k
+	r := rand.New(rand.NewPCG(seed, latentStream))
+	w := out.W
+	if !m.Transitions {
+		w = w[:out.NumFeatures()] // the others stay zero without transitions
+	}
+	for f := range w {
+		w[f] = latentInitScale * (2*r.Float64() - 1)
+	}
+	return out
+}
+
+// latentSentence is the latent objective of one sentence: log Z(x) −
+// log Z(x, y), with E_free − E_clamped written into g.
+//
+// The clamped pass runs on a lattice of the gold labels' states only, k
+// per position, in which the transition into position i is the block of
+// the full transitions between the gold labels at i−1 and i
+// (Scores.TransAt): the same sums as the full lattice with every other
+// state at −Inf, at O(n·k²) instead of O(n·(L·k)²).
+func (wk *worker) latentSentence(o *objective, x []float64, s int, g []float64) float64 {
+	m, d, l, k := o.m, o.d, o.m.NumLabels, o.latent
+	m.Lattice(&wk.sc, x, d, s)
+	sc := &wk.sc
+	n := sc.N
+	lo, _ := d.Sentence(s)
+	f0 := m.NumFeatures()
+	logZ := wk.ws.ForwardBackward(sc)
+	marg := wk.marg[:n*l]
+	wk.ws.StateMarginals(marg)
+	if o.transitions {
+		wk.ws.AddTransMarginals(g[f0:f0+l*l], sc, 1)
+		start, stop := g[f0+l*l:f0+l*l+l], g[f0+l*l+l:f0+l*l+2*l]
+		for y := 0; y < l; y++ {
+			start[y] += marg[y]
+			stop[y] += marg[(n-1)*l+y]
+		}
+	}
+	gold := d.Labels[lo : lo+n]
+	cl := wk.clampLattice(sc, gold, k)
+	logZClamped := wk.wsClamped.ForwardBackward(cl)
+	mc := wk.margClamped[:n*k]
+	wk.wsClamped.StateMarginals(mc)
+	for i, y := range gold {
+		row := marg[i*l+int(y)*k : i*l+int(y+1)*k]
+		for j := range row {
+			row[j] -= mc[i*k+j]
+		}
+	}
+	if o.transitions {
+		trans := g[f0 : f0+l*l]
+		for i := 1; i < n; i++ {
+			p0, c0 := int(gold[i-1])*k, int(gold[i])*k
+			for p := 0; p < k; p++ {
+				row := trans[(p0+p)*l+c0 : (p0+p)*l+c0+k]
+				for c := range row {
+					row[c] -= wk.wsClamped.PairMarginal(cl, i, p, c)
+				}
+			}
+		}
+		start, stop := g[f0+l*l:f0+l*l+l], g[f0+l*l+l:f0+l*l+2*l]
+		first, last := int(gold[0])*k, int(gold[n-1])*k
+		for j := 0; j < k; j++ {
+			start[first+j] -= mc[j]
+			stop[last+j] -= mc[(n-1)*k+j]
+		}
+	}
+	addStateExpectations(m, d, lo, marg, g)
+	return logZ - logZClamped
+}
+
+// clampLattice fills the worker's clamped lattice from sc (over all L·k
+// states) for the gold labels: position i keeps the k states of gold[i].
+func (wk *worker) clampLattice(sc *lattice.Scores, gold []int32, k int) *lattice.Scores {
+	n, l := sc.N, sc.L
+	cl := &wk.clamped
+	cl.N, cl.L = n, k
+	cl.State = cl.State[:n*k]
+	cl.TransAt = cl.TransAt[:max(n-1, 0)*k*k]
+	for i, y := range gold {
+		y0 := int(y) * k
+		copy(cl.State[i*k:(i+1)*k], sc.State[i*l+y0:i*l+y0+k])
+		if i == 0 {
+			continue
+		}
+		p0 := int(gold[i-1]) * k
+		block := cl.TransAt[(i-1)*k*k : i*k*k]
+		for p := 0; p < k; p++ {
+			copy(block[p*k:(p+1)*k], sc.Trans[(p0+p)*l+y0:(p0+p)*l+y0+k])
+		}
+	}
+	first, last := int(gold[0])*k, int(gold[n-1])*k
+	copy(cl.Start, sc.Start[first:first+k])
+	copy(cl.Stop, sc.Stop[last:last+k])
+	return cl
+}
