@@ -87,19 +87,31 @@ func TestNewLearners(t *testing.T) {
 	}
 	t.Run("memm n-best and marginals", func(t *testing.T) {
 		model := filepath.Join(a, "models", "memm.model")
-		out, _ := mustRun(t, "", "tag", "--model", model, "--nbest", "3", chunkTest)
-		head := regexp.MustCompile(`(?m)^# rank=(\d+) score=(\S+) probability=(\S+)$`)
-		prev := 0.0
-		for _, m := range head.FindAllStringSubmatch(out, -1) {
-			score, _ := strconv.ParseFloat(m[2], 64)
-			p, _ := strconv.ParseFloat(m[3], 64)
-			if score > 0 || p > 1 || p <= 0 {
-				t.Fatalf("rank %s: score %v, probability %v; want a log probability ≤ 0 and 0 < p ≤ 1", m[1], score, p)
+		// Scores are in JSON (the column layout of --nbest has none): each
+		// sentence's n-best, best first, as log probabilities.
+		out, _ := mustRun(t, "", "tag", "--model", model, "--nbest", "3", "--output", "json", chunkTest)
+		lines := parseJSONLines(t, out)
+		if len(lines) == 0 {
+			t.Fatalf("no sentences in:\n%s", out)
+		}
+		for k, j := range lines {
+			if len(j.NBest) == 0 || len(j.NBest) > 3 {
+				t.Fatalf("sentence %d: %d best, want 1 to 3", k, len(j.NBest))
 			}
-			if m[1] != "1" && score > prev {
-				t.Fatalf("rank %s scores %v above the previous %v", m[1], score, prev)
+			prev := 0.0
+			for r, b := range j.NBest {
+				if b.Score == nil || b.Probability == nil {
+					t.Fatalf("sentence %d rank %d: no score or probability", k, r+1)
+				}
+				score, p := *b.Score, *b.Probability
+				if score > 0 || p > 1 || p <= 0 {
+					t.Fatalf("sentence %d rank %d: score %v, probability %v; want a log probability ≤ 0 and 0 < p ≤ 1", k, r+1, score, p)
+				}
+				if r > 0 && score > prev {
+					t.Fatalf("sentence %d rank %d scores %v above the previous %v", k, r+1, score, prev)
+				}
+				prev = score
 			}
-			prev = score
 		}
 		out, _ = mustRun(t, "", "tag", "--model", model, "--marginals", chunkTest)
 		marg := regexp.MustCompile(`\s([0-9.e-]+)$`)
