@@ -34,6 +34,7 @@ func TestReadColumns(t *testing.T) {
 		"digit":      {{`column = "word"`, []int{0}}},
 		"document":   {{`column = "pos"`, []int{1}}},
 		"hyphen":     {{`column = "word"`, []int{0}}},
+		"clusters":   {{"column = \"pos\"\npath = \"clusters/testdata/small.clusters\"", []int{1}}},
 		"boundary":   {{``, nil}},
 		"bias":       {{``, nil}},
 		"attributes": {{``, []int{2}}},
