@@ -104,12 +104,14 @@ func (t *Template) DecodeHCL(block *hcl.Block, ctx *hcl.EvalContext, dir string)
 		return diags // the spec reports Validate's diagnostics
 	}
 	if err := t.load(); err != nil {
-		subject := at("path")
 		if _, mismatch := err.(*mismatchError); mismatch {
-			subject = at("sha256")
+			return append(diags, errorAt(at("sha256"), "Cluster file differs", err.Error()))
 		}
-		return append(diags, errorAt(subject, "Cannot use the cluster file", err.Error()+
-			"; `trellis clusters TEXT... --out FILE` builds one"))
+		detail := err.Error()
+		if os.IsNotExist(err) {
+			detail += " (`trellis clusters TEXT... --out FILE` builds one)"
+		}
+		return append(diags, errorAt(at("path"), "Cannot read the cluster file", detail))
 	}
 	return diags
 }
@@ -146,7 +148,7 @@ func (t *Template) Validate() hcl.Diagnostics {
 type mismatchError struct{ path, have, want string }
 
 func (e *mismatchError) Error() string {
-	return fmt.Sprintf("cluster file %s has sha256 %s, but %s was asked for (the model was trained with another file)", e.path, e.have, e.want)
+	return fmt.Sprintf("cluster file %s has sha256 %s, but the spec or model pins %s: it is not the file the model was trained with", e.path, e.have, e.want)
 }
 
 // load reads the file once, checks it against the pin and records the

@@ -107,7 +107,7 @@ func TestPin(t *testing.T) {
 	}
 	again := &Template{cfg: Config{Column: "word", Path: path, SHA256: pin}}
 	_, err := again.Compile("bc", cols)
-	if err == nil || !strings.Contains(err.Error(), "the model was trained with another file") {
+	if err == nil || !strings.Contains(err.Error(), "not the file the model was trained with") {
 		t.Fatalf("changed file: error %v", err)
 	}
 }
