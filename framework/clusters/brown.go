@@ -53,9 +53,9 @@ type brown struct {
 	members [][]int32
 	// Scratch rows for a merge (no allocation per step).
 	qm, delta, alone []float64
-	touched   []int
-	isTouched []bool
-	par       *pool
+	touched          []int
+	isTouched        []bool
+	par              *pool
 }
 
 // q is one AMI term: f log(f/(pi pj)), 0 when f is 0.

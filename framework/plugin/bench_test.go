@@ -163,7 +163,10 @@ func benchEncode(b *testing.B, s *spec.Spec) {
 // specs/conll2003.hcl (builtin templates only) and with
 // specs/conll2003-knowledge.hcl (the same plus the gazetteer and wordnet
 // plugins). It needs the lists `gazetteer import` built, in the folder
-// TRELLIS_BENCH_LISTS names, and WordNet in /usr/share/wordnet.
+// TRELLIS_BENCH_LISTS names, and WordNet in /usr/share/wordnet. With
+// TRELLIS_BENCH_CLUSTERS naming a cluster file (`trellis clusters`), it
+// also encodes with specs/conll2003-clusters.hcl (knowledge plus the
+// builtin clusters template).
 func BenchmarkEncodeKnowledge(b *testing.B) {
 	data, _ := filepath.Abs(filepath.Join("..", "..", "..", "shared", "data"))
 	if _, err := os.Stat(filepath.Join(data, "conll2003", "eng.train")); err != nil {
@@ -180,8 +183,15 @@ func BenchmarkEncodeKnowledge(b *testing.B) {
 	for _, tc := range []struct{ name, spec string }{
 		{"builtin", "conll2003.hcl"},
 		{"knowledge", "conll2003-knowledge.hcl"},
+		{"clusters", "conll2003-clusters.hcl"},
 	} {
 		b.Run(tc.name, func(b *testing.B) {
+			if tc.name == "clusters" {
+				if os.Getenv("TRELLIS_BENCH_CLUSTERS") == "" {
+					b.Skip("set TRELLIS_BENCH_CLUSTERS to a cluster file (see specs/conll2003-clusters.hcl)")
+				}
+				vars["clusters"] = os.Getenv("TRELLIS_BENCH_CLUSTERS")
+			}
 			h, _, reg := newHost(b, plugin.Options{Log: zerolog.Nop()})
 			defer h.Close()
 			v := vars
