@@ -8,6 +8,7 @@
 //	  prefixes = [4, 6, 10, 20]      # default
 //	  offsets  = [-1, 0, 1]          # default [0]
 //	  sha256   = "…"                 # optional: refuse any other file
+//	  case_fallback = false          # look a missing word up as Title, then lower case
 //	}
 //
 // A token at offset o whose word has bit string p gets "bc[o]:n=p[:n]" for
@@ -29,6 +30,8 @@ import (
 	"os"
 	"path/filepath"
 	"strconv"
+	"unicode"
+	"unicode/utf8"
 
 	"github.com/hashicorp/hcl/v2"
 	"github.com/hashicorp/hcl/v2/gohcl"
@@ -48,6 +51,10 @@ type Config struct {
 	SHA256   string `hcl:"sha256,optional" json:"sha256,omitempty"`
 	Offsets  []int  `hcl:"offsets,optional" json:"offsets,omitempty"`
 	Prefixes []int  `hcl:"prefixes,optional" json:"prefixes,omitempty"`
+	// CaseFallback looks a word that is not in the file up again as
+	// Title case ("JAPAN" as "Japan") and then in lower case, for
+	// headlines in capitals and sentence-initial words.
+	CaseFallback bool `hcl:"case_fallback,optional" json:"case_fallback,omitempty"`
 }
 
 // Template is the clusters template.
@@ -178,6 +185,9 @@ type extractor struct {
 	*window.Bound
 	paths    map[string]string
 	prefixes []int
+	fallback bool
+	// caseBuf holds a word's other cases for the fallback lookups.
+	caseBuf []byte
 	// keys[k][l] is "name[offset]:n=" for offset k and prefix length l.
 	keys [][][]byte
 }
@@ -194,7 +204,7 @@ func (t *Template) Compile(name string, cols feature.Columns) (feature.Extractor
 	if err != nil {
 		return nil, err
 	}
-	x := &extractor{Bound: b, paths: t.paths, prefixes: t.prefixes()}
+	x := &extractor{Bound: b, paths: t.paths, prefixes: t.prefixes(), fallback: t.cfg.CaseFallback}
 	for _, o := range b.Offsets {
 		var row [][]byte
 		for _, n := range x.prefixes {
@@ -213,7 +223,7 @@ func (x *extractor) Extract(s *corpus.Sentence, sink feature.Sink) error {
 			if j < 0 || j >= n {
 				continue
 			}
-			path, ok := x.paths[s.Tokens[j][x.Column]]
+			path, ok := x.lookup(s.Tokens[j][x.Column])
 			if !ok {
 				continue
 			}
@@ -232,4 +242,26 @@ func (x *extractor) Extract(s *corpus.Sentence, sink feature.Sink) error {
 		}
 	}
 	return nil
+}
+
+// lookup finds a word's bit string, with the case fallback if asked for.
+// The map is indexed with string(bytes), which does not allocate.
+func (x *extractor) lookup(w string) (string, bool) {
+	if p, ok := x.paths[w]; ok || !x.fallback {
+		return p, ok
+	}
+	buf := window.AppendLower(x.caseBuf[:0], w)
+	n := len(buf)
+	buf = append(buf, buf...)
+	x.caseBuf = buf
+	lower, title := buf[:n], buf[n:]
+	r, size := utf8.DecodeRune(title)
+	if up := unicode.ToUpper(r); up != r && utf8.RuneLen(up) == size {
+		utf8.EncodeRune(title, up)
+		if p, ok := x.paths[string(title)]; ok {
+			return p, true
+		}
+	}
+	p, ok := x.paths[string(lower)]
+	return p, ok
 }

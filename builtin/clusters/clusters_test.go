@@ -57,6 +57,10 @@ func TestExtract(t *testing.T) {
 			[][]string{{"bc[0]:4=1001", "bc[0]:6=10011"}, {"bc[0]:4=1001", "bc[0]:6=10010"}}},
 		{"short path once", Config{Column: "word", Path: path, Prefixes: []int{1, 2, 3}}, "the cat",
 			[][]string{{"bc[0]:1=0"}, {"bc[0]:1=1", "bc[0]:2=11", "bc[0]:3=110"}}},
+		{"case fallback", Config{Column: "word", Path: path, Prefixes: []int{3}, CaseFallback: true}, "JOHN CITY The Mary DOG",
+			[][]string{{"bc[0]:3=100"}, {"bc[0]:3=111"}, {"bc[0]:3=0"}, {"bc[0]:3=100"}, {"bc[0]:3=110"}}},
+		{"no case fallback", Config{Column: "word", Path: path, Prefixes: []int{3}}, "JOHN The mary",
+			[][]string{nil, nil, {"bc[0]:3=100"}}},
 		{"offsets and unknown words", Config{Column: "word", Path: path, Offsets: []int{-1, 1}, Prefixes: []int{2}}, "Peter saw the city",
 			[][]string{nil, {"bc[1]:2=0"}, {"bc[1]:2=11"}, {"bc[-1]:2=0"}}},
 	}
@@ -78,8 +82,8 @@ func TestExtract(t *testing.T) {
 }
 
 func TestExtractAllocatesNothing(t *testing.T) {
-	x := compile(t, Config{Column: "word", Path: filepath.Join("testdata", "small.clusters"), Offsets: []int{-1, 0, 1}})
-	s := sentence("john and mary sat in the city .")
+	x := compile(t, Config{Column: "word", Path: filepath.Join("testdata", "small.clusters"), Offsets: []int{-1, 0, 1}, CaseFallback: true})
+	s := sentence("john and MARY sat in The city .")
 	sink := &discard{}
 	if allocs := testing.AllocsPerRun(100, func() { _ = x.Extract(s, sink) }); allocs != 0 {
 		t.Fatalf("%v allocations per sentence", allocs)
