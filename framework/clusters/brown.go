@@ -40,6 +40,9 @@ type brown struct {
 	// log b[i*s+j] (0 where b is 0): the hot loops take no logarithm of
 	// their own where these do.
 	lp, lpp, lb []float64
+	// bt and lbt are b and lb transposed, so that freshLoss reads a
+	// cluster's column as a row (contiguous memory).
+	bt, lbt []float64
 	// q2[i*s+j] is the AMI term of the pair, q(i,j)+q(j,i) (q(i,i) on the
 	// diagonal); w[i] the sum of row i of q2 over the active slots.
 	q2, w []float64
@@ -84,6 +87,7 @@ func newBrown(c *Counts, clusters, threads int) *brown {
 		counts: c, s: s,
 		b: make([]float64, s*s), p: make([]float64, s), lp: make([]float64, s),
 		lpp: make([]float64, s*s), lb: make([]float64, s*s),
+		bt: make([]float64, s*s), lbt: make([]float64, s*s),
 		q2: make([]float64, s*s), w: make([]float64, s),
 		loss: make([]float64, s*s), active: make([]bool, s),
 		slotOf: make([]int32, len(c.Words)), members: make([][]int32, s),
@@ -130,6 +134,20 @@ func (b *brown) sumLog(u, v int) float64 {
 	return 0
 }
 
+// sumLogOf is sumLog on values: (u+v) log(u+v), with lu = log u and
+// lv = log v used when the other is 0.
+func sumLogOf(u, v, lu, lv float64) float64 {
+	switch {
+	case u > 0 && v > 0:
+		return (u + v) * math.Log(u+v)
+	case u > 0:
+		return u * lu
+	case v > 0:
+		return v * lv
+	}
+	return 0
+}
+
 // flog is f log f (0 for f = 0).
 func flog(f float64) float64 {
 	if f <= 0 {
@@ -149,6 +167,7 @@ func (b *brown) setLogs(slot int) {
 				b.lb[k] = math.Log(b.b[k])
 			}
 		}
+		b.lbt[x*s+slot], b.lbt[slot*s+x] = b.lb[slot*s+x], b.lb[x*s+slot]
 		if x != slot {
 			b.lpp[slot*s+x] = math.Log(b.p[slot] + b.p[x])
 			b.lpp[x*s+slot] = b.lpp[slot*s+x]
@@ -169,9 +188,17 @@ func (b *brown) freshLoss(i, j int) float64 {
 	self := q(b.b[i*s+i]+b.b[i*s+j]+b.b[j*s+i]+b.b[j*s+j], pij, pij)
 	l := b.w[i] + b.w[j] - b.q2[i*s+j] - self
 	lpij := b.lpp[i*s+j]
+	// hyp(i, j, x) for every x, on rows: b's rows i and j, bt's rows i
+	// and j (b's columns), and their logarithms.
+	ri, rj, ci, cj := b.b[i*s:(i+1)*s], b.b[j*s:(j+1)*s], b.bt[i*s:(i+1)*s], b.bt[j*s:(j+1)*s]
+	lri, lrj, lci, lcj := b.lb[i*s:(i+1)*s], b.lb[j*s:(j+1)*s], b.lbt[i*s:(i+1)*s], b.lbt[j*s:(j+1)*s]
 	for _, x := range b.live {
-		if x != i && x != j {
-			l -= b.hyp(i, j, x, lpij)
+		if x == i || x == j {
+			continue
+		}
+		h := sumLogOf(ri[x], rj[x], lri[x], lrj[x]) + sumLogOf(ci[x], cj[x], lci[x], lcj[x])
+		if h != 0 {
+			l -= h - (ri[x]+rj[x]+ci[x]+cj[x])*(lpij+b.lp[x])
 		}
 	}
 	return l
@@ -192,11 +219,13 @@ func (b *brown) add(word int) {
 	for k := c.rightStart[word]; k < c.rightStart[word+1]; k++ {
 		if t := b.slotOf[c.right[k]]; t >= 0 {
 			b.b[slot*s+int(t)] += float64(c.rightN[k]) / tokens
+			b.bt[int(t)*s+slot] = b.b[slot*s+int(t)]
 		}
 	}
 	for k := c.leftStart[word]; k < c.leftStart[word+1]; k++ {
 		if t := b.slotOf[c.left[k]]; t >= 0 && int(c.left[k]) != word {
 			b.b[int(t)*s+slot] += float64(c.leftN[k]) / tokens
+			b.bt[slot*s+int(t)] = b.b[int(t)*s+slot]
 		}
 	}
 	// The pairs already there lose the terms they gain with the new
@@ -348,6 +377,10 @@ func (b *brown) merge(a, c int) {
 	}
 	for _, x := range b.live {
 		b.b[c*s+x], b.b[x*s+c] = 0, 0
+	}
+	for _, x := range b.live {
+		b.bt[x*s+a], b.bt[a*s+x] = b.b[a*s+x], b.b[x*s+a]
+		b.bt[c*s+x], b.bt[x*s+c] = 0, 0
 	}
 	b.p[a], b.p[c] = pm, 0
 	b.deactivate(c)
