@@ -1,8 +1,9 @@
-# CoNLL-2003 English NER with public knowledge and word clusters:
-# specs/conll2003-knowledge.hcl (gazetteers from public sources, WordNet
-# classes) plus Brown clusters of unlabeled English text: the prefixes
-# (4, 6, 10, 20 bits) of the bit strings of the words at offsets -1, 0
-# and 1, as Ratinov and Roth (2009) use them. The cluster file is built,
+# CoNLL-2003 English NER with public knowledge, document context and word
+# clusters: specs/conll2003-knowledge.hcl (gazetteers from public sources,
+# WordNet classes), the document template of specs/conll2003-doc.hcl
+# (context aggregation over the document), and Brown clusters of unlabeled
+# English text: the prefixes (4, 6, 10, 20 bits) of the bit strings of the
+# words at offsets -1, 0 and 1, as Ratinov and Roth (2009) use them. The cluster file is built,
 # not shipped; it is pinned by SHA-256 in the model. The text comes from
 # Debian and npm packages and from training corpora only (never
 # eng.testa); builtin/clusters/README.md lists the sources, sizes and
@@ -48,7 +49,7 @@ variable "wordnet_dict" {
 
 experiment "conll2003-clusters" {
   seed        = 1
-  description = "CoNLL-2003 English NER, tested on eng.testa, with gazetteers from public sources, WordNet classes and Brown clusters."
+  description = "CoNLL-2003 English NER, tested on eng.testa, with gazetteers from public sources, WordNet classes, document context and Brown clusters."
 }
 
 corpus "train" {
@@ -142,6 +143,10 @@ features {
     column  = "word"
     path    = var.clusters
     offsets = [-1, 0, 1]
+  }
+  document "doc" {
+    column       = "word"
+    context_case = true
   }
   transition "trans" {}
 }
