@@ -3,8 +3,12 @@
 # WordNet classes), the document template of specs/conll2003-doc.hcl
 # (context aggregation over the document), and Brown clusters of unlabeled
 # English text: the prefixes (4, 6, 10, 20 bits) of the bit strings of the
-# words at offsets -1, 0 and 1, as Ratinov and Roth (2009) use them. The cluster file is built,
-# not shipped; it is pinned by SHA-256 in the model. The text comes from
+# words at offsets -1, 0 and 1, as Ratinov and Roth (2009) use them.
+# eng.testa: CRF 92.24 F1, perceptron 92.00; without the clusters block the
+# CRF has 92.26 (the clusters help specs/conll2003.hcl alone, +0.83, but
+# add nothing over the other knowledge here; builtin/clusters/README.md).
+# The cluster file is built, not shipped; the model pins its path and
+# SHA-256 and refuses another file. The text comes from
 # Debian and npm packages and from training corpora only (never
 # eng.testa); builtin/clusters/README.md lists the sources, sizes and
 # licences. From the repository root:
