@@ -9,6 +9,7 @@ import (
 	"github.com/trellis-nlp/trellis/builtin/attributes"
 	"github.com/trellis-nlp/trellis/builtin/bias"
 	"github.com/trellis-nlp/trellis/builtin/boundary"
+	"github.com/trellis-nlp/trellis/builtin/clusters"
 	"github.com/trellis-nlp/trellis/builtin/digit"
 	"github.com/trellis-nlp/trellis/builtin/document"
 	"github.com/trellis-nlp/trellis/builtin/emission"
@@ -43,6 +44,7 @@ func RegisterTemplates(r *feature.Registry) {
 	r.MustRegister("attributes", attributes.New)
 	r.MustRegister("document", document.New)
 	r.MustRegister("lexicon", lexicon.New)
+	r.MustRegister("clusters", clusters.New)
 }
 
 // RegisterLearners adds the learners. It panics if r already holds one of

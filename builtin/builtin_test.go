@@ -306,7 +306,7 @@ func TestRegistries(t *testing.T) {
 		got  []string
 		want []string
 	}{
-		{"templates", templates.Names(), []string{"attributes", "bias", "boundary", "case", "digit", "document", "emission",
+		{"templates", templates.Names(), []string{"attributes", "bias", "boundary", "case", "clusters", "digit", "document", "emission",
 			"hyphen", "lexicon", "prefix", "shape", "suffix", "transition"}},
 		{"learners", learners.Names(), []string{"arow", "crf", "hmm", "maxent", "memm", "pa", "perceptron"}},
 	}

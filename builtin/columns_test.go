@@ -4,6 +4,7 @@ import (
 	"os"
 	"path/filepath"
 	"reflect"
+	"strconv"
 	"testing"
 
 	"github.com/hashicorp/hcl/v2"
@@ -19,6 +20,10 @@ import (
 // registered without a case here fails.
 func TestReadColumns(t *testing.T) {
 	cols := feature.Columns{Names: []string{"word", "pos", "attributes", "label"}, Label: 3}
+	words := filepath.Join(t.TempDir(), "words.txt") // the lexicon's list
+	if err := os.WriteFile(words, []byte("a b\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
 	cases := map[string][]struct {
 		body string
 		want []int // nil: reads none; the template has an extractor unless noExtractor
@@ -36,15 +41,12 @@ func TestReadColumns(t *testing.T) {
 		"digit":      {{`column = "word"`, []int{0}}},
 		"document":   {{`column = "pos"`, []int{1}}},
 		"hyphen":     {{`column = "word"`, []int{0}}},
+		"clusters":   {{"column = \"pos\"\npath = \"clusters/testdata/small.clusters\"", []int{1}}},
 		"boundary":   {{``, nil}},
 		"bias":       {{``, nil}},
 		"attributes": {{``, []int{2}}},
 		"transition": {{``, nil}},
-		"lexicon":    {{"column = \"pos\"\npath = \"words.txt\"", []int{1}}},
-	}
-	dir := t.TempDir() // the lexicon's list
-	if err := os.WriteFile(filepath.Join(dir, "words.txt"), []byte("a b\n"), 0o644); err != nil {
-		t.Fatal(err)
+		"lexicon":    {{"column = \"pos\"\npath = " + strconv.Quote(words), []int{1}}},
 	}
 	reg, _ := Registries()
 	for _, typ := range reg.Names() {
@@ -56,7 +58,7 @@ func TestReadColumns(t *testing.T) {
 		for _, tc := range tcs {
 			t.Run(typ+" "+tc.body, func(t *testing.T) {
 				tmpl, _ := reg.NewTemplate(typ)
-				if diags := decodeBody(tmpl, tc.body, dir); diags.HasErrors() {
+				if diags := decodeBody(tmpl, tc.body, "."); diags.HasErrors() {
 					t.Fatal(diags)
 				}
 				x, err := tmpl.Compile("x", cols)

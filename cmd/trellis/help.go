@@ -48,6 +48,7 @@ func commandTable() []command {
 		reproduceCommand(),
 		pluginsCommand(),
 		importCommand(),
+		clustersCommand(),
 		versionCommand(),
 		helpCommand(),
 	}

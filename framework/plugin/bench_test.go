@@ -163,7 +163,10 @@ func benchEncode(b *testing.B, s *spec.Spec) {
 // specs/conll2003.hcl (builtin templates only) and with
 // specs/conll2003-knowledge.hcl (the same plus the gazetteer and wordnet
 // plugins). It needs the lists `gazetteer import` built, in the folder
-// TRELLIS_BENCH_LISTS names, and WordNet in /usr/share/wordnet.
+// TRELLIS_BENCH_LISTS names, and WordNet in /usr/share/wordnet. With
+// TRELLIS_BENCH_CLUSTERS naming a cluster file (`trellis clusters`), it
+// also encodes with specs/conll2003-clusters.hcl (knowledge plus the
+// builtin clusters template).
 func BenchmarkEncodeKnowledge(b *testing.B) {
 	data, _ := filepath.Abs(filepath.Join("..", "..", "..", "shared", "data"))
 	if _, err := os.Stat(filepath.Join(data, "conll2003", "eng.train")); err != nil {
@@ -180,21 +183,60 @@ func BenchmarkEncodeKnowledge(b *testing.B) {
 	for _, tc := range []struct{ name, spec string }{
 		{"builtin", "conll2003.hcl"},
 		{"knowledge", "conll2003-knowledge.hcl"},
+		{"builtin+clusters", "conll2003.hcl"},
+		{"clusters", "conll2003-clusters.hcl"},
 	} {
 		b.Run(tc.name, func(b *testing.B) {
+			specPath := filepath.Join("../../specs", tc.spec)
+			v := vars
+			switch tc.name {
+			case "builtin":
+				v = map[string]string{"data_dir": data}
+			case "builtin+clusters", "clusters":
+				clusters := os.Getenv("TRELLIS_BENCH_CLUSTERS")
+				if clusters == "" {
+					b.Skip("set TRELLIS_BENCH_CLUSTERS to a cluster file (see specs/conll2003-clusters.hcl)")
+				}
+				v = map[string]string{"clusters": clusters}
+				for k, x := range vars {
+					v[k] = x
+				}
+				if tc.name == "builtin+clusters" {
+					// specs/conll2003.hcl plus the clusters block of
+					// specs/conll2003-clusters.hcl: the template's own cost.
+					specPath = builtinWithClusters(b, data, clusters)
+					v = nil
+				}
+			}
 			h, _, reg := newHost(b, plugin.Options{Log: zerolog.Nop()})
 			defer h.Close()
-			v := vars
-			if tc.name == "builtin" {
-				v = map[string]string{"data_dir": data}
-			}
-			s, diags := spec.LoadFile(filepath.Join("../../specs", tc.spec), v, reg)
+			s, diags := spec.LoadFile(specPath, v, reg)
 			if diags.HasErrors() {
 				b.Fatal(diags.Error())
 			}
 			benchEncode(b, s)
 		})
 	}
+}
+
+// builtinWithClusters writes specs/conll2003.hcl with a clusters block
+// (offsets -1, 0, 1, as specs/conll2003-clusters.hcl) and absolute paths.
+func builtinWithClusters(b *testing.B, data, clusters string) string {
+	src, err := os.ReadFile("../../specs/conll2003.hcl")
+	if err != nil {
+		b.Fatal(err)
+	}
+	block := "clusters \"bc\" {\n    column  = \"word\"\n    path    = \"" + clusters + "\"\n    offsets = [-1, 0, 1]\n  }\n  transition \"trans\" {}"
+	text := strings.Replace(string(src), `transition "trans" {}`, block, 1)
+	text = strings.Replace(text, `default     = "../../shared/data"`, `default     = "`+data+`"`, 1)
+	if !strings.Contains(text, block) || !strings.Contains(text, data) {
+		b.Fatal("specs/conll2003.hcl no longer has the transition block or the data_dir default this benchmark edits")
+	}
+	path := filepath.Join(b.TempDir(), "builtin-clusters.hcl")
+	if err := os.WriteFile(path, []byte(text), 0o644); err != nil {
+		b.Fatal(err)
+	}
+	return path
 }
 
 func readAll(b *testing.B, c *spec.Corpus) []*corpus.Sentence {
