@@ -10,6 +10,11 @@
 #
 # (paths from the repository root; build-lists writes PER.txt, LOC.txt,
 # ORG.txt and MISC.txt into the folder that gazetteer_dir names.)
+#
+# Lists of every training entity (-min-count 1) fire perfectly on the
+# training data, a trap; `build-lists -folds 10` jackknifes them so that no
+# training sentence sees a phrase only its own label listed (plugins/
+# gazetteer/README.md; docs/results.md compares the two).
 
 variable "data_dir" {
   default     = "../../shared/data"

@@ -10,14 +10,21 @@ import (
 	"strings"
 )
 
-const buildUsage = `usage: gazetteer build-lists [-word N] [-label N] [-min-count N] CORPUS OUTDIR
+const buildUsage = `usage: gazetteer build-lists [-word N] [-label N] [-min-count N] [-folds K] CORPUS OUTDIR
 
 Writes OUTDIR/<TYPE>.txt: every phrase labelled as an entity of TYPE in
 CORPUS, a CoNLL file (whitespace-separated columns, blank lines between
 sentences) whose spans are IOB1 or IOB2 encoded. Use the TRAINING corpus
 only: lists built from test data would leak its answers.
 
+With -folds K (2 to 64) the lists are jackknifed: each sentence belongs to
+fold hash(its tokens) mod K, and a phrase is marked with the folds whose
+sentences must not see it (its count outside the fold is below
+-min-count), so that a training sentence's features never come from its
+own labels. The plugin computes the same fold for every sentence it tags.
+
   gazetteer build-lists -word 0 -label 3 eng.train runs/gazetteer-conll2003
+  gazetteer build-lists -folds 10 -word 0 -label 3 eng.train runs/gazetteer-conll2003-10fold
 `
 
 // buildListsMain implements `gazetteer build-lists`.
@@ -30,17 +37,18 @@ func buildListsMain(args []string) int {
 	word := fs.Int("word", 0, "index of the token column")
 	label := fs.Int("label", -1, "index of the label column (default: the last)")
 	minCount := fs.Int("min-count", 1, "keep phrases labelled at least this many times")
+	folds := fs.Int("folds", 0, "jackknife the lists over K folds of sentences (2 to 64; 0: plain lists)")
 	fs.Usage = func() { fmt.Fprint(os.Stderr, buildUsage) }
 	if err := fs.Parse(args[1:]); err != nil {
 		return 2
 	}
-	if fs.NArg() != 2 {
+	if fs.NArg() != 2 || *folds == 1 || *folds < 0 || *folds > maxFolds {
 		fs.Usage()
 		return 2
 	}
-	lists, err := buildLists(fs.Arg(0), *word, *label, *minCount)
+	lists, err := buildLists(fs.Arg(0), *word, *label, *minCount, *folds)
 	if err == nil {
-		err = writeLists(fs.Arg(1), lists)
+		err = writeLists(fs.Arg(1), lists, *folds)
 	}
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "gazetteer build-lists:", err)
@@ -50,23 +58,35 @@ func buildListsMain(args []string) int {
 }
 
 // buildLists returns, per entity type, the phrases labelled with it at
-// least minCount times.
-func buildLists(path string, word, label, minCount int) (map[string][]string, error) {
+// least minCount times; with folds, each phrase with the folds that must
+// not see it (listEntry.except).
+func buildLists(path string, word, label, minCount, folds int) (map[string][]listEntry, error) {
 	f, err := os.Open(path)
 	if err != nil {
 		return nil, err
 	}
 	defer f.Close()
-	counts := map[string]map[string]int{}
+	// counts[type][phrase][fold]: fold 0 only without folds.
+	counts := map[string]map[string][]int{}
 	var toks, tags []string
 	flush := func() {
+		fold := 0
+		if folds > 0 {
+			fold = sentenceFold(toks, folds)
+		}
 		typ, start := "", -1
 		end := func(i int) {
 			if start >= 0 {
 				if counts[typ] == nil {
-					counts[typ] = map[string]int{}
+					counts[typ] = map[string][]int{}
 				}
-				counts[typ][strings.Join(toks[start:i], " ")]++
+				phrase := strings.Join(toks[start:i], " ")
+				c := counts[typ][phrase]
+				if c == nil {
+					c = make([]int, max(folds, 1))
+					counts[typ][phrase] = c
+				}
+				c[fold]++
 			}
 			typ, start = "", -1
 		}
@@ -109,28 +129,64 @@ func buildLists(path string, word, label, minCount int) (map[string][]string, er
 	if err := sc.Err(); err != nil {
 		return nil, err
 	}
-	out := map[string][]string{}
-	for t, m := range counts {
-		for p, c := range m {
-			if c >= minCount {
-				out[t] = append(out[t], p)
-			}
-		}
-		sort.Strings(out[t])
-	}
-	return out, nil
+	return selectEntries(counts, minCount, folds), nil
 }
 
-func writeLists(dir string, lists map[string][]string) error {
+// listEntry is a phrase of a list and, for jackknifed lists, the folds
+// whose sentences must not see it (bit k: fold k).
+type listEntry struct {
+	phrase string
+	except uint64
+}
+
+// selectEntries keeps the phrases counted at least minCount times, and
+// marks each fold whose leave-one-out count falls below minCount.
+func selectEntries(counts map[string]map[string][]int, minCount, folds int) map[string][]listEntry {
+	out := map[string][]listEntry{}
+	for t, m := range counts {
+		for p, c := range m {
+			total := 0
+			for _, n := range c {
+				total += n
+			}
+			if total < minCount {
+				continue
+			}
+			var except uint64
+			for k := 0; k < folds; k++ {
+				if total-c[k] < minCount {
+					except |= 1 << k
+				}
+			}
+			out[t] = append(out[t], listEntry{p, except})
+		}
+		sort.Slice(out[t], func(i, j int) bool { return out[t][i].phrase < out[t][j].phrase })
+	}
+	return out
+}
+
+func writeLists(dir string, lists map[string][]listEntry, folds int) error {
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return err
 	}
-	for t, phrases := range lists {
-		body := "# built by gazetteer build-lists\n" + strings.Join(phrases, "\n") + "\n"
-		if err := os.WriteFile(filepath.Join(dir, t+".txt"), []byte(body), 0o644); err != nil {
+	for t, entries := range lists {
+		var b strings.Builder
+		b.WriteString("# built by gazetteer build-lists\n")
+		if folds > 0 {
+			fmt.Fprintf(&b, "# folds=%d\n", folds)
+		}
+		for _, e := range entries {
+			b.WriteString(e.phrase)
+			if e.except != 0 {
+				b.WriteString("\texcept=")
+				b.WriteString(foldList(e.except))
+			}
+			b.WriteByte('\n')
+		}
+		if err := os.WriteFile(filepath.Join(dir, t+".txt"), []byte(b.String()), 0o644); err != nil {
 			return err
 		}
-		fmt.Fprintf(os.Stderr, "%s: %d phrases\n", filepath.Join(dir, t+".txt"), len(phrases))
+		fmt.Fprintf(os.Stderr, "%s: %d phrases\n", filepath.Join(dir, t+".txt"), len(entries))
 	}
 	return nil
 }

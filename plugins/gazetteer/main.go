@@ -18,7 +18,11 @@
 //
 // A list file holds one phrase per line, tokens separated by spaces; blank
 // lines and lines starting with # are ignored. The same phrase may be in
-// several lists.
+// several lists. A jackknifed list (`gazetteer build-lists -folds K`)
+// starts with "# folds=K" and marks a phrase with the folds whose
+// sentences must not see it ("Fed<TAB>except=3"): the plugin puts every
+// sentence in fold hash(tokens) mod K, as build-lists did, and skips the
+// phrases marked with that fold.
 //
 // With case_variants, "New York" also matches "NEW YORK" (CoNLL headlines)
 // and a list of lowercase phrases also matches them capitalized.
@@ -32,6 +36,7 @@ import (
 	"bufio"
 	"fmt"
 	"os"
+	"slices"
 	"sort"
 	"strings"
 	"unicode"
@@ -63,6 +68,11 @@ type gazetteer struct {
 	types []string
 	edges map[edge]int32
 	ends  [][]int // per node: indices into types, sorted; non-empty at a phrase end
+	// except[node][i] are the folds whose sentences must not see the
+	// phrase of type ends[node][i] (jackknifed lists; 0 otherwise).
+	except [][]uint64
+	// folds is the fold count of the jackknifed lists, 0 without.
+	folds int
 	// keys[k][t] are the features of type t at offset Offsets[k]: T, B-T,
 	// I-T; anyKeys[k] is "any" at that offset.
 	keys    [][][3]string
@@ -71,10 +81,11 @@ type gazetteer struct {
 	matches []match
 }
 
-// match is the match covering a token: its types, and whether the token
-// begins it. types is nil for a token outside every match.
+// match is the match covering a token: the trie node where its phrase
+// ends (whose types it has), and whether the token begins it. node is 0
+// (the root, never an end) for a token outside every match.
 type match struct {
-	types []int
+	node  int32
 	begin bool
 }
 
@@ -92,6 +103,7 @@ func (g *gazetteer) Setup(columns []string) ([]string, error) {
 	}
 	g.edges = map[edge]int32{}
 	g.ends = [][]int{nil} // node 0 is the root
+	g.except = [][]uint64{nil}
 	for t := range g.cfg.Lists {
 		g.types = append(g.types, t)
 	}
@@ -152,17 +164,42 @@ func (g *gazetteer) load(ti int, path string) (int, error) {
 	defer f.Close()
 	sc := bufio.NewScanner(f)
 	sc.Buffer(make([]byte, 1<<16), 1<<20)
-	n := 0
+	n, lineNo, folds := 0, 0, 0
 	for sc.Scan() {
+		lineNo++
 		line := strings.TrimSpace(sc.Text())
-		if line == "" || strings.HasPrefix(line, "#") {
+		if strings.HasPrefix(line, "#") {
+			k, ok, err := parseFoldsHeader(line)
+			if err == nil && ok && g.folds != 0 && k != g.folds {
+				err = fmt.Errorf("%d folds, another list has %d: build the lists with the same -folds", k, g.folds)
+			}
+			if err != nil {
+				return n, fmt.Errorf("%s:%d: %v", path, lineNo, err)
+			}
+			if ok {
+				folds, g.folds = k, k
+			}
 			continue
 		}
-		toks := strings.Fields(line)
-		g.insert(toks, ti)
+		if line == "" {
+			continue
+		}
+		phrase, field, marked := strings.Cut(line, "\t")
+		var except uint64
+		if marked {
+			if folds == 0 {
+				return n, fmt.Errorf("%s:%d: a fold mark without a \"# folds=K\" line before it", path, lineNo)
+			}
+			var err error
+			if except, err = parseExcept(strings.TrimSpace(field), folds); err != nil {
+				return n, fmt.Errorf("%s:%d: %v", path, lineNo, err)
+			}
+		}
+		toks := strings.Fields(phrase)
+		g.insert(toks, ti, except)
 		if g.cfg.CaseVariants && !g.cfg.Lowercase {
-			g.insert(caseVariant(toks, strings.ToUpper), ti)
-			g.insert(caseVariant(toks, capitalize), ti)
+			g.insert(caseVariant(toks, strings.ToUpper), ti, except)
+			g.insert(caseVariant(toks, capitalize), ti, except)
 		}
 		n++
 	}
@@ -175,8 +212,11 @@ func (g *gazetteer) load(ti int, path string) (int, error) {
 	return n, nil
 }
 
-// insert adds the phrase toks, of type ti, to the trie.
-func (g *gazetteer) insert(toks []string, ti int) {
+// insert adds the phrase toks, of type ti, to the trie, hidden from the
+// sentences of the folds in except. A phrase inserted twice (a case
+// variant equal to another entry) is hidden only from the folds both hide
+// it from.
+func (g *gazetteer) insert(toks []string, ti int, except uint64) {
 	cur := int32(0)
 	for _, tok := range toks {
 		e := edge{cur, g.norm(tok)}
@@ -184,15 +224,30 @@ func (g *gazetteer) insert(toks []string, ti int) {
 		if !ok {
 			nx = int32(len(g.ends))
 			g.ends = append(g.ends, nil)
+			g.except = append(g.except, nil)
 			g.edges[e] = nx
 		}
 		cur = nx
 	}
 	ends := g.ends[cur]
 	i := sort.SearchInts(ends, ti)
-	if i == len(ends) || ends[i] != ti {
-		g.ends[cur] = append(ends[:i], append([]int{ti}, ends[i:]...)...)
+	if i < len(ends) && ends[i] == ti {
+		g.except[cur][i] &= except
+		return
 	}
+	g.ends[cur] = slices.Insert(ends, i, ti)
+	g.except[cur] = slices.Insert(g.except[cur], i, except)
+}
+
+// visible reports whether node ends a phrase that sentences of the fold
+// whose bit is foldBit may see (foldBit 0: no folds, every phrase).
+func (g *gazetteer) visible(node int32, foldBit uint64) bool {
+	for _, e := range g.except[node] {
+		if e&foldBit == 0 {
+			return true
+		}
+	}
+	return false
 }
 
 // caseVariant returns toks with f applied to each token.
@@ -216,7 +271,8 @@ func capitalize(s string) string {
 
 // Extract finds the longest match starting at each token not already
 // inside a match, left to right, then gives each token the features of
-// the matches at its offsets.
+// the matches at its offsets. With jackknifed lists, only the phrases the
+// sentence's fold may see match.
 func (g *gazetteer) Extract(s *sdk.Sentence, f *sdk.Features) error {
 	n := s.Len()
 	if cap(g.matches) < n {
@@ -224,17 +280,20 @@ func (g *gazetteer) Extract(s *sdk.Sentence, f *sdk.Features) error {
 	}
 	g.matches = g.matches[:n]
 	clear(g.matches)
+	var foldBit uint64
+	if g.folds > 0 {
+		foldBit = 1 << foldOf(n, func(i int) string { return s.Value(i, 0) }, g.folds)
+	}
 	for i := 0; i < n; {
-		cur, end := int32(0), -1
-		var types []int
+		cur, end, endNode := int32(0), -1, int32(0)
 		for j := i; j < n; j++ {
 			nx, ok := g.edges[edge{cur, g.norm(s.Value(j, 0))}]
 			if !ok {
 				break
 			}
 			cur = nx
-			if len(g.ends[cur]) > 0 {
-				end, types = j+1, g.ends[cur]
+			if g.visible(cur, foldBit) {
+				end, endNode = j+1, cur
 			}
 		}
 		if end < 0 {
@@ -242,19 +301,22 @@ func (g *gazetteer) Extract(s *sdk.Sentence, f *sdk.Features) error {
 			continue
 		}
 		for j := i; j < end; j++ {
-			g.matches[j] = match{types: types, begin: j == i}
+			g.matches[j] = match{node: endNode, begin: j == i}
 		}
 		i = end
 	}
 	for i := range n {
 		for k, o := range g.cfg.Offsets {
 			j := i + o
-			if j < 0 || j >= n || g.matches[j].types == nil {
+			if j < 0 || j >= n || g.matches[j].node == 0 {
 				continue
 			}
 			m := g.matches[j]
 			f.Set(i, g.anyKeys[k])
-			for _, t := range m.types {
+			for idx, t := range g.ends[m.node] {
+				if g.except[m.node][idx]&foldBit != 0 {
+					continue
+				}
 				key := &g.keys[k][t]
 				f.Set(i, key[0])
 				if m.begin {

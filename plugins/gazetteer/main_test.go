@@ -5,6 +5,7 @@ import (
 	"os"
 	"path/filepath"
 	"reflect"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -54,17 +55,132 @@ func TestBuildLists(t *testing.T) {
 		"Peter NNP B-NP I-PER\nBlackburn NNP I-NP I-PER\n\nEU NNP B-NP I-ORG\nand CC O O\nEU NNP B-NP B-ORG\n"
 	p := filepath.Join(dir, "train")
 	os.WriteFile(p, []byte(corpus), 0o644)
-	lists, err := buildLists(p, 0, 3, 1)
+	lists, err := buildLists(p, 0, 3, 1, 0)
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := map[string][]string{"ORG": {"EU"}, "MISC": {"German"}, "PER": {"Peter Blackburn"}}
+	want := map[string][]listEntry{"ORG": {{"EU", 0}}, "MISC": {{"German", 0}}, "PER": {{"Peter Blackburn", 0}}}
 	if !reflect.DeepEqual(lists, want) {
 		t.Errorf("lists %v, want %v", lists, want)
 	}
-	lists, _ = buildLists(p, 0, 3, 2)
-	if !reflect.DeepEqual(lists, map[string][]string{"ORG": {"EU"}}) {
+	lists, _ = buildLists(p, 0, 3, 2, 0)
+	if !reflect.DeepEqual(lists, map[string][]listEntry{"ORG": {{"EU", 0}}}) {
 		t.Errorf("min-count 2: %v", lists)
+	}
+}
+
+// TestJackknifedLists: with -folds, a phrase is hidden from exactly the
+// folds whose leave-one-out count is below min-count (checked against a
+// recount per fold), the files carry the folds, and the plugin, given the
+// training sentences, never matches a phrase that only its own sentence
+// labelled — while a sentence of another fold still sees it.
+func TestJackknifedLists(t *testing.T) {
+	dir := t.TempDir()
+	sents := [][]string{
+		{"Acme NNP I-ORG", "rose VBD O"},
+		{"Acme NNP I-ORG", "fell VBD O"},
+		{"Zorbco NNP I-ORG", "rose VBD O"},
+		{"Paris NNP I-LOC", "wins VBZ O"},
+		{"Paris NNP I-LOC", "loses VBZ O"},
+		{"Paris NNP I-LOC", "draws VBZ O"},
+	}
+	var b strings.Builder
+	var toks [][]string
+	for _, sent := range sents {
+		var words []string
+		for _, line := range sent {
+			b.WriteString(line + "\n")
+			words = append(words, strings.Fields(line)[0])
+		}
+		b.WriteString("\n")
+		toks = append(toks, words)
+	}
+	p := filepath.Join(dir, "train")
+	os.WriteFile(p, []byte(b.String()), 0o644)
+	const folds = 3
+	for _, minCount := range []int{1, 2} {
+		lists, err := buildLists(p, 0, 2, minCount, folds)
+		if err != nil {
+			t.Fatal(err)
+		}
+		// Recount: per phrase, the sentences of each fold that label it.
+		for typ, entries := range lists {
+			for _, e := range entries {
+				for k := 0; k < folds; k++ {
+					outside := 0
+					for si, sent := range sents {
+						if sentenceFold(toks[si], folds) != k && strings.HasPrefix(sent[0], e.phrase+" ") && strings.HasSuffix(sent[0], "-"+typ) {
+							outside++
+						}
+					}
+					if hidden := e.except&(1<<k) != 0; hidden != (outside < minCount) {
+						t.Errorf("min-count %d: %s %q fold %d: hidden %v with %d labels outside the fold", minCount, typ, e.phrase, k, hidden, outside)
+					}
+				}
+			}
+		}
+		out := filepath.Join(dir, "lists", strconv.Itoa(minCount))
+		if err := writeLists(out, lists, folds); err != nil {
+			t.Fatal(err)
+		}
+		cfg := fmt.Sprintf(`{"column":"word","lists":{"ORG":%q,"LOC":%q}}`, filepath.Join(out, "ORG.txt"), filepath.Join(out, "LOC.txt"))
+		for si := range sents {
+			var sent [][]string // tokens × columns
+			for _, w := range toks[si] {
+				sent = append(sent, []string{w})
+			}
+			got, err := sdk.Try(&gazetteer{}, cfg, []string{"word"}, sent)
+			if err != nil {
+				t.Fatal(err)
+			}
+			typ := strings.TrimPrefix(strings.Fields(sents[si][0])[2], "I-")
+			matched := false
+			for _, f := range got {
+				matched = matched || f.Key == typ
+			}
+			fold := sentenceFold(toks[si], folds)
+			visible := false
+			for _, e := range lists[typ] {
+				if e.phrase == toks[si][0] && e.except&(1<<fold) == 0 {
+					visible = true
+				}
+			}
+			if matched != visible {
+				t.Errorf("min-count %d, sentence %d (fold %d): matched %v, the list says visible %v (%v)", minCount, si, fold, matched, visible, got)
+			}
+		}
+	}
+	// "Zorbco" is labelled once: with min-count 1 its own fold must not see
+	// it, every other fold must.
+	lists, _ := buildLists(p, 0, 2, 1, folds)
+	for _, e := range lists["ORG"] {
+		if e.phrase == "Zorbco" && e.except != 1<<sentenceFold(toks[2], folds) {
+			t.Errorf("Zorbco hidden from folds %b, want only its own fold %d", e.except, sentenceFold(toks[2], folds))
+		}
+	}
+}
+
+func TestJackknifedListErrors(t *testing.T) {
+	dir := t.TempDir()
+	for _, tc := range []struct{ name, a, b, want string }{
+		{"mark without folds", "Acme\texcept=1\n", "", "a fold mark without"},
+		{"fold out of range", "# folds=3\nAcme\texcept=3\n", "", "fold \"3\" is not in 0..2"},
+		{"bad folds", "# folds=1\nAcme\n", "", "folds must be 2 to 64"},
+		{"folds differ", "# folds=3\nAcme\n", "# folds=5\nParis\n", "5 folds, another list has 3"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			a, b := filepath.Join(dir, "a.txt"), filepath.Join(dir, "b.txt")
+			os.WriteFile(a, []byte(tc.a), 0o644)
+			lists := fmt.Sprintf(`{"ORG":%q}`, a)
+			if tc.b != "" {
+				os.WriteFile(b, []byte(tc.b), 0o644)
+				lists = fmt.Sprintf(`{"A":%q,"B":%q}`, a, b)
+			}
+			_, err := sdk.Try(&gazetteer{}, `{"column":"word","lists":`+lists+`}`, []string{"word"}, nil)
+			if err == nil || !strings.Contains(err.Error(), tc.want) {
+				t.Errorf("got %v, want an error with %q", err, tc.want)
+			}
+		})
 	}
 }
 
