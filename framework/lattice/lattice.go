@@ -341,16 +341,26 @@ func (w *Workspace) ForwardBackward(s *Scores) float64 {
 // scaled runs the scaled exponential-space pass; false means it underflowed
 // or overflowed and the log-space pass must run.
 func (w *Workspace) scaled(s *Scores) bool {
+	logZ := w.startShift + w.stopShift + float64(s.N-1)*w.transShift
+	return w.scaledPass(s, logZ, w.edgeSpread, false)
+}
+
+// scaledPass is the scaled forward-backward of scaled and scaledAt: the
+// transitions into position i are the sentence's shared exp(Trans), or
+// with perPosition the block scaledAt made for i (transInto). logZ holds
+// the shifts taken out of the transitions, start and stop so far;
+// edgeSpread bounds their spread, which with a state row's must stay
+// within maxSpread.
+func (w *Workspace) scaledPass(s *Scores, logZ, edgeSpread float64, perPosition bool) bool {
 	n, l := s.N, s.L
 	alpha, beta, es := w.alpha[:n*l], w.beta[:n*l], w.expState[:n*l]
 	sums := w.sums[:n+1]
-	logZ := w.startShift + w.stopShift + float64(n-1)*w.transShift
 	for i := 0; i < n; i++ {
 		row := s.State[i*l : (i+1)*l]
 		lo, m := finiteRange(row)
 		if m < lo {
 			m = 0 // no finite entry: the row is all zeros after exp
-		} else if w.edgeSpread+m-lo > maxSpread {
+		} else if edgeSpread+m-lo > maxSpread {
 			return false
 		}
 		logZ += m
@@ -373,7 +383,7 @@ func (w *Workspace) scaled(s *Scores) bool {
 	for i := 1; i < n; i++ {
 		prev := alpha[(i-1)*l : i*l]
 		cur := alpha[i*l : (i+1)*l]
-		forward(w.row, prev, w.expTrans, lp)
+		forward(w.row, prev, w.transInto(i, perPosition), lp)
 		row := w.row[:len(cur)]
 		sum = 0
 		e := es[i*l : (i+1)*l]
@@ -413,10 +423,19 @@ func (w *Workspace) scaled(s *Scores) bool {
 		for y := range tmp {
 			tmp[y] = next[y] * e[y]
 		}
-		backward(beta[i*l:(i+1)*l], w.expTrans, tmp, lp, 1/sums[i+1])
+		backward(beta[i*l:(i+1)*l], w.transInto(i+1, perPosition), tmp, lp, 1/sums[i+1])
 	}
 	w.logZ = logZ
 	return true
+}
+
+// transInto returns the exponentiated transitions into position i: the
+// shared exp(Trans), or with perPosition scaledAt's block for i.
+func (w *Workspace) transInto(i int, perPosition bool) []float64 {
+	if perPosition {
+		return w.block(i)
+	}
+	return w.expTrans
 }
 
 func scaleRow(x []float64, f float64) {

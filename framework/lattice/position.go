@@ -36,74 +36,7 @@ func (w *Workspace) scaledAt(s *Scores) bool {
 		transSpread = max(transSpread, sp)
 	}
 	edgeSpread := transSpread + math.Max(spread(s.Start), spread(s.Stop))
-	alpha, beta, es := w.alpha[:n*l], w.beta[:n*l], w.expState[:n*l]
-	sums := w.sums[:n+1]
-	for i := 0; i < n; i++ {
-		row := s.State[i*l : (i+1)*l]
-		lo, m := finiteRange(row)
-		if m < lo {
-			m = 0
-		} else if edgeSpread+m-lo > maxSpread {
-			return false
-		}
-		logZ += m
-		expShifted(es[i*l:(i+1)*l], row, m)
-	}
-	sum := 0.0
-	for y := 0; y < l; y++ {
-		v := w.expStart[y] * es[y]
-		alpha[y] = v
-		sum += v
-	}
-	if !(sum > 0) || math.IsInf(sum, 1) {
-		return false
-	}
-	sums[0] = sum
-	scaleRow(alpha[:l], 1/sum)
-	logZ += math.Log(sum)
-	for i := 1; i < n; i++ {
-		cur := alpha[i*l : (i+1)*l]
-		forward(w.row, alpha[(i-1)*l:i*l], w.block(i), lp)
-		row := w.row[:len(cur)]
-		e := es[i*l : (i+1)*l]
-		e = e[:len(cur)]
-		sum = 0
-		for y := range cur {
-			v := row[y] * e[y]
-			cur[y] = v
-			sum += v
-		}
-		if !(sum > 0) || math.IsInf(sum, 1) {
-			return false
-		}
-		sums[i] = sum
-		scaleRow(cur, 1/sum)
-		logZ += math.Log(sum)
-	}
-	sum = 0
-	for y, a := range alpha[(n-1)*l : n*l] {
-		sum += a * w.expStop[y]
-	}
-	if !(sum > 0) || math.IsInf(sum, 1) {
-		return false
-	}
-	sums[n] = sum
-	logZ += math.Log(sum)
-	b := beta[(n-1)*l : n*l]
-	for y := range b {
-		b[y] = w.expStop[y] / sum
-	}
-	for i := n - 2; i >= 0; i-- {
-		next := beta[(i+1)*l : (i+2)*l]
-		e := es[(i+1)*l : (i+2)*l]
-		tmp := w.tmp[:l]
-		for y := range tmp {
-			tmp[y] = next[y] * e[y]
-		}
-		backward(beta[i*l:(i+1)*l], w.block(i+1), tmp, lp, 1/sums[i+1])
-	}
-	w.logZ = logZ
-	return true
+	return w.scaledPass(s, logZ, edgeSpread, true)
 }
 
 // block returns the exponentiated transitions into position i (L rows of
