@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"reflect"
+	"slices"
 	"strings"
 	"testing"
 
@@ -177,6 +178,48 @@ func TestReplicaInputs(t *testing.T) {
 		_, wantErr := tg.NewReader(strings.NewReader("the\n"), "in", in)
 		if fmt.Sprint(err) != fmt.Sprint(wantErr) {
 			t.Errorf("replica NewReader(%s): %v, want %v", in, err, wantErr)
+		}
+	}
+}
+
+// TestReplicaConvertsEncoding: a replica of a tagger whose model was
+// trained in an encoding (BIOES for an IOB2 corpus) emits the corpus's
+// scheme, as the tagger does; StreamParallel's output is then the same
+// for any number of replicas.
+func TestReplicaConvertsEncoding(t *testing.T) {
+	src := strings.Replace(explainSpecWith(true, false), `scheme = "iob2"`, "scheme = \"iob2\"\n  encode = \"bioes\"", 1)
+	m := trainAll(t, src)["perceptron"]
+	if m.OutputScheme == "" {
+		t.Fatal("the model was not trained in an encoding: the test checks nothing")
+	}
+	reg, _ := builtin.Registries()
+	tg, err := tagger.New(m, reg, tagger.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer tg.Close()
+	r, err := tg.Replica(reg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r.Close()
+	sents := readSentences(t, tg.Format, mustAbs("../../cmd/trellis/testdata/chunk-test.txt"))
+	want, err := tg.Tag(sents)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, err := r.Tag(sents)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for k := range want {
+		if !slices.Equal(got[k], want[k]) {
+			t.Fatalf("sentence %d: replica %q, tagger %q", k, got[k], want[k])
+		}
+		for _, l := range got[k] {
+			if strings.HasPrefix(l, "E-") || strings.HasPrefix(l, "S-") {
+				t.Fatalf("sentence %d: the replica emits the training encoding's %q", k, l)
+			}
 		}
 	}
 }

@@ -47,6 +47,7 @@ type Tagger struct {
 	documents bool
 	// A model trained in an encoding decodes in scheme from and emits
 	// its predictions in the corpus's scheme to (convert is then true).
+	// Replica copies them: they are the model's, not the goroutine's.
 	from, to scheme.Scheme
 	convert  bool
 	encoded  []string
