@@ -58,7 +58,7 @@ func foldList(mask uint64) string {
 func parseExcept(field string, folds int) (uint64, error) {
 	list, ok := strings.CutPrefix(field, "except=")
 	if !ok {
-		return 0, fmt.Errorf("%q: want except=FOLD,FOLD,...", field)
+		return 0, fmt.Errorf("%q: want except= and a comma-separated list of folds", field)
 	}
 	var mask uint64
 	for _, f := range strings.Split(list, ",") {
