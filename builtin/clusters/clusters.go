@@ -30,6 +30,7 @@ import (
 	"os"
 	"path/filepath"
 	"strconv"
+	"strings"
 	"unicode"
 	"unicode/utf8"
 
@@ -65,8 +66,8 @@ type Template struct {
 }
 
 var (
-	_ feature.Template  = (*Template)(nil)
-	_ spec.BlockDecoder = (*Template)(nil)
+	_ feature.FileTemplate = (*Template)(nil)
+	_ spec.BlockDecoder    = (*Template)(nil)
 )
 
 // New returns a zero clusters template.
@@ -100,17 +101,10 @@ func (t *Template) DecodeHCL(block *hcl.Block, ctx *hcl.EvalContext, dir string)
 		}
 		return block.DefRange.Ptr()
 	}
-	if !filepath.IsAbs(t.cfg.Path) {
-		abs, err := filepath.Abs(filepath.Join(dir, t.cfg.Path))
-		if err != nil {
-			return append(diags, errorAt(at("path"), "Invalid cluster file path", err.Error()))
-		}
-		t.cfg.Path = abs
-	}
 	if t.Validate().HasErrors() {
 		return diags // the spec reports Validate's diagnostics
 	}
-	if err := t.load(); err != nil {
+	if err := t.Prepare(dir); err != nil {
 		if _, mismatch := err.(*mismatchError); mismatch {
 			return append(diags, errorAt(at("sha256"), "Cluster file differs", err.Error()))
 		}
@@ -121,6 +115,20 @@ func (t *Template) DecodeHCL(block *hcl.Block, ctx *hcl.EvalContext, dir string)
 		return append(diags, errorAt(at("path"), "Cannot read the cluster file", detail))
 	}
 	return diags
+}
+
+// Prepare implements feature.FileTemplate: the path becomes absolute
+// (resolved against dir) and the file is read and pinned by its SHA-256
+// (a sha256 already set must match).
+func (t *Template) Prepare(dir string) error {
+	if t.cfg.Path != "" && !filepath.IsAbs(t.cfg.Path) {
+		abs, err := filepath.Abs(filepath.Join(dir, t.cfg.Path))
+		if err != nil {
+			return err
+		}
+		t.cfg.Path = abs
+	}
+	return t.load()
 }
 
 func errorAt(r *hcl.Range, summary, detail string) *hcl.Diagnostic {
@@ -170,7 +178,7 @@ func (t *Template) load() error {
 	}
 	sum := sha256.Sum256(data)
 	have := hex.EncodeToString(sum[:])
-	if t.cfg.SHA256 != "" && t.cfg.SHA256 != have {
+	if t.cfg.SHA256 != "" && !strings.EqualFold(t.cfg.SHA256, have) {
 		return &mismatchError{path: t.cfg.Path, have: have, want: t.cfg.SHA256}
 	}
 	paths, err := brown.Read(t.cfg.Path, bytes.NewReader(data))

@@ -30,6 +30,7 @@ package lexicon
 import (
 	"crypto/sha256"
 	"encoding/hex"
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -77,7 +78,7 @@ type block struct {
 type Template struct{ cfg Config }
 
 var (
-	_ feature.Template      = (*Template)(nil)
+	_ feature.FileTemplate  = (*Template)(nil)
 	_ spec.BlockDecoder     = (*Template)(nil)
 	_ spec.ManifestConfiger = (*Template)(nil)
 )
@@ -108,27 +109,50 @@ func (t *Template) DecodeHCL(b *hcl.Block, ctx *hcl.EvalContext, dir string) hcl
 		return diags
 	}
 	t.cfg = Config{Column: blk.Column, Path: blk.Path, MaxLength: defaultMaxLength, Offsets: blk.Offsets}
-	if blk.MaxLength != nil {
-		t.cfg.MaxLength = *blk.MaxLength
-	}
 	if blk.Separator != nil {
 		t.cfg.Separator = *blk.Separator
 	}
-	path := blk.Path
+	err := t.Prepare(dir)
+	if blk.MaxLength != nil { // after Prepare: an explicit 0 is Validate's error, not the default
+		t.cfg.MaxLength = *blk.MaxLength
+	}
+	if err != nil {
+		summary := "Cannot read the word list"
+		if errors.Is(err, errEmptyList) {
+			summary = "Empty word list"
+		}
+		return hcl.Diagnostics{attrError(b, "path", summary,
+			fmt.Sprintf("%v (a relative path is relative to the spec file's folder, %s).", err, dir))}
+	}
+	return nil
+}
+
+var errEmptyList = errors.New("the word list has no entries: a lexicon needs one entry per line")
+
+// Prepare implements feature.FileTemplate: it reads the word list at
+// Path (relative to dir) into Entries and records its SHA-256, unless
+// Entries are set already (a model's settings). A zero MaxLength is the
+// default.
+func (t *Template) Prepare(dir string) error {
+	if t.cfg.MaxLength == 0 {
+		t.cfg.MaxLength = defaultMaxLength
+	}
+	if t.cfg.Entries != "" || t.cfg.Path == "" {
+		return nil
+	}
+	path := t.cfg.Path
 	if !filepath.IsAbs(path) {
 		path = filepath.Join(dir, path)
 	}
 	data, err := os.ReadFile(path)
 	if err != nil {
-		return hcl.Diagnostics{attrError(b, "path", "Cannot read the word list",
-			fmt.Sprintf("%v (a relative path is relative to the spec file's folder, %s).", err, dir))}
+		return err
 	}
 	sum := sha256.Sum256(data)
 	t.cfg.SHA256 = hex.EncodeToString(sum[:])
 	t.cfg.Entries = strings.Join(parseEntries(string(data)), "\n")
 	if t.cfg.Entries == "" {
-		return hcl.Diagnostics{attrError(b, "path", "Empty word list",
-			fmt.Sprintf("%s has no entries: a lexicon needs one entry per line.", path))}
+		return fmt.Errorf("%s: %w", path, errEmptyList)
 	}
 	return nil
 }

@@ -19,7 +19,7 @@ func clustersCommand() command {
 		Name: "clusters",
 		Usage: []string{"[TEXT]... [--conll FILE]... [--conllu FILE]... --out FILE [--clusters C] [--min-count N]",
 			"TEXT... --tokenize --out FILE [--threads N] [--force]"},
-		Summary: "compute Brown word clusters from unlabeled text (for the word_clusters template)",
+		Summary: "compute Brown word clusters from unlabeled text (for the clusters template)",
 		Description: "Reads TEXT files (plain text, a sentence per line, tokens separated by white space, " +
 			"or with --tokenize running text that is split as the CoNLL corpora are: punctuation and " +
 			"clitics apart), --conll files (the word is the first column) and --conllu files (FORM); a " +

@@ -135,6 +135,18 @@ type StructureTemplate interface {
 	Transitions() bool
 }
 
+// FileTemplate is implemented by templates that read a file of their own
+// when they are configured (a lexicon's word list, a cluster file):
+// Prepare resolves the file's path against dir and reads it, so that the
+// settings a model file records say what the model was trained with (the
+// list itself, or the file's absolute path and SHA-256). The spec runs it
+// with the spec's folder when it decodes the block; the Go API, with the
+// working directory.
+type FileTemplate interface {
+	Template
+	Prepare(dir string) error
+}
+
 // Columns maps corpus column names to their index in corpus.Sentence.Tokens.
 type Columns struct {
 	Names []string

@@ -379,3 +379,61 @@ func TestTagNeedsColumns(t *testing.T) {
 		t.Errorf("TagRows = %q, %v", got, err)
 	}
 }
+
+// TestTemplateFiles: templates that read a file of their own (a lexicon's
+// word list, a cluster file) read it when trained through the API too: a
+// missing file is a SpecError, the lexicon's model tags without the file,
+// and the clusters model is pinned (a changed file is refused).
+func TestTemplateFiles(t *testing.T) {
+	sents := parse(chunks)
+	dir := t.TempDir()
+	words, clusters := filepath.Join(dir, "words.txt"), filepath.Join(dir, "c.clusters")
+	if err := os.WriteFile(words, []byte("big dog\nthe tree\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(clusters, []byte("0\tdog\t3\n10\tcat\t2\n11\tbird\t2\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	train := func(typ, path string) (*trellis.Model, error) {
+		return trellis.Train(context.Background(), sents, trellis.Options{Templates: []trellis.Template{
+			{Type: "emission", Config: map[string]any{"column": "word"}},
+			{Type: typ, Config: map[string]any{"column": "word", "path": path}},
+			{Type: "transition"},
+		}})
+	}
+	if _, err := train("lexicon", filepath.Join(dir, "nope.txt")); err == nil || !strings.Contains(err.Error(), "Cannot read the template's file") {
+		t.Errorf("missing word list: %v", err)
+	}
+	for _, typ := range []string{"lexicon", "clusters"} {
+		t.Run(typ, func(t *testing.T) {
+			path := map[string]string{"lexicon": words, "clusters": clusters}[typ]
+			m, err := train(typ, path)
+			if err != nil {
+				t.Fatal(err)
+			}
+			saved := filepath.Join(dir, typ+".model")
+			if err := m.Save(saved); err != nil {
+				t.Fatal(err)
+			}
+			m.Close()
+			if err := os.WriteFile(path, []byte("0\tbig\t1\n"), 0o644); err != nil {
+				t.Fatal(err)
+			}
+			loaded, err := trellis.Load(saved)
+			if typ == "clusters" {
+				if err == nil {
+					loaded.Close()
+					t.Fatal("a model tags with a cluster file other than the one it was trained with")
+				}
+				return
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer loaded.Close()
+			if _, err := loaded.Tag([]string{"the", "big", "dog"}); err != nil {
+				t.Fatal(err)
+			}
+		})
+	}
+}
