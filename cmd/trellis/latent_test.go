@@ -25,6 +25,12 @@ learner "latent" {
   type          = "crf"
   hidden_states = 2
 }
+
+learner "latent_early" {
+  type           = "crf"
+  hidden_states  = 3
+  max_iterations = 3
+}
 `
 
 // TestLatentCRF runs the latent CRF from a spec through the CLI on the tiny
@@ -142,6 +148,30 @@ func TestLatentCRF(t *testing.T) {
 			f, w := strings.Fields(line), strings.Fields(want[i])
 			if len(f) != len(w) || (len(f) > 0 && !slices.Contains(in.Labels, f[len(f)-1])) {
 				t.Fatalf("line %d: %q", i+1, line)
+			}
+		}
+	})
+	t.Run("posterior with marginals", func(t *testing.T) {
+		// With --marginals the labels are still posterior decoding's (the
+		// n-best search over states must not take over), each with its
+		// marginal. A latent CRF stopped after 3 iterations, where
+		// posterior and Viterbi disagree, shows the difference.
+		mustRun(t, "", "run", spec, "--out", filepath.Join(dir, "early"), "--learner", "latent_early")
+		early := filepath.Join(dir, "early", "models", "latent_early.model")
+		viterbi, _ := mustRun(t, "", "tag", "--model", early, chunkTest)
+		post, _ := mustRun(t, "", "tag", "--model", early, "--decode", "posterior", chunkTest)
+		if post == viterbi {
+			t.Fatal("posterior and Viterbi decoding agree on every token: the test checks nothing")
+		}
+		mout, _ := mustRun(t, "", "tag", "--model", early, "--decode", "posterior", "--marginals", chunkTest)
+		got, marg := strings.Split(post, "\n"), strings.Split(mout, "\n")
+		if len(marg) != len(got) {
+			t.Fatalf("--marginals output has %d lines, without %d", len(marg), len(got))
+		}
+		for i := range got {
+			f, m := strings.Fields(got[i]), strings.Fields(marg[i])
+			if len(f) > 0 && (len(m) != len(f)+1 || m[len(m)-2] != f[len(f)-1]) {
+				t.Fatalf("line %d: %q with --marginals, %q without", i+1, marg[i], got[i])
 			}
 		}
 	})

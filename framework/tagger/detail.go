@@ -62,12 +62,12 @@ func (t *Tagger) TagDetailed(sents []*corpus.Sentence, k int) ([]Decoded, error)
 	for j, s := range sents {
 		t.scorer.Lattice(&t.scores, data, j)
 		sc := t.scores
-		found := t.best(paths, scores, &sc, kStates)
+		found := t.best(paths, scores, &sc, k, kStates)
 		if found == 0 {
 			// Constraints the labels cannot satisfy: fall back to the
 			// unconstrained lattice, as Tag does.
 			t.free.Attach(&sc)
-			found = t.best(paths, scores, &sc, kStates)
+			found = t.best(paths, scores, &sc, k, kStates)
 		}
 		if lm.States() > 1 {
 			found = t.labelPaths(paths, scores, &sc, found, k)
@@ -94,12 +94,13 @@ func (t *Tagger) TagDetailed(sents []*corpus.Sentence, k int) ([]Decoded, error)
 	return out, nil
 }
 
-// best finds the k best paths of sc with n-best Viterbi, or, when the
-// tagger decodes another way (Options.Decode, with k = 1), that method's
-// path; it returns how many it found.
-func (t *Tagger) best(paths [][]int32, scores []float64, sc *lattice.Scores, k int) int {
+// best finds the kStates best paths of sc with n-best Viterbi (kStates is
+// k times a latent model's states per label, k for any other model), or,
+// when one path is asked for (k = 1) and the tagger decodes another way
+// (Options.Decode), that method's path; it returns how many it found.
+func (t *Tagger) best(paths [][]int32, scores []float64, sc *lattice.Scores, k, kStates int) int {
 	if t.dec.Method == lattice.DecodeViterbi || k > 1 {
-		return t.ws.NBest(paths, scores, sc, k)
+		return t.ws.NBest(paths, scores, sc, kStates)
 	}
 	if cap(paths[0]) < sc.N {
 		paths[0] = make([]int32, sc.N)
