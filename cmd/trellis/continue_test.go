@@ -135,6 +135,15 @@ func TestContinueTraining(t *testing.T) {
 	if err := os.WriteFile(filepath.Join(dir, "corrupt.model"), []byte("not a model"), 0o644); err != nil {
 		t.Fatal(err)
 	}
+	latentSpec := filepath.Join(dir, "latent.hcl")
+	if err := os.WriteFile(latentSpec, []byte(continueSpec("first.txt", `learner "l" {
+  type           = "crf"
+  hidden_states  = 2
+  max_iterations = 3
+}`, true)), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	mustRun(t, "", "run", latentSpec, "--out", filepath.Join(dir, "latent"))
 	for _, tc := range []struct {
 		name, learner string
 		lowercase     bool
@@ -172,6 +181,10 @@ tune "p" {
   type       = "perceptron"
   init_model = "a/models/p.model"
 }`, true, []string{"init_model with bigram templates", "not supported yet"}},
+		{"latent model", `learner "p" {
+  type       = "perceptron"
+  init_model = "latent/models/l.model"
+}`, true, []string{"init_model is a latent CRF", "2 hidden states per label"}},
 		{"zero epochs from nothing", `learner "p" {
   type   = "perceptron"
   epochs = 0

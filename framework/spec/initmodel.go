@@ -59,6 +59,11 @@ func (s *Spec) loadInitModels() hcl.Diagnostics {
 				`Continuing a model whose templates include labels = "bigram" (input-conditioned transitions) is not supported yet; train from zero.`))
 			continue
 		}
+		if m.HiddenStates > 0 {
+			diags = append(diags, errorAt(im.Range.Ptr(), "init_model is a latent CRF",
+				fmt.Sprintf("%s has %d hidden states per label: its weights are over hidden states, which no learner continues; train from zero.", im.Path, m.HiddenStates)))
+			continue
+		}
 		if d := s.checkInitModel(m); d != "" {
 			diags = append(diags, errorAt(im.Range.Ptr(), "init_model does not fit the spec",
 				fmt.Sprintf("%s was trained with %s; training can continue only with the same templates and label scheme.", im.Path, d)))
