@@ -13,6 +13,7 @@ import (
 	"github.com/hashicorp/hcl/v2/hclsyntax"
 	"github.com/zclconf/go-cty/cty"
 
+	"github.com/trellis-nlp/trellis/framework/learn"
 	"github.com/trellis-nlp/trellis/framework/registry"
 )
 
@@ -337,7 +338,10 @@ func (s *Spec) checkValue(li *LearnerInstance, name string, v float64) string {
 		}
 		return ""
 	}
-	_, err := s.NewLearner(li, Candidate{name: v})
+	cand, err := s.NewLearner(li, Candidate{name: v})
+	if err == nil && s.hasBigramTemplate() && !learn.TrainsPairs(cand.Learner) {
+		return fmt.Sprintf(`%s = %v makes learner %q one that cannot train the spec's templates with labels = "bigram" (a latent CRF cannot).`, name, v, li.Name)
+	}
 	if d, ok := err.(hcl.Diagnostics); ok {
 		var msgs []string
 		for _, x := range d {
