@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"path/filepath"
 	"runtime"
 	"strings"
 	"time"
@@ -61,6 +62,11 @@ func (a *app) cmdClusters(ctx context.Context, args []string) error {
 		if _, err := os.Lstat(*out); err == nil {
 			return usagef("%s already exists; keep it, or overwrite it with --force", *out)
 		}
+	}
+	// Clustering can take hours: a folder that cannot take the file is
+	// said now, not after.
+	if fi, err := os.Stat(filepath.Dir(*out)); err != nil || !fi.IsDir() {
+		return usagef("--out %s: its folder %s does not exist", *out, filepath.Dir(*out))
 	}
 	counter := clusters.NewCounter()
 	for _, in := range []struct {
