@@ -2,6 +2,7 @@ package run
 
 import (
 	"context"
+	"math/rand/v2"
 	"os"
 	"path/filepath"
 	"testing"
@@ -11,6 +12,7 @@ import (
 	"github.com/trellis-nlp/trellis/builtin"
 	"github.com/trellis-nlp/trellis/framework/learn"
 	"github.com/trellis-nlp/trellis/framework/learn/crf"
+	"github.com/trellis-nlp/trellis/framework/linear"
 	"github.com/trellis-nlp/trellis/framework/spec"
 )
 
@@ -73,4 +75,42 @@ func benchGradient(b *testing.B, specName string) {
 		g.Evaluate(x, grad)
 	}
 	b.ReportMetric(float64(enc.train.NumTokens())*float64(b.N)/b.Elapsed().Seconds(), "tokens/s")
+}
+
+// BenchmarkStateScoresConll2000 is the state-scoring kernel alone —
+// linear.Scorer.StateScores over every sentence of CoNLL-2000 train with
+// CRFsuite's baseline features (specs/conll2000.hcl), the model's
+// observed features and random weights — in the packed layout (the
+// tagger's, NewScorer) and in place (the CRF gradient's and the
+// perceptron's, InPlaceScorer). It tops the profiles of `trellis tag`
+// and of CRF training (issue 15); its speed depends on the real
+// distribution of attributes over the model's arrays (which of them
+// stay in cache), so a synthetic corpus is no stand-in.
+func BenchmarkStateScoresConll2000(b *testing.B) {
+	enc := encodeConll2000(b)
+	d := enc.train
+	m := linear.NewObserved(d, enc.mapper.Attrs().Len(), enc.mapper.Labels().Len(), true)
+	r := rand.New(rand.NewPCG(15, 2000))
+	for i := range m.W {
+		m.W[i] = r.NormFloat64()
+	}
+	for _, c := range []struct {
+		name string
+		sc   *linear.Scorer
+	}{
+		{"packed", m.NewScorer(m.W)},
+		{"in-place", m.InPlaceScorer(m.W)},
+	} {
+		b.Run(c.name, func(b *testing.B) {
+			dst := make([]float64, d.MaxSentenceLen()*m.NumLabels)
+			b.ReportAllocs()
+			for b.Loop() {
+				for s := 0; s < d.NumSentences(); s++ {
+					lo, hi := d.Sentence(s)
+					c.sc.StateScores(dst[:(hi-lo)*m.NumLabels], d, lo, hi)
+				}
+			}
+			b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N)/float64(d.NumTokens()), "ns/token")
+		})
+	}
 }
