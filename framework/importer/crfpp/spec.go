@@ -97,7 +97,9 @@ func build(f *File, o Options) (*plan, error) {
 	}
 	var errs Errors
 	firstByID := map[string]*Template{}
-	names := map[string]bool{}
+	// "B" is the transition block's name (writeFeatures): a template
+	// whose ID is B ("B:%x[0,0]") takes another.
+	names := map[string]bool{"B": true}
 	for _, t := range f.Templates {
 		at := func(col int, format string, args ...any) *Error {
 			return &Error{File: f.Name, Line: t.Line, Col: col, Msg: fmt.Sprintf(format, args...)}
