@@ -12,7 +12,6 @@ package affix
 
 import (
 	"fmt"
-	"strconv"
 	"unicode/utf8"
 
 	"github.com/hashicorp/hcl/v2"
@@ -91,13 +90,7 @@ func (t *Template) Compile(name string, cols feature.Columns) (feature.Extractor
 		return nil, err
 	}
 	x := &extractor{Bound: b, suffix: t.suffix, lengths: t.lengths()}
-	for _, o := range b.Offsets {
-		var row [][]byte
-		for _, n := range x.lengths {
-			row = append(row, []byte(window.OffsetPrefix(name, o)+":"+strconv.Itoa(n)+"="))
-		}
-		x.prefixes = append(x.prefixes, row)
-	}
+	x.prefixes = b.NumberedPrefixes(name, x.lengths)
 	return x, nil
 }
 

@@ -29,7 +29,6 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
-	"strconv"
 	"strings"
 	"unicode"
 	"unicode/utf8"
@@ -213,13 +212,7 @@ func (t *Template) Compile(name string, cols feature.Columns) (feature.Extractor
 		return nil, err
 	}
 	x := &extractor{Bound: b, paths: t.paths, prefixes: t.prefixes(), fallback: t.cfg.CaseFallback}
-	for _, o := range b.Offsets {
-		var row [][]byte
-		for _, n := range x.prefixes {
-			row = append(row, []byte(window.OffsetPrefix(name, o)+":"+strconv.Itoa(n)+"="))
-		}
-		x.keys = append(x.keys, row)
-	}
+	x.keys = b.NumberedPrefixes(name, x.prefixes)
 	return x, nil
 }
 

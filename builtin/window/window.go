@@ -79,6 +79,19 @@ func (c *Config) Bind(name string, cols feature.Columns) (*Bound, error) {
 	return b, nil
 }
 
+// NumberedPrefixes returns, for each offset of b and each n of ns, the key
+// prefix "name[offset]:n=" (keys[k][l] for Offsets[k] and ns[l]): the
+// templates that emit one attribute per length (prefix, suffix, clusters).
+func (b *Bound) NumberedPrefixes(name string, ns []int) [][][]byte {
+	keys := make([][][]byte, len(b.Offsets))
+	for k, o := range b.Offsets {
+		for _, n := range ns {
+			keys[k] = append(keys[k], []byte(OffsetPrefix(name, o)+":"+strconv.Itoa(n)+"="))
+		}
+	}
+	return keys
+}
+
 // OffsetPrefix is the key prefix of a template at an offset: "w[-1]".
 func OffsetPrefix(name string, offset int) string {
 	return name + "[" + strconv.Itoa(offset) + "]"

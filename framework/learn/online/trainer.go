@@ -170,22 +170,30 @@ func (t *Trainer) AddState(tok int, y int32, delta float64) (changed bool) {
 // perceptron's update). When gold and path differ anywhere, some start,
 // transition or stop weight differs and changes.
 func (t *Trainer) AddTransitions(gold, path []int32) {
+	t.transitionDiff(gold, path, t.Add)
+}
+
+// transitionDiff calls add(f, +1) for each start, transition and stop
+// feature of gold and add(f, -1) for path's, where the two differ, in one
+// fixed order (start, transitions by position, stop): AddTransitions
+// applies them, Delta collects them.
+func (t *Trainer) transitionDiff(gold, path []int32, add func(f int, v float64)) {
 	l, n := t.nl, len(gold)
 	f := t.m.NumFeatures()
 	if gold[0] != path[0] {
-		t.Add(f+l*l+int(gold[0]), 1)
-		t.Add(f+l*l+int(path[0]), -1)
+		add(f+l*l+int(gold[0]), 1)
+		add(f+l*l+int(path[0]), -1)
 	}
 	for i := 1; i < n; i++ {
 		gp, gc, pp, pc := int(gold[i-1]), int(gold[i]), int(path[i-1]), int(path[i])
 		if gp != pp || gc != pc {
-			t.Add(f+gp*l+gc, 1)
-			t.Add(f+pp*l+pc, -1)
+			add(f+gp*l+gc, 1)
+			add(f+pp*l+pc, -1)
 		}
 	}
 	if gold[n-1] != path[n-1] {
-		t.Add(f+l*l+l+int(gold[n-1]), 1)
-		t.Add(f+l*l+l+int(path[n-1]), -1)
+		add(f+l*l+l+int(gold[n-1]), 1)
+		add(f+l*l+l+int(path[n-1]), -1)
 	}
 }
 
@@ -216,22 +224,7 @@ func (t *Trainer) Delta(tok0 int, gold, pred []int32) (feats []int32, vals []flo
 		}
 	}
 	if t.transitions {
-		l, n, f := t.nl, len(gold), t.m.NumFeatures()
-		if gold[0] != pred[0] {
-			t.collect(f+l*l+int(gold[0]), 1)
-			t.collect(f+l*l+int(pred[0]), -1)
-		}
-		for i := 1; i < n; i++ {
-			gp, gc, pp, pc := int(gold[i-1]), int(gold[i]), int(pred[i-1]), int(pred[i])
-			if gp != pp || gc != pc {
-				t.collect(f+gp*l+gc, 1)
-				t.collect(f+pp*l+pc, -1)
-			}
-		}
-		if gold[n-1] != pred[n-1] {
-			t.collect(f+l*l+l+int(gold[n-1]), 1)
-			t.collect(f+l*l+l+int(pred[n-1]), -1)
-		}
+		t.transitionDiff(gold, pred, t.collect)
 	}
 	if t.m.PairOff != nil {
 		for i := 1; i < len(gold); i++ {
