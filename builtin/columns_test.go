@@ -8,10 +8,10 @@ import (
 	"testing"
 
 	"github.com/hashicorp/hcl/v2"
-	"github.com/hashicorp/hcl/v2/gohcl"
 	"github.com/hashicorp/hcl/v2/hclsyntax"
 
 	"github.com/trellis-nlp/trellis/framework/feature"
+	"github.com/trellis-nlp/trellis/framework/spec"
 )
 
 // TestReadColumns: every builtin template's extractor says which columns
@@ -83,21 +83,9 @@ func TestReadColumns(t *testing.T) {
 	}
 }
 
-// decodeBody decodes a template block's body as the spec does: by the
-// template itself when it decodes its block (spec.BlockDecoder, with dir
-// as the spec's folder), else by its Config's hcl tags.
+// decodeBody decodes a template block's body as the spec does
+// (spec.DecodeTemplate), with dir as the spec's folder.
 func decodeBody(tmpl feature.Template, body, dir string) hcl.Diagnostics {
-	type blockDecoder interface {
-		DecodeHCL(block *hcl.Block, ctx *hcl.EvalContext, dir string) hcl.Diagnostics
-	}
-	bd, ok := tmpl.(blockDecoder)
-	if !ok {
-		f, diags := hclsyntax.ParseConfig([]byte(body), "test.hcl", hcl.Pos{Line: 1, Column: 1})
-		if diags.HasErrors() {
-			return diags
-		}
-		return gohcl.DecodeBody(f.Body, nil, tmpl.Config())
-	}
 	f, diags := hclsyntax.ParseConfig([]byte("t \"x\" {\n"+body+"\n}\n"), "test.hcl", hcl.Pos{Line: 1, Column: 1})
 	if diags.HasErrors() {
 		return diags
@@ -106,5 +94,5 @@ func decodeBody(tmpl feature.Template, body, dir string) hcl.Diagnostics {
 	if diags.HasErrors() {
 		return diags
 	}
-	return bd.DecodeHCL(content.Blocks[0], nil, dir)
+	return spec.DecodeTemplate(tmpl, content.Blocks[0], nil, dir)
 }

@@ -26,7 +26,9 @@ import (
 	"bytes"
 	"crypto/sha256"
 	"encoding/hex"
+	"errors"
 	"fmt"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"strings"
@@ -34,13 +36,11 @@ import (
 	"unicode/utf8"
 
 	"github.com/hashicorp/hcl/v2"
-	"github.com/hashicorp/hcl/v2/gohcl"
 
 	"github.com/trellis-nlp/trellis/builtin/window"
 	brown "github.com/trellis-nlp/trellis/framework/clusters"
 	"github.com/trellis-nlp/trellis/framework/corpus"
 	"github.com/trellis-nlp/trellis/framework/feature"
-	"github.com/trellis-nlp/trellis/framework/spec"
 )
 
 // Config is a clusters block. SHA256, when the spec leaves it out, is
@@ -64,10 +64,7 @@ type Template struct {
 	paths map[string]string
 }
 
-var (
-	_ feature.FileTemplate = (*Template)(nil)
-	_ spec.BlockDecoder    = (*Template)(nil)
-)
+var _ feature.FileTemplate = (*Template)(nil)
 
 // New returns a zero clusters template.
 func New() feature.Template { return &Template{} }
@@ -85,37 +82,6 @@ func (t *Template) prefixes() []int {
 	return t.cfg.Prefixes
 }
 
-// DecodeHCL implements spec.BlockDecoder: the block decodes as usual,
-// then its path is resolved against the spec's folder, and the file is
-// read and pinned by its SHA-256 (a sha256 the spec gives must match).
-func (t *Template) DecodeHCL(block *hcl.Block, ctx *hcl.EvalContext, dir string) hcl.Diagnostics {
-	diags := gohcl.DecodeBody(block.Body, ctx, &t.cfg)
-	if diags.HasErrors() {
-		return diags
-	}
-	attrs, _ := block.Body.JustAttributes()
-	at := func(name string) *hcl.Range {
-		if a, ok := attrs[name]; ok {
-			return a.Expr.Range().Ptr()
-		}
-		return block.DefRange.Ptr()
-	}
-	if t.Validate().HasErrors() {
-		return diags // the spec reports Validate's diagnostics
-	}
-	if err := t.Prepare(dir); err != nil {
-		if _, mismatch := err.(*mismatchError); mismatch {
-			return append(diags, errorAt(at("sha256"), "Cluster file differs", err.Error()))
-		}
-		detail := err.Error()
-		if os.IsNotExist(err) {
-			detail += " (`trellis clusters TEXT... --out FILE` builds one)"
-		}
-		return append(diags, errorAt(at("path"), "Cannot read the cluster file", detail))
-	}
-	return diags
-}
-
 // Prepare implements feature.FileTemplate: the path becomes absolute
 // (resolved against dir) and the file is read and pinned by its SHA-256
 // (a sha256 already set must match).
@@ -123,15 +89,21 @@ func (t *Template) Prepare(dir string) error {
 	if t.cfg.Path != "" && !filepath.IsAbs(t.cfg.Path) {
 		abs, err := filepath.Abs(filepath.Join(dir, t.cfg.Path))
 		if err != nil {
-			return err
+			return &feature.FileError{Attr: "path", Summary: "Invalid cluster file path", Err: err}
 		}
 		t.cfg.Path = abs
 	}
-	return t.load()
-}
-
-func errorAt(r *hcl.Range, summary, detail string) *hcl.Diagnostic {
-	return &hcl.Diagnostic{Severity: hcl.DiagError, Summary: summary, Detail: detail, Subject: r}
+	err := t.load()
+	var mismatch *mismatchError
+	switch {
+	case err == nil:
+		return nil
+	case errors.As(err, &mismatch):
+		return &feature.FileError{Attr: "sha256", Summary: "Cluster file differs", Err: err}
+	case errors.Is(err, fs.ErrNotExist):
+		err = fmt.Errorf("%w (`trellis clusters TEXT... --out FILE` builds one)", err)
+	}
+	return &feature.FileError{Attr: "path", Summary: "Cannot read the cluster file", Err: err}
 }
 
 // Validate implements feature.Template.

@@ -30,7 +30,6 @@ package lexicon
 import (
 	"crypto/sha256"
 	"encoding/hex"
-	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -39,7 +38,6 @@ import (
 	"strings"
 
 	"github.com/hashicorp/hcl/v2"
-	"github.com/hashicorp/hcl/v2/gohcl"
 
 	"github.com/trellis-nlp/trellis/builtin/window"
 	"github.com/trellis-nlp/trellis/framework/corpus"
@@ -52,26 +50,17 @@ import (
 const defaultMaxLength = 6
 
 // Config is the lexicon block. Entries and SHA256 are not written in the
-// spec: they are the list as read from Path, recorded so that the model
-// file is self-contained.
+// spec (they have no hcl tags): they are the list as read from Path by
+// Prepare, recorded so that the model file is self-contained.
 type Config struct {
-	Column    string `json:"column"`
-	Path      string `json:"path"`
-	MaxLength int    `json:"max_length,omitempty"`
-	Separator string `json:"separator,omitempty"`
-	Offsets   []int  `json:"offsets,omitempty"`
+	Column    string `hcl:"column" json:"column"`
+	Path      string `hcl:"path" json:"path"`
+	MaxLength *int   `hcl:"max_length,optional" json:"max_length,omitempty"`
+	Separator string `hcl:"separator,optional" json:"separator,omitempty"`
+	Offsets   []int  `hcl:"offsets,optional" json:"offsets,omitempty"`
 	SHA256    string `json:"sha256"`
 	// Entries is the list sorted, without duplicates, one per line.
 	Entries string `json:"entries,omitempty"`
-}
-
-// block is what the spec's block may set.
-type block struct {
-	Column    string  `hcl:"column"`
-	Path      string  `hcl:"path"`
-	MaxLength *int    `hcl:"max_length,optional"`
-	Separator *string `hcl:"separator,optional"`
-	Offsets   []int   `hcl:"offsets,optional"`
 }
 
 // Template is the lexicon template.
@@ -79,7 +68,6 @@ type Template struct{ cfg Config }
 
 var (
 	_ feature.FileTemplate  = (*Template)(nil)
-	_ spec.BlockDecoder     = (*Template)(nil)
 	_ spec.ManifestConfiger = (*Template)(nil)
 )
 
@@ -100,44 +88,16 @@ func (t *Template) ManifestConfig() any {
 	}{c, strings.Count(t.cfg.Entries, "\n") + 1}
 }
 
-// DecodeHCL implements spec.BlockDecoder: it decodes the block and reads
-// the list, so that a missing or unreadable file is a diagnostic on the
-// path attribute.
-func (t *Template) DecodeHCL(b *hcl.Block, ctx *hcl.EvalContext, dir string) hcl.Diagnostics {
-	var blk block
-	if diags := gohcl.DecodeBody(b.Body, ctx, &blk); diags.HasErrors() {
-		return diags
-	}
-	t.cfg = Config{Column: blk.Column, Path: blk.Path, MaxLength: defaultMaxLength, Offsets: blk.Offsets}
-	if blk.Separator != nil {
-		t.cfg.Separator = *blk.Separator
-	}
-	err := t.Prepare(dir)
-	if blk.MaxLength != nil { // after Prepare: an explicit 0 is Validate's error, not the default
-		t.cfg.MaxLength = *blk.MaxLength
-	}
-	if err != nil {
-		summary := "Cannot read the word list"
-		if errors.Is(err, errEmptyList) {
-			summary = "Empty word list"
-		}
-		return hcl.Diagnostics{attrError(b, "path", summary,
-			fmt.Sprintf("%v (a relative path is relative to the spec file's folder, %s).", err, dir))}
-	}
-	return nil
-}
-
-var errEmptyList = errors.New("the word list has no entries: a lexicon needs one entry per line")
-
 // Prepare implements feature.FileTemplate: it reads the word list at
 // Path (relative to dir) into Entries and records its SHA-256, unless
-// Entries are set already (a model's settings). A zero MaxLength is the
-// default.
+// Entries are set already (a model's settings), and sets the default
+// max_length.
 func (t *Template) Prepare(dir string) error {
-	if t.cfg.MaxLength == 0 {
-		t.cfg.MaxLength = defaultMaxLength
+	if t.cfg.MaxLength == nil {
+		t.cfg.MaxLength = new(int)
+		*t.cfg.MaxLength = defaultMaxLength
 	}
-	if t.cfg.Entries != "" || t.cfg.Path == "" {
+	if t.cfg.Entries != "" {
 		return nil
 	}
 	path := t.cfg.Path
@@ -146,27 +106,16 @@ func (t *Template) Prepare(dir string) error {
 	}
 	data, err := os.ReadFile(path)
 	if err != nil {
-		return err
+		return &feature.FileError{Attr: "path", Summary: "Cannot read the word list", Err: err}
 	}
 	sum := sha256.Sum256(data)
 	t.cfg.SHA256 = hex.EncodeToString(sum[:])
 	t.cfg.Entries = strings.Join(parseEntries(string(data)), "\n")
 	if t.cfg.Entries == "" {
-		return fmt.Errorf("%s: %w", path, errEmptyList)
+		return &feature.FileError{Attr: "path", Summary: "Empty word list",
+			Err: fmt.Errorf("%s has no entries: a lexicon needs one entry per line", path)}
 	}
 	return nil
-}
-
-// attrError is an error on the block's attribute name (present, since
-// the block decoded), or on the block when it is absent.
-func attrError(b *hcl.Block, name, summary, detail string) *hcl.Diagnostic {
-	subject := b.DefRange
-	if attrs, diags := b.Body.JustAttributes(); !diags.HasErrors() {
-		if a, ok := attrs[name]; ok {
-			subject = a.Expr.Range()
-		}
-	}
-	return &hcl.Diagnostic{Severity: hcl.DiagError, Summary: summary, Detail: detail, Subject: &subject}
 }
 
 // parseEntries returns the list's entries, trimmed, sorted and unique.
@@ -190,11 +139,8 @@ func (t *Template) Validate() hcl.Diagnostics {
 	if t.cfg.Column == "" {
 		bad("Missing column", "A lexicon block needs the column whose values spell the entries.")
 	}
-	if t.cfg.MaxLength < 1 || t.cfg.MaxLength > 100 {
-		bad("Invalid max_length", fmt.Sprintf("max_length is %d; it must be between 1 and 100.", t.cfg.MaxLength))
-	}
-	if t.cfg.Entries == "" {
-		bad("Empty word list", "A lexicon needs at least one entry.")
+	if m := t.cfg.MaxLength; m != nil && (*m < 1 || *m > 100) {
+		bad("Invalid max_length", fmt.Sprintf("max_length is %d; it must be between 1 and 100.", *m))
 	}
 	return append(diags, window.ValidateOffsets(t.cfg.Offsets)...)
 }
@@ -233,11 +179,19 @@ type extractor struct {
 
 var _ feature.ColumnReader = (*extractor)(nil)
 
-// Compile implements feature.Template.
+// Compile implements feature.Template. The list must have been read
+// (Prepare, or a model's settings).
 func (t *Template) Compile(name string, cols feature.Columns) (feature.Extractor, error) {
 	col, err := cols.Index(t.cfg.Column)
 	if err != nil {
 		return nil, err
+	}
+	if t.cfg.Entries == "" {
+		return nil, fmt.Errorf("lexicon %q has no entries (its word list %s was not read)", name, t.cfg.Path)
+	}
+	maxLength := defaultMaxLength
+	if t.cfg.MaxLength != nil {
+		maxLength = *t.cfg.MaxLength
 	}
 	x := &extractor{column: col, offsets: t.cfg.Offsets, separator: t.cfg.Separator, table: map[string]uint8{}}
 	if len(x.offsets) == 0 {
@@ -256,7 +210,7 @@ func (t *Template) Compile(name string, cols feature.Columns) (feature.Extractor
 	for k, o := range x.offsets {
 		prefix := window.OffsetPrefix(name, o)
 		for kind, kn := range kindNames {
-			for n := 0; n <= t.cfg.MaxLength; n++ {
+			for n := 0; n <= maxLength; n++ {
 				x.keys[k][kind] = append(x.keys[k][kind], []byte(prefix+"."+kn+"="+strconv.Itoa(n)))
 			}
 		}

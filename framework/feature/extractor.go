@@ -147,6 +147,17 @@ type FileTemplate interface {
 	Prepare(dir string) error
 }
 
+// FileError is an error of a FileTemplate's Prepare about one of its
+// settings, which a spec places at that setting: Attr names it ("path",
+// "sha256"), Summary says in a few words what is wrong.
+type FileError struct {
+	Attr, Summary string
+	Err           error
+}
+
+func (e *FileError) Error() string { return e.Err.Error() }
+func (e *FileError) Unwrap() error { return e.Err }
+
 // Columns maps corpus column names to their index in corpus.Sentence.Tokens.
 type Columns struct {
 	Names []string

@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io/fs"
 	"math/rand/v2"
 	"os"
 	"path/filepath"
@@ -187,6 +188,50 @@ func (t *TemplateInstance) Spec() (feature.TemplateSpec, error) {
 // folder, against which relative paths are resolved.
 type BlockDecoder interface {
 	DecodeHCL(block *hcl.Block, ctx *hcl.EvalContext, dir string) hcl.Diagnostics
+}
+
+// DecodeTemplate decodes a template block (without the labels setting,
+// which every block takes) into t, as a spec does: by t itself when it is
+// a BlockDecoder, else by its Config's hcl tags; then checks it
+// (Validate, each diagnostic placed at the setting it names) and, for a
+// feature.FileTemplate, reads its file from dir (Prepare), an error placed
+// at the setting it concerns.
+func DecodeTemplate(t feature.Template, b *hcl.Block, ctx *hcl.EvalContext, dir string) hcl.Diagnostics {
+	var diags hcl.Diagnostics
+	if bd, ok := t.(BlockDecoder); ok {
+		diags = bd.DecodeHCL(b, ctx, dir)
+	} else {
+		diags = gohcl.DecodeBody(b.Body, ctx, t.Config())
+	}
+	if diags.HasErrors() {
+		return diags
+	}
+	for _, vd := range t.Validate() {
+		if vd.Subject == nil {
+			vd.Subject = subjectFor(b, vd)
+		}
+		diags = append(diags, vd)
+	}
+	if ft, ok := t.(feature.FileTemplate); ok && !diags.HasErrors() {
+		if err := ft.Prepare(dir); err != nil {
+			diags = append(diags, fileError(b, err, dir))
+		}
+	}
+	return diags
+}
+
+// fileError places a FileTemplate's Prepare error at the setting it
+// concerns (path unless a feature.FileError says otherwise).
+func fileError(b *hcl.Block, err error, dir string) *hcl.Diagnostic {
+	attr, summary, detail := "path", "Cannot read the template's file", err.Error()
+	var fe *feature.FileError
+	if errors.As(err, &fe) {
+		attr, summary = fe.Attr, fe.Summary
+	}
+	if errors.Is(err, fs.ErrNotExist) {
+		detail = fmt.Sprintf("%s (a relative path is relative to the spec file's folder, %s).", detail, dir)
+	}
+	return errorAt(attrRange(b, attr), summary, detail)
 }
 
 // CompileDiagnoser is implemented by templates that can place an error of
@@ -679,19 +724,8 @@ func (s *Spec) decodeFeatures(content *hcl.BodyContent, ctx *hcl.EvalContext, re
 		}
 		own := *tb // the block without labels, for the template's own decoding
 		own.Body = rest
-		if bd, ok := t.(BlockDecoder); ok {
-			d = bd.DecodeHCL(&own, ctx, s.Dir)
-		} else {
-			d = gohcl.DecodeBody(rest, ctx, t.Config())
-		}
-		if diags = append(diags, d...); d.HasErrors() {
+		if diags = append(diags, DecodeTemplate(t, &own, ctx, s.Dir)...); diags.HasErrors() {
 			continue
-		}
-		for _, vd := range t.Validate() {
-			if vd.Subject == nil {
-				vd.Subject = subjectFor(tb, vd)
-			}
-			diags = append(diags, vd)
 		}
 		if st, ok := t.(feature.StructureTemplate); ok && st.Transitions() {
 			transitions++
