@@ -244,18 +244,18 @@ func newTemplate(reg *feature.Registry, typ, name string, config map[string]any)
 	if err := decodeConfig(config, tmpl.Config()); err != nil {
 		return nil, hcl.Diagnostics{optionError("Invalid template settings", fmt.Sprintf("Template %q (%s): %v.", name, typ, err))}
 	}
-	// A template's own file (a word list, a cluster file) is read now, a
-	// relative path from the working directory, so that the model records
-	// what it was trained with (as the spec does from the spec's folder).
-	if ft, ok := tmpl.(feature.FileTemplate); ok {
-		if err := ft.Prepare("."); err != nil {
-			return nil, hcl.Diagnostics{optionError("Cannot read the template's file", fmt.Sprintf("Template %q (%s): %v.", name, typ, err))}
-		}
-	}
 	var diags hcl.Diagnostics
 	for _, d := range tmpl.Validate() {
 		d.Detail = fmt.Sprintf("Template %q (%s): %s", name, typ, d.Detail)
 		diags = append(diags, d)
+	}
+	// Then, as spec.DecodeTemplate does, a template's own file (a word
+	// list, a cluster file) is read, a relative path from the working
+	// directory, so that the model records what it was trained with.
+	if ft, ok := tmpl.(feature.FileTemplate); ok && !diags.HasErrors() {
+		if err := ft.Prepare("."); err != nil {
+			return nil, hcl.Diagnostics{optionError("Cannot read the template's file", fmt.Sprintf("Template %q (%s): %v.", name, typ, err))}
+		}
 	}
 	return &spec.TemplateInstance{Type: typ, Name: name, Template: tmpl}, diags
 }
