@@ -26,7 +26,9 @@ type batchJob struct {
 // replicas. At most two batches per tagger are in flight, so memory stays
 // proportional to the number of taggers. With no
 // replicas it is Stream. As with Stream, labels handed to observe are
-// the caller's to keep.
+// the caller's to keep. On an error it returns once the taggers have
+// stopped, without waiting for a read in progress: the reading goroutine
+// ends when that r.Read returns.
 func (t *Tagger) StreamParallel(ctx context.Context, r corpus.Reader, w corpus.Writer, keep func(i int) bool, observe func(s *corpus.Sentence, pred []string), replicas []*Tagger) (int, error) {
 	if len(replicas) == 0 {
 		return t.Stream(ctx, r, w, keep, observe)
@@ -43,7 +45,16 @@ func (t *Tagger) StreamParallel(ctx context.Context, r corpus.Reader, w corpus.W
 		workers.Add(1)
 		go func() {
 			defer workers.Done()
-			for j := range jobs {
+			for {
+				var j *batchJob
+				select {
+				case j = <-jobs:
+				case <-ctx.Done():
+					return
+				}
+				if j == nil { // jobs closed: the reader is done
+					return
+				}
 				if observe == nil {
 					// Nothing keeps the labels past Write: reuse the buffers.
 					j.preds, j.buf, j.err = tg.tag(j.sents, j.buf, j.preds)
@@ -60,16 +71,19 @@ func (t *Tagger) StreamParallel(ctx context.Context, r corpus.Reader, w corpus.W
 		defer close(jobs)
 		readErr = t.readBatches(ctx, r, keep, free, order, jobs)
 	}()
-	tokens, err := writeInOrder(order, free, w, observe)
+	tokens, err := writeInOrder(ctx, order, free, w, observe)
 	if err != nil {
+		// Stop the workers, but do not wait for the reader: it may be
+		// blocked in r.Read (a terminal, a pipe) for as long as the input
+		// takes, and it touches nothing of the caller's but r. It sees the
+		// cancellation and ends when that Read returns.
 		cancel()
-		for range order { // let the reader see the cancellation and stop
-		}
+		workers.Wait()
+		return tokens, err
 	}
+	// order is closed, so the reader is done and readErr is set.
 	workers.Wait()
-	if err == nil {
-		err = readErr
-	}
+	err = readErr
 	if err == nil && w != nil {
 		err = w.Flush()
 	}
@@ -135,10 +149,19 @@ func (t *Tagger) readBatches(ctx context.Context, r corpus.Reader, keep func(int
 
 // writeInOrder writes and observes the batches of order as each is done,
 // in order, and hands their buffers back to free. It stops at the first
-// error, of a batch or of w.
-func writeInOrder(order <-chan *batchJob, free chan<- *batchJob, w corpus.Writer, observe func(*corpus.Sentence, []string)) (int, error) {
+// error, of a batch, of w or of ctx.
+func writeInOrder(ctx context.Context, order <-chan *batchJob, free chan<- *batchJob, w corpus.Writer, observe func(*corpus.Sentence, []string)) (int, error) {
 	tokens := 0
-	for j := range order {
+	for {
+		var j *batchJob
+		select {
+		case j = <-order:
+		case <-ctx.Done(): // not held up by a reader blocked in Read
+			return tokens, ctx.Err()
+		}
+		if j == nil { // order closed: all read
+			return tokens, nil
+		}
 		<-j.done
 		if j.err != nil {
 			return tokens, j.err
@@ -160,5 +183,4 @@ func writeInOrder(order <-chan *batchJob, free chan<- *batchJob, w corpus.Writer
 		default:
 		}
 	}
-	return tokens, nil
 }

@@ -89,6 +89,23 @@ func (w *failingWriter) Write(*corpus.Sentence, []string) error {
 
 func (w *failingWriter) Flush() error { return nil }
 
+// stallingReader reads its first n sentences from r, then blocks in Read
+// until release is closed, as a terminal or a pipe with no more input yet.
+type stallingReader struct {
+	r       corpus.Reader
+	n       int
+	release chan struct{}
+}
+
+func (s *stallingReader) Read() (*corpus.Sentence, error) {
+	if s.n == 0 {
+		<-s.release
+		return nil, io.EOF
+	}
+	s.n--
+	return s.r.Read()
+}
+
 // TestStreamParallelErrors: a writer's error, a reader's error and a
 // cancelled context each end StreamParallel with that error (no hang, no
 // later sentence written).
@@ -128,6 +145,49 @@ func TestStreamParallelErrors(t *testing.T) {
 		if !errors.As(err, &ce) {
 			t.Fatalf("error %v, want the reader's", err)
 		}
+	})
+	// An error must not wait for more input: the reader is stuck in Read
+	// (released only when the subtest ends) after enough sentences for
+	// several batches.
+	stalled := func(t *testing.T) corpus.Reader {
+		release := make(chan struct{})
+		t.Cleanup(func() { close(release) })
+		r := tg.Format.NewReader(strings.NewReader(text), "in.txt", opts)
+		return &stallingReader{r: r, n: 600, release: release}
+	}
+	returns := func(t *testing.T, run func() error, want error) {
+		t.Helper()
+		done := make(chan error, 1)
+		go func() { done <- run() }()
+		select {
+		case err := <-done:
+			if !errors.Is(err, want) {
+				t.Fatalf("error %v, want %v", err, want)
+			}
+		case <-time.After(time.Minute):
+			t.Fatal("StreamParallel waits for a reader blocked in Read")
+		}
+	}
+	t.Run("writer, reader blocked", func(t *testing.T) {
+		r := stalled(t)
+		returns(t, func() error {
+			_, err := tg.StreamParallel(context.Background(), r, &failingWriter{n: 300}, nil, nil, replicas)
+			return err
+		}, errWrite)
+	})
+	t.Run("cancelled, reader blocked", func(t *testing.T) {
+		ctx, cancel := context.WithCancel(context.Background())
+		defer cancel()
+		seen := 0
+		r := stalled(t)
+		returns(t, func() error {
+			_, err := tg.StreamParallel(ctx, r, nil, nil, func(*corpus.Sentence, []string) {
+				if seen++; seen == 500 {
+					cancel()
+				}
+			}, replicas)
+			return err
+		}, context.Canceled)
 	})
 	t.Run("cancelled", func(t *testing.T) {
 		ctx, cancel := context.WithCancel(context.Background())
