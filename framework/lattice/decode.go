@@ -82,7 +82,9 @@ type Decoder struct {
 	// States per label (a latent model's; state s belongs to label
 	// s / States): Posterior then maximizes the labels' marginals, each the
 	// sum of its states' marginals, and returns a state path with those
-	// labels. The other methods decode states as they decode labels.
+	// labels, each token's state the label's most probable one that the
+	// constraints allow beside its neighbours. The other methods decode
+	// states as they decode labels.
 	States int
 
 	ws *Workspace
@@ -102,6 +104,7 @@ type Decoder struct {
 	// sentence seen so that no sentence allocates once warm.
 	post                       Scores
 	logMarg                    []float64
+	stateMarg                  []float64 // Posterior with States: the states' own marginals
 	maskTrans, maskStart, mask []float64
 	maskAt                     []float64
 }
@@ -333,14 +336,17 @@ func (d *Decoder) Posterior(dst []int32, s *Scores) float64 {
 	}
 	lm := d.logMarg[:n*l]
 	d.ws.StateMarginals(lm)
+	var stateMarg []float64
 	if d.States > 1 {
+		stateMarg = append(d.stateMarg[:0], lm...)
+		d.stateMarg = stateMarg
 		sumGroups(lm, d.States)
 	}
 	for k, p := range lm {
 		lm[k] = math.Log(p)
 	}
+	var total float64
 	if !d.prepareMask(s) {
-		total := 0.0
 		for i := 0; i < n; i++ {
 			row := lm[i*l : (i+1)*l]
 			best, arg := math.Inf(-1), int32(0)
@@ -352,10 +358,47 @@ func (d *Decoder) Posterior(dst []int32, s *Scores) float64 {
 			dst[i] = arg
 			total += best
 		}
-		return total
+	} else {
+		d.post.N, d.post.State = n, lm
+		total = d.ws.Viterbi(dst, &d.post)
 	}
-	d.post.N, d.post.State = n, lm
-	return d.ws.Viterbi(dst, &d.post)
+	if stateMarg != nil && !math.IsInf(total, -1) {
+		mostProbableStates(dst, s, stateMarg, d.States)
+	}
+	return total
+}
+
+// mostProbableStates replaces, left to right, each state of path by the
+// state of the same label with the largest marginal (ties to the lowest)
+// where s allows that state beside its neighbours as they stand. The
+// labels, and so the decoding, do not change; the states do, from the
+// arbitrary first state of each label (the sums tie) to the ones that
+// explain the decision (trellis explain names them and scores their path).
+func mostProbableStates(path []int32, s *Scores, marg []float64, k int) {
+	l := s.L
+	for i, y := range path {
+		first := y - y%int32(k)
+		best := y
+		for c := first; c < first+int32(k); c++ {
+			if marg[i*l+int(c)] > marg[i*l+int(best)] && stateAllowed(s, path, i, c) {
+				best = c
+			}
+		}
+		path[i] = best
+	}
+}
+
+// stateAllowed reports whether state c at position i is allowed beside
+// path's neighbours by s's start, stop and transition scores.
+func stateAllowed(s *Scores, path []int32, i int, c int32) bool {
+	n := len(path)
+	if i == 0 && math.IsInf(s.Start[c], -1) || i == n-1 && math.IsInf(s.Stop[c], -1) {
+		return false
+	}
+	if i > 0 && math.IsInf(s.trans(i, int(path[i-1]), int(c)), -1) {
+		return false
+	}
+	return i == n-1 || !math.IsInf(s.trans(i+1, int(c), int(path[i+1])), -1)
 }
 
 // sumGroups replaces each entry of every group of k consecutive entries of

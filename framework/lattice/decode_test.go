@@ -313,7 +313,8 @@ func TestPosteriorForbiddenOnlyInTransAt(t *testing.T) {
 // TestPosteriorStates: with States = k, the posterior path's labels (its
 // states / k) maximize the product of the label marginals, each the sum of
 // its states' marginals by enumeration, among the allowed label paths;
-// unconstrained, each token's label is its argmax.
+// unconstrained, each token's label is its argmax and its state the
+// label's most probable state (not the first, where the sums tie).
 func TestPosteriorStates(t *testing.T) {
 	r := rand.New(rand.NewPCG(13, 14))
 	for trial := 0; trial < 300; trial++ {
@@ -337,6 +338,11 @@ func TestPosteriorStates(t *testing.T) {
 				row := lm[i*labels : (i+1)*labels]
 				if row[got[i]/int32(k)] < row[argmax(row)]*(1-1e-9) {
 					t.Fatalf("position %d: label %d (marginal %v), argmax %d (%v)", i, got[i]/int32(k), row[got[i]/int32(k)], argmax(row), row[argmax(row)])
+				}
+				first := int(got[i]) - int(got[i])%k
+				states := m[i*l+first : i*l+first+k]
+				if want := first + argmax(states); int(got[i]) != want {
+					t.Fatalf("position %d: state %d of label %d, its most probable state is %d (marginals %v)", i, got[i], first/k, want, states)
 				}
 			}
 			continue
