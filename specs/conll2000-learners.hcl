@@ -72,8 +72,9 @@ learner "hmm" {
   type = "hmm"
 }
 
-# maxent ignores the transition template (it says so in the log); L-BFGS
-# with the CRF's c2, as the CRF below.
+# maxent ignores the transition template (it says so in the log). Its c2
+# and the MEMM's are tuned below by 3-fold cross-validation on train (this
+# corpus has no dev set); c2 = 1 is only the value before tuning.
 learner "maxent" {
   type = "maxent"
   c2   = 1
@@ -115,6 +116,20 @@ learner "latent" {
   type          = "crf"
   c2            = 1
   hidden_states = 2
+}
+
+# The locally normalized learners need a weaker prior than the CRF's c2 = 1:
+# with it the MEMM scored 93.24, 0.21 below Wapiti's MEMM (p = 0.011). Both
+# picks land on the grid's low end, where the cross-validated scores are
+# flat (within 0.03), so a smaller value would not change the picture.
+tune "maxent" {
+  c2    = [0.0625, 0.125, 0.25, 0.5]
+  folds = 3
+}
+
+tune "memm" {
+  c2    = [0.0625, 0.125, 0.25, 0.5]
+  folds = 3
 }
 
 evaluation {
