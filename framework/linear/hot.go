@@ -19,11 +19,17 @@ import "sort"
 // between uses.
 type HotRows struct {
 	l int
-	// rowOf is, per attribute, its row or -1 (a sparse attribute); attrs
-	// is, per row, its attribute.
-	rowOf, attrs []int32
-	off, labels  []int32
+	// ref is, per attribute, −1−row for a hot one, and off[a]<<32 |
+	// off[a+1] (its features) for a sparse one: one load per attribute
+	// occurrence decides and locates, where FeatOff and a row index would
+	// take two cache lines. attrs is, per row, its attribute.
+	ref         []int64
+	attrs       []int32
+	off, labels []int32
 }
+
+// span returns the features of a sparse attribute from its ref.
+func span(ref int64) (f0, f1 int32) { return int32(ref >> 32), int32(ref) }
 
 // isHot reports whether an attribute with nf features among l labels gets
 // a dense row: a row costs about l/4 vector additions against nf scalar
@@ -41,11 +47,11 @@ func (m *Model) HotRows() *HotRows {
 	}
 	h := &HotRows{l: m.NumLabels, off: m.FeatOff, labels: m.FeatLabel}
 	if !m.dense() {
-		h.rowOf = make([]int32, m.NumAttrs())
-		for a := range h.rowOf {
-			h.rowOf[a] = -1
+		h.ref = make([]int64, m.NumAttrs())
+		for a := range h.ref {
+			h.ref[a] = int64(m.FeatOff[a])<<32 | int64(m.FeatOff[a+1])
 			if isHot(int(m.FeatOff[a+1]-m.FeatOff[a]), m.NumLabels) {
-				h.rowOf[a] = int32(len(h.attrs))
+				h.ref[a] = -1 - int64(len(h.attrs))
 				h.attrs = append(h.attrs, int32(a))
 			}
 		}
@@ -83,9 +89,9 @@ func (h *HotRows) set(dense []float64, f int, v float64) {
 		return
 	}
 	// The attribute owning f: the last a with off[a] <= f.
-	a := sort.Search(len(h.rowOf), func(a int) bool { return int(h.off[a+1]) > f })
-	if r := h.rowOf[a]; r >= 0 {
-		dense[int(r)*h.l+int(h.labels[f])] = v
+	a := sort.Search(len(h.ref), func(a int) bool { return int(h.off[a+1]) > f })
+	if ref := h.ref[a]; ref < 0 {
+		dense[int(-1-ref)*h.l+int(h.labels[f])] = v
 	}
 }
 
@@ -99,15 +105,16 @@ func (h *HotRows) AddExpectations(g, dense []float64, attrs []int32, row []float
 	var buf [32]int32
 	batch := buf[:0]
 	for _, a := range attrs {
-		if r := h.rowOf[a]; r >= 0 {
+		ref := h.ref[a]
+		if ref < 0 {
 			if len(batch) == len(buf) {
 				addToRows(dense, batch, h.l, row)
 				batch = batch[:0]
 			}
-			batch = append(batch, r)
+			batch = append(batch, int32(-1-ref))
 			continue
 		}
-		f0, f1 := h.off[a], h.off[a+1]
+		f0, f1 := span(ref)
 		lab := h.labels[f0:f1]
 		gf := g[f0:f1]
 		gf = gf[:len(lab)]

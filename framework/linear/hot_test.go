@@ -131,7 +131,7 @@ func TestHotRowsChoice(t *testing.T) {
 	// Attribute 0 scores all 6 labels, 1 one, 2 two (a third: hot), 3 none.
 	m := New(6, []int32{0, 6, 7, 9, 9}, []int32{0, 1, 2, 3, 4, 5, 2, 1, 4}, true)
 	h := m.HotRows()
-	if got, want := fmt.Sprint(h.rowOf, h.attrs), "[0 -1 1 -1] [0 2]"; got != want {
+	if got, want := fmt.Sprint(h.ref, h.attrs), fmt.Sprint([]int64{-1, 6<<32 | 7, -2, 9<<32 | 9}, []int32{0, 2}); got != want {
 		t.Fatalf("rows %s, want %s", got, want)
 	}
 	for f := range m.W[:m.NumFeatures()] {

@@ -464,21 +464,22 @@ func (s *Scorer) addBinary(row []float64, attrs []int32) {
 func (s *Scorer) addBinaryHot(row []float64, attrs []int32) {
 	var buf [32]int32
 	batch := buf[:0]
-	rowOf := s.hot.rowOf
+	refs := s.hot.ref
 	for _, a := range attrs {
-		if r := rowOf[a]; r >= 0 {
+		ref := refs[a]
+		if ref < 0 {
 			if len(batch) == len(buf) {
 				addRows(row, s.hotW, batch, s.l)
 				batch = batch[:0]
 			}
-			batch = append(batch, r)
+			batch = append(batch, int32(-1-ref))
 			continue
 		}
 		if len(batch) > 0 {
 			addRows(row, s.hotW, batch, s.l)
 			batch = batch[:0]
 		}
-		f0, f1 := s.off[a], s.off[a+1]
+		f0, f1 := span(ref)
 		if s.packed != nil {
 			for _, f := range s.packed[f0:f1] {
 				row[f.y] += f.w
