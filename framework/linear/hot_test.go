@@ -53,10 +53,9 @@ func hotSentences(r *rand.Rand, numAttrs, nsent int) *feature.Dataset {
 // the bits of the sparse loop — with the AVX kernels and the portable
 // ones.
 func TestHotRowsSameBits(t *testing.T) {
-	avx := hasAVX
-	defer func() { hasAVX = avx }()
+	defer useAVX(hasAVX)
 	for _, kernels := range []string{"dispatched", "portable"} {
-		hasAVX = avx && kernels == "dispatched"
+		useAVX(kernels == "dispatched")
 		t.Run(kernels, func(t *testing.T) {
 			r := rand.New(rand.NewPCG(15, 22))
 			for _, l := range []int{2, 3, 5, 8, 22, 23, 41} {
