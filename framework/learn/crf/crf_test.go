@@ -234,11 +234,23 @@ func TestThreadIndependence(t *testing.T) {
 
 // TestHotRowsSameGradient: the objective and gradient computed with the
 // model's hot rows (state scores and expected counts a row at a time) are
-// bit for bit those of the sparse loops, with 1 and 2 threads.
+// bit for bit those of the sparse loops, with 1 and 2 threads, without
+// and with pair features (which share the shard's Scorer).
 func TestHotRowsSameGradient(t *testing.T) {
 	r := rand.New(rand.NewPCG(15, 6))
 	d := learntest.Synthetic(r, 300, 1, false)
-	m := linear.NewObserved(d, 5, 3, true)
+	plain := linear.NewObserved(d, 5, 3, true)
+	paired := linear.WithPairs(plain, d, []bool{false, false, false, true, false})
+	if paired.NumPairs() == 0 {
+		t.Fatal("no pair features")
+	}
+	for _, m := range []*linear.Model{plain, paired} {
+		checkHotGradient(t, r, m, d)
+	}
+}
+
+func checkHotGradient(t *testing.T, r *rand.Rand, m *linear.Model, d *feature.Dataset) {
+	t.Helper()
 	x := make([]float64, len(m.W))
 	for i := range x {
 		x[i] = r.NormFloat64()
