@@ -402,7 +402,7 @@ func (c *cellCache) lookup(x CellExtractor, s *corpus.Sentence, m, i int, sink *
 			return id + 1
 		}
 	default:
-		if id, ok := d.ids[string(c.key)]; ok {
+		if id, ok := d.Lookup(c.key); ok {
 			return id + 1
 		}
 	}

@@ -262,6 +262,11 @@ func (e *Encoder) EncodeAll(ctx context.Context, sents []*corpus.Sentence, batch
 		}
 		return hi
 	}
+	tokens := 0
+	for _, s := range sents {
+		tokens += s.Len()
+	}
+	e.reserve(len(sents), tokens)
 	for lo := 0; lo < len(sents); {
 		if err := ctx.Err(); err != nil {
 			e.Forget()
@@ -272,12 +277,43 @@ func (e *Encoder) EncodeAll(ctx context.Context, sents []*corpus.Sentence, batch
 		if err := e.Encode(sents[lo:hi]); err != nil {
 			return err
 		}
+		if lo == 0 {
+			e.reserveAttrs(tokens)
+		}
 		if done != nil {
 			done(hi - lo)
 		}
 		lo = hi
 	}
 	return nil
+}
+
+// reserve makes room in the dataset for sents more sentences of tokens
+// more tokens, so that encoding a whole corpus (EncodeAll) grows its
+// per-token slices once instead of copying them at every doubling: the
+// copies left behind were most of the garbage, and of the peak memory,
+// of encoding a training corpus.
+func (e *Encoder) reserve(sents, tokens int) {
+	d := e.data
+	d.SentOff = slices.Grow(d.SentOff, sents)
+	d.TokenOff = slices.Grow(d.TokenOff, tokens)
+	d.Labels = slices.Grow(d.Labels, tokens)
+}
+
+// reserveAttrs makes room for the attributes of tokens more tokens
+// (beyond those encoded so far, the first batch of EncodeAll) at the
+// rate seen so far, plus a twentieth.
+func (e *Encoder) reserveAttrs(tokens int) {
+	d := e.data
+	seen := len(d.Labels)
+	if seen == 0 {
+		return
+	}
+	more := int(float64(len(d.Attrs)) / float64(seen) * float64(tokens-seen) * 1.05)
+	d.Attrs = slices.Grow(d.Attrs, more)
+	if d.Values != nil {
+		d.Values = slices.Grow(d.Values, more)
+	}
 }
 
 // releaseDocuments lets the document extractors drop their index of the

@@ -1,6 +1,7 @@
 package feature
 
 import (
+	"fmt"
 	"reflect"
 	"strings"
 	"testing"
@@ -183,6 +184,53 @@ func TestDictionaryOfIndex(t *testing.T) {
 	}
 }
 
+// TestDictionaryCompact: a compacted dictionary finds every name at its
+// ID and nothing else, long keys and near misses included, and grows again
+// (Intern, Prune) with the same IDs.
+func TestDictionaryCompact(t *testing.T) {
+	long := strings.Repeat("x", 300)
+	names := []string{"", "a", "w[0]=the", long, long + "y", "abcdefghijklmnopqrstuvwx"}
+	for i := 0; i < 1000; i++ {
+		names = append(names, fmt.Sprintf("w[%d]=%x", i%5, i*7919))
+	}
+	d := NewDictionary()
+	for _, n := range names {
+		d.InternString(n)
+	}
+	d.InternString("a")
+	d.Compact()
+	if d.ids != nil || d.slim == nil {
+		t.Fatal("Compact kept the map")
+	}
+	for i, n := range names {
+		if got, ok := d.Lookup([]byte(n)); !ok || got != int32(i) {
+			t.Errorf("Lookup(%.40q) = %d, %v; want %d", n, got, ok, i)
+		}
+		if got, ok := d.LookupString(n); !ok || got != int32(i) {
+			t.Errorf("LookupString(%.40q) = %d, %v; want %d", n, got, ok, i)
+		}
+	}
+	for _, miss := range []string{"b", "w[0]=th", long + "z", long[:299], "w[0]=0 ", "abcdefghijklmnopqrstuvwX"} {
+		if id, ok := d.Lookup([]byte(miss)); ok {
+			t.Errorf("Lookup(%.40q) found %d", miss, id)
+		}
+		if id, ok := d.LookupString(miss); ok {
+			t.Errorf("LookupString(%.40q) found %d", miss, id)
+		}
+	}
+	if id := d.InternString("a"); id != 1 || d.Count(1) != 3 {
+		t.Errorf("InternString(a) after Compact = %d (count %d), want 1 (3)", id, d.Count(1))
+	}
+	if id := d.Intern([]byte("new")); id != int32(len(names)) {
+		t.Errorf("Intern(new) after Compact = %d, want %d", id, len(names))
+	}
+	d.Compact()
+	remap := d.Prune(2)
+	if d.Len() != 1 || remap[1] != 0 || d.Name(0) != "a" {
+		t.Errorf("Prune(2) after Compact kept %v (remap[1] = %d)", d.Names(), remap[1])
+	}
+}
+
 // TestEncoderIndexedMatchesMap checks that encoding against a model's
 // vocabulary (the indexed, sentence-by-sentence path) gives the dataset the
 // map-based path gives.
@@ -199,6 +247,11 @@ func TestEncoderIndexedMatchesMap(t *testing.T) {
 		byMap.UnknownAttr = unknown
 		indexed := NewEncoder(DictionaryOf(attrs.Names()), DictionaryOf(labels.Names()), false, xs, 1)
 		indexed.UnknownAttr = unknown
+		compacted := DictionaryOf(attrs.Names())
+		compacted.mutable()
+		compacted.Compact()
+		slim := NewEncoder(compacted, labels, false, xs, 1)
+		slim.UnknownAttr = unknown
 		for round := 0; round < 2; round++ {
 			byMap.Reset()
 			indexed.Reset()
@@ -207,6 +260,13 @@ func TestEncoderIndexedMatchesMap(t *testing.T) {
 			}
 			if err := indexed.Encode(test); err != nil {
 				t.Fatal(err)
+			}
+			slim.Reset()
+			if err := slim.Encode(test); err != nil {
+				t.Fatal(err)
+			}
+			if !reflect.DeepEqual(byMap.Dataset(), slim.Dataset()) {
+				t.Fatalf("unknown %v round %d: dataset through a compacted dictionary\n%+v\nwant\n%+v", unknown, round, slim.Dataset(), byMap.Dataset())
 			}
 			if !reflect.DeepEqual(byMap.Dataset(), indexed.Dataset()) {
 				t.Fatalf("unknown %v round %d: indexed dataset\n%+v\nwant\n%+v", unknown, round, indexed.Dataset(), byMap.Dataset())

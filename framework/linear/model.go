@@ -53,6 +53,8 @@ type Model struct {
 	// not once per sentence. It is an atomic pointer to an immutable
 	// value: Lattice may run in several goroutines at once.
 	local atomic.Pointer[localPrep]
+	// hot caches HotRows, built on first use from FeatOff and FeatLabel.
+	hot atomic.Pointer[HotRows]
 }
 
 // localPrep is a Local model's normalization data for one set of

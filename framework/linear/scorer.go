@@ -52,6 +52,12 @@ type Scorer struct {
 	// kept across ResetInPlace); when set, Lattice also fills
 	// Scores.TransAtExp.
 	pairExp, pairExpBuf []float64
+	// hot, when set, are the model's hot rows and hotW their weights:
+	// binary attributes with a row are added a row at a time (HotRows).
+	// A packed Scorer gathers hotW into hotBuf itself (Reset); an in-place
+	// one gets it from its caller (UseHotRows).
+	hot          *HotRows
+	hotW, hotBuf []float64
 }
 
 // feat is a packed state feature: the label it scores and its weight.
@@ -83,13 +89,26 @@ func (m *Model) InPlaceScorer(w []float64) *Scorer {
 // buffers (for a caller that rescores at new weights many times: a CRF's
 // gradient pass, once per shard and evaluation).
 func (s *Scorer) ResetInPlace(m *Model, w []float64) {
-	buf, et, mt := s.pairExpBuf, s.expTrans, s.maxTrans
+	buf, et, mt, hb := s.pairExpBuf, s.expTrans, s.maxTrans, s.hotBuf
 	*s = m.inPlace(w)
-	s.pairExpBuf, s.expTrans, s.maxTrans = buf, et, mt
+	s.pairExpBuf, s.expTrans, s.maxTrans, s.hotBuf = buf, et, mt, hb
 	if m.dense() {
 		s.dense, s.labels, s.w = w[:m.NumFeatures()], nil, nil
 	}
 	s.setLocal(m, w)
+}
+
+// UseHotRows makes s add the attributes of h (the hot rows of s's model)
+// a row at a time from dense, their weights as h.Gather lays them out —
+// for an in-place Scorer whose caller gathers the weights once per change
+// of them (a CRF's gradient pass, once per evaluation) and shares them
+// between threads. The caller gathers again after changing the weights:
+// Set does not see dense.
+func (s *Scorer) UseHotRows(h *HotRows, dense []float64) {
+	if len(dense) != h.Len()*s.l || s.dense != nil {
+		panic("linear: UseHotRows with weights of another layout")
+	}
+	s.hot, s.hotW = h, dense
 }
 
 // inPlace is the in-place Scorer without the dense check, which reads
@@ -151,11 +170,16 @@ func (s *Scorer) Reset(m *Model, w []float64) {
 	s.l, s.off, s.labels, s.w = m.NumLabels, m.FeatOff, nil, nil
 	s.setLocal(m, w)
 	s.setPairs(m, w)
+	s.hot, s.hotW = nil, nil
 	if m.dense() {
 		s.dense, s.packed = w[:nf], nil
 		return
 	}
 	s.dense = nil
+	if h := m.HotRows(); h.Len() > 0 {
+		s.hotBuf = h.Gather(s.hotBuf, w)
+		s.hot, s.hotW = h, s.hotBuf
+	}
 	if s.packed == nil || cap(s.packed) < nf {
 		s.packed = make([]feat, nf)
 	}
@@ -166,11 +190,15 @@ func (s *Scorer) Reset(m *Model, w []float64) {
 }
 
 // Set records that state weight f is now v. Only a packed Scorer holds a
-// copy to update; the other layouts read the weight vector itself, where
-// the caller's own write already did it.
+// copy to update (its packed features and hot rows); the other layouts
+// read the weight vector itself, where the caller's own write already did
+// it.
 func (s *Scorer) Set(f int, v float64) {
 	if s.packed != nil {
 		s.packed[f].w = v
+		if s.hot != nil {
+			s.hot.set(s.hotW, f, v)
+		}
 	}
 }
 
@@ -406,15 +434,11 @@ func (s *Scorer) StateScores(dst []float64, data *feature.Dataset, start, end in
 }
 
 func (s *Scorer) addBinary(row []float64, attrs []int32) {
-	l := len(row)
 	switch {
 	case s.dense != nil:
-		for _, a := range attrs {
-			ws := s.dense[int(a)*l : int(a)*l+l]
-			for y := range row {
-				row[y] += ws[y]
-			}
-		}
+		addRows(row, s.dense, attrs, len(row))
+	case s.hot != nil:
+		s.addBinaryHot(row, attrs)
 	case s.packed != nil:
 		for _, a := range attrs {
 			for _, f := range s.packed[s.off[a]:s.off[a+1]] {
@@ -431,6 +455,46 @@ func (s *Scorer) addBinary(row []float64, attrs []int32) {
 				row[y] += ws[j]
 			}
 		}
+	}
+}
+
+// addBinaryHot is addBinary with hot rows: runs of hot attributes are
+// added a row at a time, the others feature by feature, all in attribute
+// order.
+func (s *Scorer) addBinaryHot(row []float64, attrs []int32) {
+	var buf [32]int32
+	batch := buf[:0]
+	refs := s.hot.ref
+	for _, a := range attrs {
+		ref := refs[a]
+		if ref < 0 {
+			if len(batch) == len(buf) {
+				addRows(row, s.hotW, batch, s.l)
+				batch = batch[:0]
+			}
+			batch = append(batch, int32(-1-ref))
+			continue
+		}
+		if len(batch) > 0 {
+			addRows(row, s.hotW, batch, s.l)
+			batch = batch[:0]
+		}
+		f0, f1 := span(ref)
+		if s.packed != nil {
+			for _, f := range s.packed[f0:f1] {
+				row[f.y] += f.w
+			}
+			continue
+		}
+		lab := s.labels[f0:f1]
+		ws := s.w[f0:f1]
+		ws = ws[:len(lab)]
+		for j, y := range lab {
+			row[y] += ws[j]
+		}
+	}
+	if len(batch) > 0 {
+		addRows(row, s.hotW, batch, s.l)
 	}
 }
 

@@ -81,8 +81,8 @@ func benchGradient(b *testing.B, specName string) {
 // linear.Scorer.StateScores over every sentence of CoNLL-2000 train with
 // CRFsuite's baseline features (specs/conll2000.hcl), the model's
 // observed features and random weights — in the packed layout (the
-// tagger's, NewScorer) and in place (the CRF gradient's and the
-// perceptron's, InPlaceScorer). It tops the profiles of `trellis tag`
+// tagger's, NewScorer, with hot rows), in place (the perceptron's,
+// InPlaceScorer) and in place with hot rows (the CRF gradient's). It tops the profiles of `trellis tag`
 // and of CRF training (issue 15); its speed depends on the real
 // distribution of attributes over the model's arrays (which of them
 // stay in cache), so a synthetic corpus is no stand-in.
@@ -94,12 +94,16 @@ func BenchmarkStateScoresConll2000(b *testing.B) {
 	for i := range m.W {
 		m.W[i] = r.NormFloat64()
 	}
+	hotInPlace := m.InPlaceScorer(m.W)
+	hot := m.HotRows()
+	hotInPlace.UseHotRows(hot, hot.Gather(nil, m.W))
 	for _, c := range []struct {
 		name string
 		sc   *linear.Scorer
 	}{
 		{"packed", m.NewScorer(m.W)},
 		{"in-place", m.InPlaceScorer(m.W)},
+		{"in-place-hot", hotInPlace},
 	} {
 		b.Run(c.name, func(b *testing.B) {
 			dst := make([]float64, d.MaxSentenceLen()*m.NumLabels)

@@ -508,6 +508,11 @@ func encodeSentences(ctx context.Context, o Options, mp *feature.Mapper, sents [
 	if enc.devSents, err = readDev(); err != nil {
 		return nil, err
 	}
+	// From here on the attributes are only counted and saved (or looked
+	// up, for dev): the slim index costs a sixth of the map's memory,
+	// which would otherwise sit beside the optimizer's vectors at the
+	// run's peak.
+	defer mp.Attrs().Compact()
 	if enc.devSents == nil {
 		return enc, nil
 	}

@@ -232,6 +232,54 @@ func TestThreadIndependence(t *testing.T) {
 	}
 }
 
+// TestHotRowsSameGradient: the objective and gradient computed with the
+// model's hot rows (state scores and expected counts a row at a time) are
+// bit for bit those of the sparse loops, with 1 and 2 threads, without
+// and with pair features (which share the shard's Scorer).
+func TestHotRowsSameGradient(t *testing.T) {
+	r := rand.New(rand.NewPCG(15, 6))
+	d := learntest.Synthetic(r, 300, 1, false)
+	plain := linear.NewObserved(d, 5, 3, true)
+	paired := linear.WithPairs(plain, d, []bool{false, false, false, true, false})
+	if paired.NumPairs() == 0 {
+		t.Fatal("no pair features")
+	}
+	for _, m := range []*linear.Model{plain, paired} {
+		checkHotGradient(t, r, m, d)
+	}
+}
+
+func checkHotGradient(t *testing.T, r *rand.Rand, m *linear.Model, d *feature.Dataset) {
+	t.Helper()
+	x := make([]float64, len(m.W))
+	for i := range x {
+		x[i] = r.NormFloat64()
+	}
+	for _, threads := range []int{1, 2} {
+		var f [2]float64
+		var g [2][]float64
+		for k, hot := range []bool{true, false} {
+			o := newObjective(m, d, allSentences(d), true, 0.5, threads, false)
+			if o.hot == nil {
+				t.Fatal("the test model has no hot rows")
+			}
+			if !hot {
+				o.hot = nil
+			}
+			g[k] = make([]float64, len(x))
+			f[k] = o.Evaluate(x, g[k])
+		}
+		if math.Float64bits(f[0]) != math.Float64bits(f[1]) {
+			t.Fatalf("threads=%d: objective %v with hot rows, %v without", threads, f[0], f[1])
+		}
+		for i := range g[0] {
+			if math.Float64bits(g[0][i]) != math.Float64bits(g[1][i]) {
+				t.Fatalf("threads=%d: gradient[%d] %v with hot rows, %v without", threads, i, g[0][i], g[1][i])
+			}
+		}
+	}
+}
+
 func TestTrain(t *testing.T) {
 	r := rand.New(rand.NewPCG(6, 7))
 	train, test := learntest.Synthetic(r, 300, 1, false), learntest.Synthetic(r, 100, 1, false)

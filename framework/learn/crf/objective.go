@@ -41,6 +41,12 @@ type objective struct {
 	prior []float64
 
 	empirical []float64
+	// hot, when the model has hot rows and the data binary attributes
+	// (CRF objective only), are the hot rows (linear.HotRows), and hotW
+	// their weights at the point being evaluated, gathered once per
+	// evaluation and read by every worker.
+	hot  *linear.HotRows
+	hotW []float64
 	// pool holds threads+1 gradient buffers for shards in flight.
 	pool    chan []float64
 	results chan shardResult
@@ -63,8 +69,11 @@ type worker struct {
 	pair []float64
 	// scorer, for a model with pair features, scores a shard's sentences
 	// with the pair weights exponentiated once (ExpPairs); nil outside
-	// shard. It is pairScorer, whose buffers are reused.
+	// shard. It is pairScorer, whose buffers are reused. With hot rows
+	// it also reads o.hotW, and hotG, the hot rows' expected counts of
+	// the shard (moved into the shard's gradient at its end), is set.
 	scorer, pairScorer *linear.Scorer
+	hotG, hotBuf       []float64
 	// For a latent model: the lattice restricted to the gold labels'
 	// states (k per position; Trans stays zero, TransAt holds the blocks),
 	// its workspace and its marginals.
@@ -105,6 +114,9 @@ func newObjective(m *linear.Model, d *feature.Dataset, sents []int, transitions 
 			wk.margClamped = make([]float64, maxLen*k)
 		}
 		o.workers = append(o.workers, wk)
+	}
+	if h := m.HotRows(); h.Len() > 0 && !local && o.latent <= 1 && d.Values == nil {
+		o.hot = h
 	}
 	o.countEmpirical()
 	return o
@@ -173,6 +185,9 @@ func (o *objective) countEmpirical() {
 
 // Evaluate returns the objective at x and writes its gradient into grad.
 func (o *objective) Evaluate(x, grad []float64) float64 {
+	if o.hot != nil {
+		o.hotW = o.hot.Gather(o.hotW, x)
+	}
 	var next atomic.Int64
 	for w := 0; w < o.threads; w++ {
 		go func(wk *worker) {
@@ -239,7 +254,7 @@ func (wk *worker) shard(o *objective, x []float64, sents []int, g []float64) flo
 	for f := range g {
 		g[f] = 0
 	}
-	if o.m.PairOff != nil && !o.local {
+	if o.m.PairOff != nil && !o.local || o.hot != nil {
 		// Valid for x only: cleared below, so that a sentence scored
 		// alone (SGD's steps, at other weights) builds its own.
 		if wk.pairScorer == nil {
@@ -247,13 +262,25 @@ func (wk *worker) shard(o *objective, x []float64, sents []int, g []float64) flo
 		}
 		wk.pairScorer.ResetInPlace(o.m, x)
 		wk.pairScorer.ExpPairs()
+		if o.hot != nil {
+			wk.pairScorer.UseHotRows(o.hot, o.hotW)
+			n := len(o.hotW)
+			if cap(wk.hotBuf) < n {
+				wk.hotBuf = make([]float64, n)
+			}
+			wk.hotG = wk.hotBuf[:n]
+			clear(wk.hotG)
+		}
 		wk.scorer = wk.pairScorer
 	}
 	loss := 0.0
 	for _, s := range sents {
 		loss += wk.sentence(o, x, s, g)
 	}
-	wk.scorer = nil
+	if wk.hotG != nil {
+		o.hot.Scatter(g, wk.hotG)
+	}
+	wk.scorer, wk.hotG = nil, nil
 	return loss
 }
 
@@ -277,7 +304,14 @@ func (wk *worker) sentence(o *objective, x []float64, s int, g []float64) float6
 	gold := lattice.SequenceScore(sc, d.Labels[lo:lo+n])
 	marg := wk.marg[:n*l]
 	wk.ws.StateMarginals(marg)
-	addStateExpectations(m, d, lo, marg, g)
+	if wk.hotG != nil {
+		for i := 0; i < n; i++ {
+			t := lo + i
+			o.hot.AddExpectations(g, wk.hotG, d.Attrs[d.TokenOff[t]:d.TokenOff[t+1]], marg[i*l:(i+1)*l])
+		}
+	} else {
+		addStateExpectations(m, d, lo, marg, g)
+	}
 	if m.PairOff != nil {
 		wk.addPairExpectations(m, d, lo, g, o.transitions)
 	}

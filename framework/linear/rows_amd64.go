@@ -1,0 +1,34 @@
+package linear
+
+import "golang.org/x/sys/cpu"
+
+// hasAVX is whether this processor runs the AVX row kernels; a fact of
+// the hardware, read once (GODEBUG=cpu.avx=off turns it off), as in
+// package lattice.
+var hasAVX = cpu.X86.HasAVX
+
+//go:noescape
+func addRowsAVX(dst, rows []float64, idx []int32, stride int)
+
+//go:noescape
+func addToRowsAVX(rows []float64, idx []int32, stride int, src []float64)
+
+// addRows is addRowsGo, four columns at a time on AVX.
+func addRows(dst, rows []float64, idx []int32, stride int) {
+	checkRows(len(dst), len(rows), idx, stride)
+	if hasAVX {
+		addRowsAVX(dst, rows, idx, stride)
+		return
+	}
+	addRowsGo(dst, rows, idx, stride)
+}
+
+// addToRows is addToRowsGo, four columns at a time on AVX.
+func addToRows(rows []float64, idx []int32, stride int, src []float64) {
+	checkRows(len(src), len(rows), idx, stride)
+	if hasAVX {
+		addToRowsAVX(rows, idx, stride, src)
+		return
+	}
+	addToRowsGo(rows, idx, stride, src)
+}
