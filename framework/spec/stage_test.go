@@ -1,0 +1,44 @@
+package spec_test
+
+import (
+	"os"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/trellis-nlp/trellis/framework/spec"
+)
+
+// TestStageDecodes checks a second-stage learner's stage block (defaults
+// and settings) and which templates each learner trains on: the first
+// stage those that read no stage column, the second those and the ones
+// that read its column.
+func TestStageDecodes(t *testing.T) {
+	src, err := os.ReadFile("testdata/bad/stage_unknown_from.hcl")
+	if err != nil {
+		t.Fatal(err)
+	}
+	good := strings.Replace(string(src), `from   = "perceptorn"`, `from   = "perceptron"`, 1)
+	s, diags := spec.Decode("testdata/bad/stage_good.hcl", []byte(good), nil, registries())
+	if diags.HasErrors() {
+		t.Fatal(diags)
+	}
+	second := s.Learner("second")
+	want := spec.Stage{From: "perceptron", Column: "pred", Folds: spec.DefaultStageFolds, By: spec.StageByDocument}
+	if st := second.Stage; st == nil || st.From != want.From || st.Column != want.Column || st.Folds != want.Folds || st.By != want.By {
+		t.Fatalf("stage = %+v, want %+v", second.Stage, want)
+	}
+	names := func(ts []*spec.TemplateInstance) []string {
+		var out []string
+		for _, ti := range ts {
+			out = append(out, ti.Name)
+		}
+		return out
+	}
+	if got := names(s.TemplatesFor(s.Learner("perceptron"))); !slices.Equal(got, []string{"w", "trans"}) {
+		t.Errorf("first stage templates = %v, want [w trans]", got)
+	}
+	if got := names(s.TemplatesFor(second)); !slices.Equal(got, []string{"w", "p", "trans"}) {
+		t.Errorf("second stage templates = %v, want [w p trans]", got)
+	}
+}
