@@ -18,6 +18,7 @@ import (
 	"github.com/trellis-nlp/trellis/framework/model"
 	"github.com/trellis-nlp/trellis/framework/rundir"
 	"github.com/trellis-nlp/trellis/framework/spec"
+	"github.com/trellis-nlp/trellis/framework/tagger"
 )
 
 // nerDocs writes a small CoNLL corpus of documents: each mentions its own
@@ -183,6 +184,52 @@ func TestStageRun(t *testing.T) {
 	}
 	if got := names(second); !slices.Equal(got, []string{"w", "doc", "p", "h", "trans"}) {
 		t.Errorf("second stage templates %v", got)
+	}
+	checkStageTagger(t, second, s)
+}
+
+// checkStageTagger tags the test corpus with a second-stage model's
+// tagger and its replica (the service's pool): the same labels, the
+// sentences' rows given back as they were; the input the model asks for
+// is the words alone (the stage column is not the caller's to give).
+func checkStageTagger(t *testing.T, m *model.Model, s *spec.Spec) {
+	t.Helper()
+	templates, _ := builtin.Registries()
+	tg, err := tagger.New(m, templates, tagger.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer tg.Close()
+	rep, err := tg.Replica(templates)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer rep.Close()
+	test, err := readCorpus(s.Corpus("test"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	a, err := tg.Tag(test)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, err := rep.Tag(test)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !slices.EqualFunc(a, b, slices.Equal) {
+		t.Error("the replica tags otherwise")
+	}
+	for _, st := range test {
+		for _, row := range st.Tokens {
+			if len(row) != 2 {
+				t.Fatalf("a row of %d columns after tagging: %q", len(row), row)
+			}
+		}
+	}
+	in, err := tg.TokenInput()
+	if err != nil || len(in.Extra) != 0 {
+		t.Errorf("token input %+v, %v: want the words alone", in, err)
 	}
 }
 
