@@ -254,7 +254,11 @@ func stageFolds(sents []*corpus.Sentence, k int, by string, seed uint64) ([]int,
 		}
 	}
 	if len(units) < k {
-		return nil, fmt.Errorf("stage: the train corpus has %d %ss, fewer than the %d folds (by = %q)", len(units), by, k, by)
+		hint := ""
+		if by == spec.StageByDocument {
+			hint = `; a file without document boundaries is one document: by = "sentence" deals sentences`
+		}
+		return nil, fmt.Errorf("stage: the train corpus has %d %ss, fewer than the %d folds (by = %q%s)", len(units), by, k, by, hint)
 	}
 	folds := make([]int, len(sents))
 	var perm []int
