@@ -341,6 +341,7 @@ func writeResults(o Options, res *Result, manifest *rundir.Manifest) error {
 			report += "\n" + TuningMarkdown(t)
 		}
 	}
+	report += stagesMarkdown(res, manifest)
 	if err := fileio.WriteFile(filepath.Join(o.OutDir, rundir.ReportMarkdown), []byte(report)); err != nil {
 		return err
 	}

@@ -8,11 +8,13 @@ import (
 	"fmt"
 	"math/rand/v2"
 	"slices"
+	"strings"
 	"time"
 
 	"github.com/trellis-nlp/trellis/framework/corpus"
 	"github.com/trellis-nlp/trellis/framework/feature"
 	"github.com/trellis-nlp/trellis/framework/model"
+	"github.com/trellis-nlp/trellis/framework/rundir"
 	"github.com/trellis-nlp/trellis/framework/spec"
 	"github.com/trellis-nlp/trellis/framework/tagger"
 )
@@ -168,6 +170,24 @@ func traceIndices(o Options, what string, idx []int) {
 		b = fmt.Appendf(b, " %d", i)
 	}
 	o.trace(string(b))
+}
+
+// stagesMarkdown renders the run's second stages as a Markdown section
+// ("" when it has none): each one's first stage, column, folds and time.
+func stagesMarkdown(res *Result, man *rundir.Manifest) string {
+	var b strings.Builder
+	for _, name := range res.Order {
+		st := man.Learners[name].Stage
+		if st == nil {
+			continue
+		}
+		if b.Len() == 0 {
+			b.WriteString("\n## Stages\n\n| learner | first stage | column | jackknifing | first stage s | first-stage model sha256 |\n|---|---|---|---|---|---|\n")
+		}
+		fmt.Fprintf(&b, "| %s | %s (%s) | %s | %d folds by %s, seed %d | %.1f | %s |\n",
+			name, st.Learner, st.Type, st.Column, st.Folds, st.By, st.Seed, res.Metrics[name].StageSeconds, st.SHA256)
+	}
+	return b.String()
 }
 
 // predictor labels the sentences of the given indices.

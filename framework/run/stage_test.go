@@ -158,6 +158,13 @@ func TestStageRun(t *testing.T) {
 	if man.Learners["first"].Stage != nil {
 		t.Error("the first stage has a stage in the manifest")
 	}
+	report, err := os.ReadFile(filepath.Join(dirs[1], rundir.ReportMarkdown))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(string(report), "## Stages") || !strings.Contains(string(report), "| second | first (perceptron) | pred | 3 folds by document, seed 3 |") {
+		t.Errorf("report.md without the stage:\n%s", report)
+	}
 	metrics, err := rundir.ReadMetrics(dirs[1])
 	if err != nil {
 		t.Fatal(err)
