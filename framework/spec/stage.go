@@ -170,6 +170,10 @@ func (s *Spec) checkStages(tunes hcl.Blocks) hcl.Diagnostics {
 				"A second-stage learner cannot continue a model yet; remove init_model or the stage block."))
 		}
 		for _, tb := range tunes {
+			if from != nil && tb.Labels[0] == from.Name {
+				diags = append(diags, &hcl.Diagnostic{Severity: hcl.DiagWarning, Summary: "Tuned first stage", Subject: tb.LabelRanges[0].Ptr(),
+					Detail: fmt.Sprintf("Learner %q is tuned here, but as the first stage of %q it is trained (on the jackknifing folds and on all of train) with the settings its block declares.", from.Name, li.Name)})
+			}
 			if tb.Labels[0] == li.Name {
 				diags = append(diags, errorAt(tb.LabelRanges[0].Ptr(), "Tuning a second stage",
 					fmt.Sprintf("Learner %q has a stage block; tuning a second stage is not supported yet (tune its first stage, %q, instead).", li.Name, st.From)))

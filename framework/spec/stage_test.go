@@ -42,3 +42,20 @@ func TestStageDecodes(t *testing.T) {
 		t.Errorf("second stage templates = %v, want [w p trans]", got)
 	}
 }
+
+// TestTunedFirstStageWarns: a tune block on a first stage decodes, with a
+// warning at the block that the stage trains it with its declared settings.
+func TestTunedFirstStageWarns(t *testing.T) {
+	src, err := os.ReadFile("testdata/bad/stage_tune.hcl")
+	if err != nil {
+		t.Fatal(err)
+	}
+	tuned := strings.Replace(string(src), `tune "second"`, `tune "perceptron"`, 1)
+	s, diags := spec.Decode("testdata/bad/stage_tuned_first.hcl", []byte(tuned), nil, registries())
+	if diags.HasErrors() || s == nil {
+		t.Fatal(diags)
+	}
+	if len(diags) != 1 || diags[0].Summary != "Tuned first stage" || diags[0].Subject == nil || diags[0].Subject.Start.Line != 50 {
+		t.Errorf("diagnostics %v", diags)
+	}
+}
