@@ -10,7 +10,12 @@
 //     B-PER and I-PER are PER; O stays O);
 //
 //   - "NAME/maj=TYPE" for the type predicted most often at the other
-//     occurrences (ties go to the type first in byte order).
+//     occurrences (ties go to the type first in byte order);
+//
+//   - with first = true, "NAME/first=TYPE" for a token whose word occurred
+//     earlier in the document: the type predicted at its first occurrence
+//     (a name's first mention is usually its fullest, "Mr John Smith"
+//     before "Smith").
 //
 // A token whose word occurs nowhere else in its document gets nothing.
 // The block:
@@ -18,6 +23,7 @@
 //	history "hist" {
 //	  column    = "word" # the words whose occurrences are grouped
 //	  predicted = "pred" # the first stage's labels (the stage's column)
+//	  first     = false  # also the type at the word's first occurrence
 //	}
 //
 // Documents are the corpus's (corpus.Sentence.Document), as for the
@@ -40,6 +46,7 @@ import (
 type Config struct {
 	Column    string `hcl:"column" json:"column"`
 	Predicted string `hcl:"predicted" json:"predicted"`
+	First     bool   `hcl:"first,optional" json:"first,omitempty"`
 }
 
 // Template is the history template.
@@ -72,7 +79,7 @@ func (t *Template) Compile(name string, cols feature.Columns) (feature.Extractor
 	if err != nil {
 		return nil, err
 	}
-	return &extractor{column: col, predicted: pred, name: name, keys: map[string]typeKeys{},
+	return &extractor{column: col, predicted: pred, name: name, first: t.cfg.First, keys: map[string]typeKeys{},
 		words: map[string]int32{}, docs: map[docKey]int32{}, types: map[wordKey]int32{}, labels: map[string]int32{},
 		sentOff: map[*corpus.Sentence]int32{}}, nil
 }
@@ -86,7 +93,7 @@ type docKey struct {
 type wordKey struct{ doc, word int32 }
 
 // typeKeys are the attribute keys of one label type.
-type typeKeys struct{ has, maj []byte }
+type typeKeys struct{ has, maj, first []byte }
 
 // extractor indexes a batch (Documents) and extracts sentence by
 // sentence. Tokens of the batch live in flat arrays; a sentence's start
@@ -95,6 +102,7 @@ type typeKeys struct{ has, maj []byte }
 type extractor struct {
 	column, predicted int
 	name              string
+	first             bool
 	keys              map[string]typeKeys // by label type, kept across batches
 
 	words   map[string]int32
@@ -107,6 +115,7 @@ type extractor struct {
 	tokWord []int32 // the token's word group
 	tokPred []int32 // the token's predicted label type
 	counts  []int32
+	firstOf []int32 // by word group: the flat index of its first token
 	groups  int
 	buf     []byte
 }
@@ -132,7 +141,7 @@ func (x *extractor) Documents(sents []*corpus.Sentence) error {
 	if len(sents) == 0 { // release the index and its buffers
 		x.words, x.docs, x.types, x.labels = map[string]int32{}, map[docKey]int32{}, map[wordKey]int32{}, map[string]int32{}
 		x.sentOff = map[*corpus.Sentence]int32{}
-		x.typeOf, x.names, x.tokWord, x.tokPred, x.counts = nil, nil, nil, nil, nil
+		x.typeOf, x.names, x.tokWord, x.tokPred, x.counts, x.firstOf = nil, nil, nil, nil, nil, nil
 		return nil
 	}
 	clear(x.words)
@@ -160,8 +169,11 @@ func (x *extractor) Documents(sents []*corpus.Sentence) error {
 	x.groups = len(x.types)
 	L := len(x.names)
 	x.counts = append(x.counts[:0], make([]int32, x.groups*L)...)
-	for t, g := range x.tokWord {
+	x.firstOf = append(x.firstOf[:0], make([]int32, x.groups)...)
+	for t := len(x.tokWord) - 1; t >= 0; t-- {
+		g := x.tokWord[t]
 		x.counts[int(g)*L+int(x.tokPred[t])]++
+		x.firstOf[g] = int32(t)
 	}
 	return nil
 }
@@ -191,7 +203,7 @@ func (x *extractor) label(y string) int32 {
 	}
 	k, ok := x.keys[y]
 	if !ok {
-		k = typeKeys{has: []byte(x.name + "/has=" + y), maj: []byte(x.name + "/maj=" + y)}
+		k = typeKeys{has: []byte(x.name + "/has=" + y), maj: []byte(x.name + "/maj=" + y), first: []byte(x.name + "/first=" + y)}
 		x.keys[y] = k
 	}
 	id = int32(len(x.names))
@@ -227,6 +239,9 @@ func (x *extractor) Extract(s *corpus.Sentence, sink feature.Sink) error {
 		}
 		if best >= 0 {
 			sink.Add(i, x.typeOf[best].maj, 1)
+		}
+		if f := x.firstOf[x.tokWord[t]]; x.first && int(f) < t {
+			sink.Add(i, x.typeOf[x.tokPred[f]].first, 1)
 		}
 	}
 	return nil

@@ -38,9 +38,11 @@ func docs(text string) []*corpus.Sentence {
 	return out
 }
 
-func compile(t testing.TB) *extractor {
+func compile(t testing.TB) *extractor { return compileFirst(t, false) }
+
+func compileFirst(t testing.TB, first bool) *extractor {
 	t.Helper()
-	tmpl := &Template{cfg: Config{Column: "word", Predicted: "pred"}}
+	tmpl := &Template{cfg: Config{Column: "word", Predicted: "pred", First: first}}
 	if d := tmpl.Validate(); d.HasErrors() {
 		t.Fatal(d)
 	}
@@ -162,5 +164,23 @@ func TestErrors(t *testing.T) {
 	}
 	if err := x.Extract(docs("b:O")[0], &discard{}); err == nil {
 		t.Error("a sentence outside the indexed batch accepted")
+	}
+}
+
+// TestFirst: with first = true, a later occurrence also gets the type
+// predicted at the word's first occurrence in the document.
+func TestFirst(t *testing.T) {
+	sents := docs("John:B-PER Smith:I-PER / Smith:B-ORG said:O / smith:B-LOC | Smith:O")
+	got := extract(t, compileFirst(t, true), sents)
+	want := [][][]string{
+		{nil, {"h/has=LOC", "h/has=ORG", "h/maj=LOC"}},
+		{{"h/first=PER", "h/has=LOC", "h/has=PER", "h/maj=LOC"}, nil},
+		{{"h/first=PER", "h/has=ORG", "h/has=PER", "h/maj=ORG"}},
+		{nil},
+	}
+	for k := range want {
+		if !slices.EqualFunc(got[k], want[k], slices.Equal) {
+			t.Errorf("sentence %d: %q, want %q", k, got[k], want[k])
+		}
 	}
 }
