@@ -13,6 +13,7 @@ import (
 	"github.com/trellis-nlp/trellis/builtin/digit"
 	"github.com/trellis-nlp/trellis/builtin/document"
 	"github.com/trellis-nlp/trellis/builtin/emission"
+	"github.com/trellis-nlp/trellis/builtin/history"
 	"github.com/trellis-nlp/trellis/builtin/hyphen"
 	"github.com/trellis-nlp/trellis/builtin/lexicon"
 	"github.com/trellis-nlp/trellis/builtin/shape"
@@ -43,6 +44,7 @@ func RegisterTemplates(r *feature.Registry) {
 	r.MustRegister("bias", bias.New)
 	r.MustRegister("attributes", attributes.New)
 	r.MustRegister("document", document.New)
+	r.MustRegister("history", history.New)
 	r.MustRegister("lexicon", lexicon.New)
 	r.MustRegister("clusters", clusters.New)
 }

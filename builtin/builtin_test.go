@@ -307,7 +307,7 @@ func TestRegistries(t *testing.T) {
 		want []string
 	}{
 		{"templates", templates.Names(), []string{"attributes", "bias", "boundary", "case", "clusters", "digit", "document", "emission",
-			"hyphen", "lexicon", "prefix", "shape", "suffix", "transition"}},
+			"history", "hyphen", "lexicon", "prefix", "shape", "suffix", "transition"}},
 		{"learners", learners.Names(), []string{"arow", "crf", "hmm", "maxent", "memm", "pa", "perceptron"}},
 	}
 	for _, tc := range tests {

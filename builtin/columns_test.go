@@ -41,6 +41,7 @@ func TestReadColumns(t *testing.T) {
 		"digit":      {{`column = "word"`, []int{0}}},
 		"document":   {{`column = "pos"`, []int{1}}},
 		"hyphen":     {{`column = "word"`, []int{0}}},
+		"history":    {{"column = \"word\"\npredicted = \"pos\"", []int{0, 1}}},
 		"clusters":   {{"column = \"pos\"\npath = \"clusters/testdata/small.clusters\"", []int{1}}},
 		"boundary":   {{``, nil}},
 		"bias":       {{``, nil}},

@@ -30,6 +30,8 @@ type inspection struct {
 	// with labels = "bigram").
 	PairFeatures  int    `json:"pair_features,omitempty"`
 	Normalization string `json:"normalization,omitempty"`
+	// Stages are the first stages a second-stage model carries.
+	Stages []model.Stage `json:"stages,omitempty"`
 	// States name a latent model's hidden states ("B-NP#0"), which the
 	// top features and transitions are listed by; empty otherwise.
 	States      []string                  `json:"states,omitempty"`
@@ -95,7 +97,7 @@ func inspect(m *model.Model, top int) *inspection {
 	in := &inspection{
 		Learner: m.Learner, Provenance: m.Provenance, Scheme: m.Scheme, OutputScheme: m.OutputScheme, Labels: m.Labels,
 		Attributes: lm.NumAttrs(), Features: lm.NumFeatures(), Transitions: lm.Transitions, PairFeatures: lm.NumPairs(),
-		Normalization: m.Normalization, TopFeatures: map[string][]weightedAttr{},
+		Normalization: m.Normalization, TopFeatures: map[string][]weightedAttr{}, Stages: m.Stages,
 	}
 	if lm.States() > 1 {
 		for s := 0; s < l; s++ {
@@ -156,6 +158,10 @@ func writeInspection(a *app, in *inspection, top int) error {
 	}
 	if in.Normalization != "" {
 		fmt.Fprintf(w, "normalization: %s (scores are log P(y_i | y_i-1, x): sequence scores are log probabilities)\n", in.Normalization)
+	}
+	for _, st := range in.Stages {
+		fmt.Fprintf(w, "stage:        column %q from learner %s (type %s), carried in the file (%.2f MB, sha256 %s); trained on %d jackknifing folds by %s, seed %d\n",
+			st.Column, st.Learner, st.Type, float64(st.Bytes)/(1<<20), st.SHA256, st.Folds, st.By, st.Seed)
 	}
 	names, per := in.Labels, "label"
 	if in.States != nil {

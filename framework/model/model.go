@@ -47,6 +47,10 @@ type Model struct {
 	Header
 	Attrs  []string
 	Linear *linear.Model
+	// StageModels are the first-stage models whose predictions the
+	// model reads as columns, one per Header.Stages entry (stage.go); the
+	// file carries them after the weights.
+	StageModels []*Model
 }
 
 // Header is the JSON part of a model file.
@@ -79,6 +83,10 @@ type Header struct {
 	// weights are over len(Labels)·HiddenStates states, state s belonging
 	// to label s / HiddenStates. 0 for every other model.
 	HiddenStates int `json:"hidden_states,omitempty"`
+	// Stages describe the first-stage models the file carries (format
+	// version 2; stage.go): the tagger runs each and adds its labels as
+	// the column the templates read. Absent for every other model.
+	Stages []Stage `json:"stages,omitempty"`
 	// UnknownAttrs[g] is the attribute standing for template g's values
 	// unseen in training (see feature.Mapper.UnknownAttrs).
 	UnknownAttrs []int32    `json:"unknown_attrs"`
@@ -150,6 +158,11 @@ func (m *Model) encode() ([]byte, error) {
 	h.HiddenStates = m.Linear.HiddenStates
 	h.Version = h.FormatVersion()
 	h.Transitions = m.Linear.Transitions
+	stages, err := m.encodeStages(&h)
+	if err != nil {
+		return nil, err
+	}
+	h.Version = h.FormatVersion()
 	meta, err := json.Marshal(h)
 	if err != nil {
 		return nil, err
@@ -161,6 +174,9 @@ func (m *Model) encode() ([]byte, error) {
 	size += 8 + 4*len(m.Linear.FeatOff) + 8 + 4*len(m.Linear.FeatLabel) + 8 + 8*len(m.Linear.W) + sha256.Size
 	if h.PairFeatures != 0 {
 		size += 8 + 4*len(m.Linear.PairOff) + 8 + 4*len(m.Linear.PairKey)
+	}
+	for _, st := range stages {
+		size += 8 + len(st)
 	}
 	b := make([]byte, 0, size)
 	b = append(b, magic[:]...)
@@ -183,6 +199,10 @@ func (m *Model) encode() ([]byte, error) {
 	for _, v := range m.Linear.W {
 		b = le.AppendUint64(b, math.Float64bits(v))
 	}
+	for _, st := range stages {
+		b = le.AppendUint64(b, uint64(len(st)))
+		b = append(b, st...)
+	}
 	sum := sha256.Sum256(b)
 	return append(b, sum[:]...), nil
 }
@@ -200,7 +220,7 @@ func uvarintLen(x uint64) int {
 // in: PlainVersion, or Version for a model trained in an encoding,
 // locally normalized or with pair features.
 func (h *Header) FormatVersion() int {
-	if h.OutputScheme != "" || h.Normalization != "" || h.PairFeatures != 0 || h.HiddenStates != 0 {
+	if h.OutputScheme != "" || h.Normalization != "" || h.PairFeatures != 0 || h.HiddenStates != 0 || len(h.Stages) > 0 {
 		return Version
 	}
 	return PlainVersion
@@ -337,8 +357,8 @@ func Decode(data []byte) (*Model, error) {
 		// states are what version 2 adds: one of them implies it, and it
 		// one of them.
 		if m.FormatVersion() != m.Version {
-			return nil, fmt.Errorf("corrupted model: format version %d with output scheme %q, normalization %q, %d pair features and %d hidden states",
-				m.Version, m.OutputScheme, m.Normalization, m.PairFeatures, m.HiddenStates)
+			return nil, fmt.Errorf("corrupted model: format version %d with output scheme %q, normalization %q, %d pair features, %d hidden states and %d stages",
+				m.Version, m.OutputScheme, m.Normalization, m.PairFeatures, m.HiddenStates, len(m.Stages))
 		}
 	}
 	// Each name takes at least one byte (its length), which bounds the count.
@@ -367,6 +387,9 @@ func Decode(data []byte) (*Model, error) {
 	}
 	nW := r.count(8, "weights")
 	wb := r.take(uint64(nW)*8, "weights")
+	if r.err == nil {
+		m.StageModels, r.err = decodeStages(r, m.Stages)
+	}
 	if r.err != nil {
 		return nil, r.err
 	}

@@ -140,6 +140,8 @@ type encoded struct {
 	// wordColumn indexes the column whose values are the word
 	// (corpus.WordColumn), -1 for a format without words (crfsuite).
 	wordColumn int
+	// stage is the first stage of a second stage's encoding (stage.go).
+	stage *stageRun
 }
 
 // wordColumnName is the word column's name, as the model records it ("" for
@@ -172,11 +174,17 @@ func Run(ctx context.Context, o Options) (*Result, error) {
 	sch := s.Labels.Scheme
 	res := &Result{Dir: o.OutDir, Metrics: rundir.Metrics{}, tests: map[string][]eval.Sentence{}}
 	manifestLearners := map[string]rundir.ManifestLearner{}
+	staged := stagedEncodings{}
+	defer staged.close()
 	for _, li := range learners {
 		if err := ctx.Err(); err != nil {
 			return nil, err
 		}
-		ml, err := tuneAndRun(ctx, o, enc, li, dataHashes, res)
+		lenc, err := staged.get(ctx, o, enc, li)
+		if err != nil {
+			return nil, fmt.Errorf("learner %q: %w", li.Name, err)
+		}
+		ml, err := tuneAndRun(ctx, o, lenc, li, dataHashes, res)
 		if err != nil {
 			return nil, fmt.Errorf("learner %q: %w", li.Name, err)
 		}
@@ -225,6 +233,10 @@ func tuneAndRun(ctx context.Context, o Options, enc *encoded, li *spec.LearnerIn
 		return nil, err
 	}
 	ml := &rundir.ManifestLearner{Type: li.Type, Config: cfg, InitModel: manifestInitModel(li)}
+	if st := tu.enc.stage; st != nil {
+		ml.Stage = &st.info
+		lr.metrics.StageSeconds = st.seconds
+	}
 	if tu.record != nil {
 		if err := rundir.WriteTuning(o.OutDir, tu.record); err != nil {
 			return nil, err
@@ -329,6 +341,7 @@ func writeResults(o Options, res *Result, manifest *rundir.Manifest) error {
 			report += "\n" + TuningMarkdown(t)
 		}
 	}
+	report += stagesMarkdown(res, manifest)
 	if err := fileio.WriteFile(filepath.Join(o.OutDir, rundir.ReportMarkdown), []byte(report)); err != nil {
 		return err
 	}
@@ -477,7 +490,9 @@ func trainingMapper(s *spec.Spec) (*feature.Mapper, error) {
 	if err != nil {
 		return nil, err
 	}
-	return newMapper(s, feature.Columns{Names: f.Columns(), Label: f.LabelColumn()})
+	// The templates that read no stage column: a second stage's encoding
+	// is its own (stage.go).
+	return newMapper(s, s.TemplatesFor(nil), feature.Columns{Names: f.Columns(), Label: f.LabelColumn()})
 }
 
 // encodeSentences checks the training sentences against the scheme, fits
@@ -553,9 +568,9 @@ func encodeLabels(l spec.Labels, labelCol int, sents []*corpus.Sentence) {
 
 // newMapper compiles the spec's templates against the training corpus's
 // columns; a template that does not compile is reported at its block.
-func newMapper(s *spec.Spec, cols feature.Columns) (*feature.Mapper, error) {
+func newMapper(s *spec.Spec, instances []*spec.TemplateInstance, cols feature.Columns) (*feature.Mapper, error) {
 	var templates []feature.MapperTemplate
-	for _, ti := range s.Features.Templates {
+	for _, ti := range instances {
 		ts, err := ti.Spec()
 		if err != nil {
 			return nil, err
@@ -565,8 +580,8 @@ func newMapper(s *spec.Spec, cols feature.Columns) (*feature.Mapper, error) {
 	mp, err := feature.NewMapper(templates, cols)
 	// Templates from a program's memory (framework/trellis) have no place
 	// in a file to point at.
-	if te := (*feature.TemplateError)(nil); errors.As(err, &te) && s.Features.Templates[te.Index].Range.Filename != "" {
-		return nil, fmt.Errorf("%s: %w", s.Features.Templates[te.Index].Range, err)
+	if te := (*feature.TemplateError)(nil); errors.As(err, &te) && instances[te.Index].Range.Filename != "" {
+		return nil, fmt.Errorf("%s: %w", instances[te.Index].Range, err)
 	}
 	return mp, err
 }
@@ -719,6 +734,9 @@ func newModel(s *spec.Spec, enc *encoded, li *spec.LearnerInstance, weights *lin
 	}
 	if s.Labels.Encode != scheme.None {
 		m.OutputScheme = s.Labels.Scheme.String()
+	}
+	if enc.stage != nil {
+		m.Stages, m.StageModels = []model.Stage{enc.stage.info}, []*model.Model{enc.stage.model}
 	}
 	m.SetMapper(enc.mapper)
 	return m, nil

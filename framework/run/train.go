@@ -28,7 +28,12 @@ func Train(ctx context.Context, o Options, learner string) (*model.Model, error)
 		return nil, err
 	}
 	o.base = baseRecord(li)
-	enc, err := encodeTraining(ctx, o)
+	var enc *encoded
+	if li.Stage != nil {
+		enc, err = stagedEncoding(ctx, o, li)
+	} else {
+		enc, err = encodeTraining(ctx, o)
+	}
 	if err != nil {
 		return nil, err
 	}
@@ -46,6 +51,9 @@ func TrainSentences(ctx context.Context, o Options, learner string, train, dev [
 	}
 	if len(train) == 0 {
 		return nil, fmt.Errorf("no training sentences")
+	}
+	if li.Stage != nil {
+		return nil, &UsageError{fmt.Sprintf("learner %q is a second stage (a stage block): train it from the spec's corpora (Train), not from sentences", li.Name)}
 	}
 	if dev != nil && o.Spec.Evaluation.Dev == "" {
 		return nil, &UsageError{"dev sentences given, but the spec declares no dev corpus"}

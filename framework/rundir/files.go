@@ -139,6 +139,9 @@ type ManifestLearner struct {
 	// search is in tune/NAME.json.
 	Tuned   map[string]float64 `json:"tuned,omitempty"`
 	TunedBy string             `json:"tuned_by,omitempty"`
+	// Stage is the first stage of a second-stage learner: its learner,
+	// the column, the jackknifing folds and the embedded model's digest.
+	Stage *model.Stage `json:"stage,omitempty"`
 }
 
 // ManifestInitModel is a learner's starting model: its path as resolved
@@ -151,7 +154,11 @@ type ManifestInitModel struct {
 // LearnerMetrics are one learner's figures in metrics.json.
 type LearnerMetrics struct {
 	*eval.Result
-	TrainSeconds       float64        `json:"train_seconds"`
+	TrainSeconds float64 `json:"train_seconds"`
+	// StageSeconds, for a second stage, is the time its first stage took
+	// (the jackknifing folds and the model on all of train, tagging
+	// included); TrainSeconds is the second stage's own.
+	StageSeconds       float64        `json:"stage_seconds,omitempty"`
 	TagSeconds         float64        `json:"tag_seconds"`
 	TagTokensPerSecond float64        `json:"tag_tokens_per_second"`
 	ModelBytes         int64          `json:"model_bytes"`
@@ -181,7 +188,7 @@ func (m Metrics) WithoutTimings() Metrics {
 	out := Metrics{}
 	for name, lm := range m {
 		c := *lm
-		c.TrainSeconds, c.TagSeconds, c.TagTokensPerSecond = 0, 0, 0
+		c.TrainSeconds, c.TagSeconds, c.TagTokensPerSecond, c.StageSeconds = 0, 0, 0, 0
 		c.Curve = append([]learn.Point(nil), lm.Curve...)
 		for i := range c.Curve {
 			c.Curve[i].Elapsed = 0

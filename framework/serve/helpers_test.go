@@ -103,9 +103,66 @@ evaluation {
 `, dir, dir)
 }
 
+// stagedSpec is a two-stage UPOS tagger: a first stage on the words and
+// the XPOS column, a second stage on the words and the first stage's
+// jackknifed labels ("pred"); requests carry XPOS for the first stage. (No
+// document template: a request is one document, which direct tagging of
+// sentences from several would not be.)
+func stagedSpec(t testing.TB) string {
+	dir := abs(t, sampleDir)
+	return fmt.Sprintf(`experiment "staged" {
+  seed = 1
+}
+corpus "train" {
+  path   = "%s/train.conllu"
+  format = "conllu"
+}
+corpus "test" {
+  path   = "%s/test.conllu"
+  format = "conllu"
+}
+labels {
+  column = "upos"
+  scheme = "none"
+}
+features {
+  emission "w" {
+    column    = "form"
+    lowercase = true
+  }
+  emission "x" {
+    column = "xpos"
+  }
+  emission "p" {
+    column  = "pred"
+    offsets = [-1, 0, 1]
+  }
+  transition "trans" {}
+}
+learner "first" {
+  type   = "perceptron"
+  epochs = 2
+}
+learner "second" {
+  type   = "perceptron"
+  epochs = 2
+  stage {
+    from   = "first"
+    column = "pred"
+    folds  = 3
+  }
+}
+evaluation {
+  train = "train"
+  test  = "test"
+}
+`, dir, dir)
+}
+
 // trainedModel trains one of the test models (once per process) and
 // returns its path: "ewt" (the quickstart's HMM, words only), "xpos"
-// (reads XPOS too), "plugins" (the plugin demo's HMM, with the gazetteer
+// (reads XPOS too), "staged" (a second stage carrying its first stage,
+// which reads XPOS), "plugins" (the plugin demo's HMM, with the gazetteer
 // and regex plugins).
 func trainedModel(t testing.TB, name string) string {
 	t.Helper()
@@ -122,6 +179,11 @@ func trainedModel(t testing.TB, name string) string {
 	case "xpos":
 		specPath, learner = filepath.Join(models.root, "xpos.hcl"), "perceptron"
 		if err := os.WriteFile(specPath, []byte(xposSpec(t)), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	case "staged":
+		specPath, learner = filepath.Join(models.root, "staged.hcl"), "second"
+		if err := os.WriteFile(specPath, []byte(stagedSpec(t)), 0o644); err != nil {
 			t.Fatal(err)
 		}
 	case "plugins":

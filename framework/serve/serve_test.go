@@ -177,6 +177,46 @@ func TestConcurrentMatchesDirectTagging(t *testing.T) {
 	}
 }
 
+// TestStagedModel serves a second-stage model, which runs the first stage
+// it carries: its answers, with marginals and n-best too, are direct
+// tagging's from concurrent requests; the columns asked for are the first
+// stage's (XPOS), never the stage column.
+func TestStagedModel(t *testing.T) {
+	path := trainedModel(t, "staged")
+	srv := start(t, testOptions(ModelFile{"staged", path}))
+	ref := newReference(t, path)
+	var wg sync.WaitGroup
+	errs := make([]string, 40)
+	for i := range errs {
+		idx := []int{i % len(ref.sents), (7 * i) % len(ref.sents)}
+		marginals, nbest := i%3 == 1, 1+i%2
+		want := ref.expect(t, idx, marginals, nbest)
+		want.Model = "staged"
+		body := ref.request(t, idx, []string{"xpos"}, marginals, nbest)
+		wg.Go(func() {
+			code, b := post(t, http.DefaultClient, srv.base+"/v1/models/staged/tag", body)
+			var got TagResponse
+			if err := json.Unmarshal(b, &got); err != nil || code != 200 {
+				errs[i] = fmt.Sprintf("status %d: %s", code, b)
+				return
+			}
+			if !reflect.DeepEqual(got, want) {
+				errs[i] = fmt.Sprintf("answer differs from direct tagging:\n got %+v\nwant %+v", got, want)
+			}
+		})
+	}
+	wg.Wait()
+	for i, e := range errs {
+		if e != "" {
+			t.Errorf("request %d: %s", i, e)
+		}
+	}
+	code, b := post(t, http.DefaultClient, srv.base+"/v1/models/staged/tag", `{"sentences": [["The","cat"]]}`)
+	if code != 400 || !strings.Contains(string(b), `xpos`) || !strings.Contains(string(b), "besides the words") {
+		t.Errorf("without xpos: %d %s", code, b)
+	}
+}
+
 func get(t *testing.T, url string) string {
 	t.Helper()
 	resp, err := http.Get(url)

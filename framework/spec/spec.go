@@ -151,6 +151,9 @@ type TemplateInstance struct {
 	Range  hcl.Range `json:"-"`
 	// LabelsRange is where labels is set (the block header when unset).
 	LabelsRange hcl.Range `json:"-"`
+	// StageColumns are the stage columns (Stage.Column) the template
+	// reads: only second stages with that column train on it.
+	StageColumns []string `json:"-"`
 }
 
 // MarshalJSON writes the template block as the manifest records it: type,
@@ -256,6 +259,8 @@ type LearnerInstance struct {
 	// body and ctx decode the block again for a tuning candidate.
 	body hcl.Body
 	ctx  *hcl.EvalContext
+	// Stage, when set, makes the learner a second stage (stage.go).
+	Stage *Stage `json:"stage,omitempty"`
 	// InitModel is the model a learner with init_model continues
 	// training from (see initmodel.go), nil for the others.
 	InitModel *InitModel `json:"init_model,omitempty"`
@@ -343,11 +348,12 @@ func Decode(filename string, src []byte, vars map[string]string, reg Registries)
 	diags = append(diags, s.decodeExperiment(content, ctx)...)
 	diags = append(diags, s.decodeCorpora(content.Blocks.OfType("corpus"), ctx)...)
 	diags = append(diags, s.decodeLabels(content, ctx)...)
-	diags = append(diags, s.decodeFeatures(content, ctx, reg.Templates)...)
+	diags = append(diags, s.decodeFeatures(content, ctx, reg.Templates, peekStageColumns(content.Blocks.OfType("learner"), ctx))...)
 	diags = append(diags, s.decodeLearners(content.Blocks.OfType("learner"), ctx, reg.Learners)...)
 	diags = append(diags, s.checkBigramLearners()...)
 	diags = append(diags, s.decodeEvaluation(content, ctx)...)
 	diags = append(diags, s.decodeTunes(content.Blocks.OfType("tune"), ctx)...)
+	diags = append(diags, s.checkStages(content.Blocks.OfType("tune"))...)
 	if !diags.HasErrors() {
 		diags = append(diags, s.loadInitModels()...)
 	}
@@ -683,7 +689,7 @@ func (s *Spec) decodeEncode(b *hcl.Block, value string) hcl.Diagnostics {
 	return nil
 }
 
-func (s *Spec) decodeFeatures(content *hcl.BodyContent, ctx *hcl.EvalContext, reg *feature.Registry) hcl.Diagnostics {
+func (s *Spec) decodeFeatures(content *hcl.BodyContent, ctx *hcl.EvalContext, reg *feature.Registry, stageCols []string) hcl.Diagnostics {
 	b, diags := single(content, "features", true)
 	if b == nil {
 		return diags
@@ -703,9 +709,18 @@ func (s *Spec) decodeFeatures(content *hcl.BodyContent, ctx *hcl.EvalContext, re
 	}
 	var cols []string
 	label := -1
+	base := 0
 	if train := s.Corpus(s.evalTrainName(content)); train != nil {
-		cols = train.Columns
+		cols = slices.Clone(train.Columns)
 		label = index(cols, s.Labels.Column)
+		base = len(cols)
+		// The learners' stage columns follow the corpus's (a name that
+		// clashes with one is reported at its stage block).
+		for _, c := range stageCols {
+			if !slices.Contains(cols, c) {
+				cols = append(cols, c)
+			}
+		}
 	}
 	names := map[string]hcl.Range{}
 	transitions := 0
@@ -735,8 +750,10 @@ func (s *Spec) decodeFeatures(content *hcl.BodyContent, ctx *hcl.EvalContext, re
 				continue
 			}
 		}
+		var reads []string
 		if cols != nil {
-			if _, err := t.Compile(name, feature.Columns{Names: cols, Label: label}); err != nil {
+			x, err := t.Compile(name, feature.Columns{Names: cols, Label: label})
+			if err != nil {
 				if cd, ok := t.(CompileDiagnoser); ok {
 					if ds, ok := cd.CompileDiagnostics(err); ok {
 						diags = append(diags, ds...)
@@ -746,9 +763,10 @@ func (s *Spec) decodeFeatures(content *hcl.BodyContent, ctx *hcl.EvalContext, re
 				diags = append(diags, errorAt(compileErrorRange(tb, err), "Invalid template", fmt.Sprintf("%s %q: %s", tb.Type, name, err)))
 				continue
 			}
+			reads = stageReads(x, cols, base)
 		}
 		s.Features.Templates = append(s.Features.Templates, &TemplateInstance{Type: tb.Type, Name: name, Template: t, Range: tb.DefRange,
-			Labels: labels, LabelsRange: labelsRange})
+			Labels: labels, LabelsRange: labelsRange, StageColumns: reads})
 	}
 	if transitions > 1 {
 		diags = append(diags, errorAt(b.DefRange.Ptr(), "More than one transition template", "A first-order model has one set of transition weights; keep one transition block."))
@@ -856,7 +874,7 @@ func (s *Spec) decodeLearners(blocks hcl.Blocks, ctx *hcl.EvalContext, reg *lear
 			continue
 		}
 		head, rest, d := b.Body.PartialContent(&hcl.BodySchema{Attributes: []hcl.AttributeSchema{
-			{Name: "type", Required: true}, {Name: "decode"}, {Name: "beam"}}})
+			{Name: "type", Required: true}, {Name: "decode"}, {Name: "beam"}}, Blocks: stageSchema.Blocks})
 		if diags = append(diags, d...); d.HasErrors() {
 			continue
 		}
@@ -871,6 +889,10 @@ func (s *Spec) decodeLearners(blocks hcl.Blocks, ctx *hcl.EvalContext, reg *lear
 			continue
 		}
 		method, beam, d := decodeDecoding(head, ctx)
+		if diags = append(diags, d...); d.HasErrors() {
+			continue
+		}
+		stage, d := decodeStage(head.Blocks, ctx)
 		if diags = append(diags, d...); d.HasErrors() {
 			continue
 		}
@@ -892,7 +914,7 @@ func (s *Spec) decodeLearners(blocks hcl.Blocks, ctx *hcl.EvalContext, reg *lear
 			diags = append(diags, vd)
 		}
 		li := &LearnerInstance{Name: name, Type: typ, Learner: l, Config: l.Config(), Range: b.DefRange,
-			Decode: method, Beam: beam, body: rest, ctx: ctx}
+			Decode: method, Beam: beam, Stage: stage, body: rest, ctx: ctx}
 		if c, ok := l.(learn.Continuer); ok && c.InitModel() != "" {
 			li.InitModel = &InitModel{Path: s.path(c.InitModel()), Range: *attrRange(b, "init_model")}
 		}

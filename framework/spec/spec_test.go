@@ -133,6 +133,15 @@ func TestBadSpecDiagnostics(t *testing.T) {
 		{name: "memm_hidden_states", want: []string{`Learner type memm does not take "hidden_states"`, "It is a setting of crf."}},
 		{name: "crf_hidden_states_one", want: []string{"Invalid CRF setting", "hidden_states must be between 2 and 32", "hidden_states = 1"}},
 		{name: "misspelt_decode", want: []string{`Learner type hmm does not take "decod"`, `Did you mean "decode"?`}},
+		{name: "stage_unknown_from", want: []string{"Unknown learner", `Did you mean "perceptron"?`}},
+		{name: "stage_self_cycle", want: []string{"Stage cycle", "its own predictions"}},
+		{name: "stage_cycle", want: []string{"Stage cycle", "a cycle."}},
+		{name: "stage_chain", want: []string{"Unsupported stage chain", `Learner "second" is itself a second stage`}},
+		{name: "stage_folds", want: []string{"Invalid folds", "at least 2 folds"}},
+		{name: "stage_by", want: []string{"Invalid by", `Did you mean "document"?`}},
+		{name: "stage_column_clash", want: []string{"Stage column clashes with a corpus column", `"pos"`}},
+		{name: "stage_tune", want: []string{"Tuning a second stage"}},
+		{name: "stage_two_blocks", want: []string{"Duplicate stage block"}},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {

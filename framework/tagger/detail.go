@@ -50,7 +50,7 @@ func (t *Tagger) TagDetailed(sents []*corpus.Sentence, k int) ([]Decoded, error)
 		k = 1
 	}
 	t.enc.Reset()
-	if err := t.enc.Encode(sents); err != nil {
+	if err := t.encode(sents); err != nil {
 		return nil, err
 	}
 	data := t.enc.Dataset()

@@ -94,7 +94,7 @@ func (t *Tagger) Probabilistic() bool {
 // labels, keeping the top contributions of each token (top <= 0: all).
 func (t *Tagger) Explain(sents []*corpus.Sentence, top int) ([]Explanation, error) {
 	t.enc.Reset()
-	if err := t.enc.Encode(sents); err != nil {
+	if err := t.encode(sents); err != nil {
 		return nil, err
 	}
 	data := t.enc.Dataset()

@@ -20,7 +20,7 @@ import (
 // sum of its hidden states' marginals: exact, unlike its decoded path.
 func (t *Tagger) Marginals(sents []*corpus.Sentence) ([][][]float64, error) {
 	t.enc.Reset()
-	if err := t.enc.Encode(sents); err != nil {
+	if err := t.encode(sents); err != nil {
 		return nil, err
 	}
 	data := t.enc.Dataset()

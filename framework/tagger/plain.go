@@ -94,7 +94,7 @@ func (t *Tagger) CheckPlain() error {
 	// TokenInput counts every column as read when a template does not
 	// say what it reads; the error names only the declared ones, and the
 	// templates that declare nothing.
-	read, undeclared := t.mapper.ReadColumns()
+	read, undeclared := t.readColumns()
 	ce := &ColumnsError{Format: format, Word: in.Columns[in.Word], Undeclared: undeclared}
 	for _, c := range in.ExtraNames {
 		if slices.Contains(read, c) {

@@ -18,7 +18,7 @@ import (
 // Closing a replica closes its extractors only (its mapper's, which it
 // keeps for what reads the templates: CheckPlain, TokenInput).
 func (t *Tagger) Replica(reg *feature.Registry) (*Tagger, error) {
-	cols := feature.Columns{Names: t.Format.Columns(), Label: t.Format.LabelColumn()}
+	cols := columns(t.Model, t.Format)
 	templates := make([]feature.MapperTemplate, len(t.Model.Templates))
 	for i, ts := range t.Model.Templates {
 		tmpl, err := reg.Instantiate(ts)
@@ -44,5 +44,13 @@ func (t *Tagger) Replica(reg *feature.Registry) (*Tagger, error) {
 	r.dec = lattice.NewDecoder(r.ws, t.dec.Method, t.dec.Width)
 	r.dec.States = t.dec.States
 	r.chain.Attach(&r.scores)
+	for _, st := range t.stages {
+		sr, err := st.Replica(reg)
+		if err != nil {
+			r.Close()
+			return nil, err
+		}
+		r.stages = append(r.stages, sr)
+	}
 	return r, nil
 }

@@ -33,7 +33,7 @@ func (t *Tagger) TokenInput() (TokenInput, error) {
 	if in.Word < 0 {
 		return TokenInput{}, fmt.Errorf("the model reads %s, which has no word column: it cannot be given tokens", t.Format.Name())
 	}
-	read, undeclared := t.mapper.ReadColumns()
+	read, undeclared := t.readColumns()
 	for i, c := range in.Columns {
 		if i == in.Word || i == in.Label {
 			continue

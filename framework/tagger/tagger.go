@@ -54,6 +54,11 @@ type Tagger struct {
 	// clamped is the state buffer of a latent model's clamped lattices
 	// (detail.go).
 	clamped []float64
+	// stages tag a second-stage model's first stages; rows and orig are
+	// encode's buffers (stage.go).
+	stages []*Tagger
+	rows   []string
+	orig   [][]string
 }
 
 // New builds a tagger for m. Templates are instantiated from reg.
@@ -62,7 +67,7 @@ func New(m *model.Model, reg *feature.Registry, opt Options) (*Tagger, error) {
 	if err != nil {
 		return nil, fmt.Errorf("model format: %w", err)
 	}
-	cols := feature.Columns{Names: f.Columns(), Label: f.LabelColumn()}
+	cols := columns(m, f)
 	// Sentences become IDs exactly as in training: through the feature
 	// mapper that the model file records. The tagger keeps its extractors
 	// (Close releases them) and an encoder over its dictionaries.
@@ -72,6 +77,10 @@ func New(m *model.Model, reg *feature.Registry, opt Options) (*Tagger, error) {
 	}
 	t := &Tagger{Model: m, Format: f, mapper: mp, extractors: mp.Extractors(), enc: mp.NewEncoder()}
 	t.documents = t.enc.HasDocumentExtractor()
+	if err := t.newStages(reg); err != nil {
+		t.Close()
+		return nil, err
+	}
 	// A latent model's lattice is over its hidden states (see decode).
 	t.ws = lattice.NewWorkspace(m.Linear.NumLabels)
 	if opt.Decode == lattice.DecodeBeam && opt.Beam < 1 {
@@ -116,6 +125,12 @@ func (t *Tagger) Close() error {
 			}
 		}
 	}
+	for _, st := range t.stages {
+		if err := st.Close(); err != nil && first == nil {
+			first = err
+		}
+	}
+	t.stages = nil
 	for _, f := range t.onClose {
 		if err := f(); err != nil && first == nil {
 			first = err
@@ -137,7 +152,7 @@ func (t *Tagger) Tag(sents []*corpus.Sentence) ([][]string, error) {
 // else a new one, which it returns; out is reused likewise.
 func (t *Tagger) tag(sents []*corpus.Sentence, buf []string, out [][]string) ([][]string, []string, error) {
 	t.enc.Reset()
-	if err := t.enc.Encode(sents); err != nil {
+	if err := t.encode(sents); err != nil {
 		return nil, buf, err
 	}
 	data := t.enc.Dataset()
@@ -260,7 +275,9 @@ func (t *Tagger) Stream(ctx context.Context, r corpus.Reader, w corpus.Writer, k
 	// the next one is read and handed over too: the plugin processes
 	// extract batch k+1 while this one tags batch k.
 	var ahead []*corpus.Sentence
-	readAhead := t.enc.HasPrefetcher()
+	// (Not with stages: the first stages' columns exist only once the
+	// batch is tagged by them.)
+	readAhead := t.enc.HasPrefetcher() && len(t.stages) == 0
 	for i := 0; ; i++ {
 		if err := ctx.Err(); err != nil {
 			return tokens, err

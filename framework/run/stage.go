@@ -1,0 +1,326 @@
+package run
+
+import (
+	"bytes"
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"fmt"
+	"math/rand/v2"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/trellis-nlp/trellis/framework/corpus"
+	"github.com/trellis-nlp/trellis/framework/feature"
+	"github.com/trellis-nlp/trellis/framework/model"
+	"github.com/trellis-nlp/trellis/framework/rundir"
+	"github.com/trellis-nlp/trellis/framework/spec"
+	"github.com/trellis-nlp/trellis/framework/tagger"
+)
+
+// stageRun is the first stage of a second stage's encoding: the first
+// stage trained on the whole train corpus (what the second stage's model
+// file carries and runs before it), what the manifest and the model record
+// of it, and the time it took (jackknifing included).
+type stageRun struct {
+	model   *model.Model
+	info    model.Stage
+	seconds float64
+}
+
+// stagedEncodings are a run's second-stage encodings, one per distinct
+// stage, built when a learner first needs one.
+type stagedEncodings map[string]*encoded
+
+// get returns the encoding learner li trains on: base for a learner
+// without a stage, else its stage's.
+func (se stagedEncodings) get(ctx context.Context, o Options, base *encoded, li *spec.LearnerInstance) (*encoded, error) {
+	st := li.Stage
+	if st == nil {
+		return base, nil
+	}
+	key := fmt.Sprintf("%q %q %d %q", st.From, st.Column, st.Folds, st.By)
+	if enc, ok := se[key]; ok {
+		return enc, nil
+	}
+	enc, err := stagedEncoding(ctx, o, li)
+	if err != nil {
+		return nil, err
+	}
+	se[key] = enc
+	return enc, nil
+}
+
+// close releases the encodings' extractors.
+func (se stagedEncodings) close() {
+	for _, enc := range se {
+		enc.mapper.Close()
+	}
+}
+
+// stagedEncoding builds the encoding of second-stage learner li. The
+// train corpus gets the stage column by K-fold jackknifing: fold f's
+// labels are predicted by the first stage trained on the other folds, so
+// no sentence is labelled by a model that trained on it. The first stage
+// trained on all of train labels the dev corpus (and, inside the saved
+// model, the test corpus and whatever `trellis tag` is given). The first
+// stage trains on the spec's templates that read no stage column, without
+// the dev corpus (as every fold model does), with its declared settings
+// (a tune block of its own does not apply here); the second stage on those
+// and the templates that read its column.
+func stagedEncoding(ctx context.Context, o Options, li *spec.LearnerInstance) (*encoded, error) {
+	s, st := o.Spec, li.Stage
+	first := s.Learner(st.From)
+	if first == nil || first.Stage != nil {
+		return nil, fmt.Errorf("stage: from = %q is not a first-stage learner of the spec", st.From)
+	}
+	fs := *s
+	fs.Features.Templates, fs.Learners, fs.Tunes = s.TemplatesFor(first), []*spec.LearnerInstance{first}, nil
+	fo := o
+	fo.Spec, fo.dataChecked, fo.Progress = &fs, true, nil
+	fo.Log = o.Log.With().Str("stage", st.Column).Str("first", first.Name).Logger()
+
+	t0 := time.Now()
+	o.trace("read " + s.Evaluation.Train)
+	sents, err := readCorpus(s.Corpus(s.Evaluation.Train))
+	if err != nil {
+		return nil, err
+	}
+	folds, err := stageFolds(sents, st.Folds, st.By, s.Seed)
+	if err != nil {
+		return nil, err
+	}
+	preds, err := jackknife(folds, st.Folds, func(f int, train []int) (predictor, error) {
+		fo.Log.Info().Int("fold", f).Int("folds", st.Folds).Int("sentences", len(train)).Msg("training a jackknifing fold")
+		m, err := TrainSentences(ctx, fo, first.Name, copySentences(sents, train), nil)
+		if err != nil {
+			return nil, fmt.Errorf("stage %q, fold %d: %w", st.Column, f, err)
+		}
+		traceIndices(o, fmt.Sprintf("stage %s fold %d trains", st.Column, f), train)
+		predict := taggerPredictor(m, o.Templates, sents)
+		return func(held []int) ([][]string, error) {
+			traceIndices(o, fmt.Sprintf("stage %s fold %d predicts", st.Column, f), held)
+			return predict(held)
+		}, nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	fo.Log.Info().Msg("training the first stage on the whole train corpus")
+	full, err := TrainSentences(ctx, fo, first.Name, copySentences(sents, nil), nil)
+	if err != nil {
+		return nil, fmt.Errorf("stage %q: %w", st.Column, err)
+	}
+	var buf bytes.Buffer
+	if err := full.Encode(&buf); err != nil {
+		return nil, err
+	}
+	sum := sha256.Sum256(buf.Bytes())
+	run := &stageRun{model: full, info: model.Stage{Column: st.Column, Learner: first.Name, Type: first.Type, Folds: st.Folds, By: st.By,
+		Seed: s.Seed, Bytes: buf.Len(), SHA256: hex.EncodeToString(sum[:])}}
+
+	addColumn(sents, preds)
+	f, err := corpus.New(s.Corpus(s.Evaluation.Train).Format)
+	if err != nil {
+		return nil, err
+	}
+	mp, err := newMapper(s, s.TemplatesFor(li), feature.Columns{Names: append(slices.Clone(f.Columns()), st.Column), Label: f.LabelColumn()})
+	if err != nil {
+		return nil, err
+	}
+	readDev := func() ([]*corpus.Sentence, error) {
+		if s.Evaluation.Dev == "" {
+			return nil, nil
+		}
+		o.trace("read " + s.Evaluation.Dev)
+		dev, err := readCorpus(s.Corpus(s.Evaluation.Dev))
+		if err != nil {
+			return nil, err
+		}
+		all := make([]int, len(dev))
+		for k := range all {
+			all[k] = k
+		}
+		p, err := taggerPredictor(full, o.Templates, dev)(all)
+		if err != nil {
+			return nil, fmt.Errorf("stage %q on the dev corpus: %w", st.Column, err)
+		}
+		addColumn(dev, p)
+		return dev, nil
+	}
+	run.seconds = time.Since(t0).Seconds()
+	enc, err := encodeSentences(ctx, o, mp, sents, readDev)
+	if err != nil {
+		mp.Close()
+		return nil, err
+	}
+	enc.stage = run
+	o.Log.Info().Str("learner", li.Name).Str("stage", st.Column).Float64("seconds", run.seconds).Msg("first stage trained and jackknifed")
+	return enc, nil
+}
+
+// traceIndices passes "what i j k…" to Options.onTrace (tests), when set.
+func traceIndices(o Options, what string, idx []int) {
+	if o.onTrace == nil {
+		return
+	}
+	b := []byte(what)
+	for _, i := range idx {
+		b = fmt.Appendf(b, " %d", i)
+	}
+	o.trace(string(b))
+}
+
+// stagesMarkdown renders the run's second stages as a Markdown section
+// ("" when it has none): each one's first stage, column, folds and time.
+func stagesMarkdown(res *Result, man *rundir.Manifest) string {
+	var b strings.Builder
+	for _, name := range res.Order {
+		st := man.Learners[name].Stage
+		if st == nil {
+			continue
+		}
+		if b.Len() == 0 {
+			b.WriteString("\n## Stages\n\n| learner | first stage | column | jackknifing | first stage s | first-stage model sha256 |\n|---|---|---|---|---|---|\n")
+		}
+		fmt.Fprintf(&b, "| %s | %s (%s) | %s | %d folds by %s, seed %d | %.1f | %s |\n",
+			name, st.Learner, st.Type, st.Column, st.Folds, st.By, st.Seed, res.Metrics[name].StageSeconds, st.SHA256)
+	}
+	return b.String()
+}
+
+// predictor labels the sentences of the given indices.
+type predictor func(held []int) ([][]string, error)
+
+// taggerPredictor tags sents[held] with model m, as `trellis tag` would
+// (the corpus's scheme), all at once so documents stay whole; the tagger
+// is closed after the one call.
+func taggerPredictor(m *model.Model, reg *feature.Registry, sents []*corpus.Sentence) predictor {
+	return func(held []int) ([][]string, error) {
+		tg, err := tagger.New(m, reg, tagger.Options{})
+		if err != nil {
+			return nil, err
+		}
+		defer tg.Close()
+		part := make([]*corpus.Sentence, len(held))
+		for j, k := range held {
+			part[j] = sents[k]
+		}
+		return tg.Tag(part)
+	}
+}
+
+// jackknife runs K-fold jackknifing over sentences assigned to folds
+// (folds[k] in [0, K)): for each fold in turn, fit gets the indices of the
+// other folds' sentences and returns a predictor, which labels the fold's
+// own. The result holds every sentence's labels. A predictor is never
+// asked about a sentence its fit was given (checked, an error if it were).
+func jackknife(folds []int, k int, fit func(f int, train []int) (predictor, error)) ([][]string, error) {
+	out := make([][]string, len(folds))
+	inTrain := make([]bool, len(folds))
+	for f := range k {
+		var train, held []int
+		for i, g := range folds {
+			if g == f {
+				held = append(held, i)
+			} else {
+				train = append(train, i)
+			}
+			inTrain[i] = g != f
+		}
+		if len(held) == 0 || len(train) == 0 {
+			return nil, fmt.Errorf("jackknifing: fold %d of %d has %d held-out and %d training sentences", f, k, len(held), len(train))
+		}
+		predict, err := fit(f, train)
+		if err != nil {
+			return nil, err
+		}
+		for _, i := range held {
+			if inTrain[i] {
+				return nil, fmt.Errorf("jackknifing: fold %d would predict sentence %d, which it trained on", f, i)
+			}
+		}
+		labels, err := predict(held)
+		if err != nil {
+			return nil, fmt.Errorf("jackknifing fold %d: %w", f, err)
+		}
+		if len(labels) != len(held) {
+			return nil, fmt.Errorf("jackknifing fold %d: %d sentences labelled, %d held out", f, len(labels), len(held))
+		}
+		for j, i := range held {
+			out[i] = labels[j]
+		}
+	}
+	return out, nil
+}
+
+// stageFolds deals sentences to k folds: whole documents (by document;
+// corpus.GroupDocuments) or single sentences, each run of k consecutive
+// units dealt to the k folds in an order drawn from seed and the run's
+// index (spec.Split's seeded dealing), so the folds are balanced and the
+// same for any thread count.
+func stageFolds(sents []*corpus.Sentence, k int, by string, seed uint64) ([]int, error) {
+	index := make(map[*corpus.Sentence]int, len(sents))
+	for i, s := range sents {
+		index[s] = i
+	}
+	var units [][]*corpus.Sentence
+	if by == spec.StageByDocument {
+		units = corpus.GroupDocuments(sents)
+	} else {
+		for _, s := range sents {
+			units = append(units, []*corpus.Sentence{s})
+		}
+	}
+	if len(units) < k {
+		hint := ""
+		if by == spec.StageByDocument {
+			hint = `; a file without document boundaries is one document: by = "sentence" deals sentences`
+		}
+		return nil, fmt.Errorf("stage: the train corpus has %d %ss, fewer than the %d folds (by = %q%s)", len(units), by, k, by, hint)
+	}
+	folds := make([]int, len(sents))
+	var perm []int
+	for u, group := range units {
+		if u%k == 0 {
+			perm = rand.New(rand.NewPCG(seed, uint64(u/k))).Perm(k)
+		}
+		for _, s := range group {
+			folds[index[s]] = perm[u%k]
+		}
+	}
+	return folds, nil
+}
+
+// copySentences returns copies of sents[idx] (all of them when idx is
+// nil) whose token rows are their own, so that training (which re-encodes
+// gold labels in place) leaves sents as they were.
+func copySentences(sents []*corpus.Sentence, idx []int) []*corpus.Sentence {
+	if idx == nil {
+		idx = make([]int, len(sents))
+		for k := range idx {
+			idx[k] = k
+		}
+	}
+	out := make([]*corpus.Sentence, len(idx))
+	for j, k := range idx {
+		c := *sents[k]
+		c.Tokens = make([][]string, len(c.Tokens))
+		for i, tok := range sents[k].Tokens {
+			c.Tokens[i] = slices.Clone(tok)
+		}
+		out[j] = &c
+	}
+	return out
+}
+
+// addColumn appends labels[k][i] to token i of sents[k] as a new last
+// column (each row copied, so rows sharing a backing array stay intact).
+func addColumn(sents []*corpus.Sentence, labels [][]string) {
+	for k, s := range sents {
+		for i, tok := range s.Tokens {
+			s.Tokens[i] = append(tok[:len(tok):len(tok)], labels[k][i])
+		}
+	}
+}

@@ -1,0 +1,219 @@
+package spec
+
+import (
+	"fmt"
+	"slices"
+
+	"github.com/hashicorp/hcl/v2"
+	"github.com/hashicorp/hcl/v2/gohcl"
+
+	"github.com/trellis-nlp/trellis/framework/feature"
+	"github.com/trellis-nlp/trellis/framework/registry"
+)
+
+// Stage is a learner's stage block: the learner is a second stage that
+// reads, as one more input column, the labels another learner of the spec
+// (the first stage, From) predicts.
+//
+//	learner "crf2" {
+//	  type = "crf"
+//	  stage {
+//	    from   = "perceptron" # the first stage: a learner of this spec without a stage
+//	    column = "pred"       # the column templates read it by (default: from's name)
+//	    folds  = 10           # jackknifing folds on the train corpus (at least 2)
+//	    by     = "document"   # folds of whole documents, or "sentence"
+//	  }
+//	}
+//
+// On the train corpus the column comes from K-fold jackknifing: the first
+// stage is trained on all folds but one and predicts that one, so no
+// prediction comes from a model that saw its sentence. On the dev and test
+// corpora (and when the saved model tags) it comes from the first stage
+// trained on the whole train corpus, which the second stage's model file
+// carries. The first stage trains on the spec's templates that read no
+// stage column; the second on those and the templates that read its own.
+type Stage struct {
+	From   string `json:"from"`
+	Column string `json:"column"`
+	Folds  int    `json:"folds"`
+	By     string `json:"by"`
+	// Range is the stage block's header; FromRange the from value.
+	Range     hcl.Range `json:"-"`
+	FromRange hcl.Range `json:"-"`
+}
+
+// DefaultStageFolds is the jackknifing folds of a stage that does not say.
+const DefaultStageFolds = 10
+
+// Fold units of a stage's by.
+const (
+	StageByDocument = "document"
+	StageBySentence = "sentence"
+)
+
+var stageBy = []string{StageByDocument, StageBySentence}
+
+// stageBlock is what a stage block decodes into.
+type stageBlock struct {
+	From   string  `hcl:"from"`
+	Column *string `hcl:"column,optional"`
+	Folds  *int    `hcl:"folds,optional"`
+	By     *string `hcl:"by,optional"`
+}
+
+var stageSchema = &hcl.BodySchema{Blocks: []hcl.BlockHeaderSchema{{Type: "stage"}}}
+
+// peekStageColumns returns the names of the columns the learners' stage
+// blocks add (column, else from), read before the features are decoded so
+// that templates can be checked against them. Mistakes are reported when
+// the learners are decoded.
+func peekStageColumns(blocks hcl.Blocks, ctx *hcl.EvalContext) []string {
+	var cols []string
+	for _, b := range blocks {
+		content, _, _ := b.Body.PartialContent(stageSchema)
+		for _, sb := range content.Blocks {
+			attrs, _ := sb.Body.JustAttributes()
+			for _, name := range []string{"column", "from"} {
+				a, ok := attrs[name]
+				if !ok {
+					continue
+				}
+				var v string
+				if d := gohcl.DecodeExpression(a.Expr, ctx, &v); !d.HasErrors() && v != "" && !slices.Contains(cols, v) {
+					cols = append(cols, v)
+				}
+				break
+			}
+		}
+	}
+	return cols
+}
+
+// decodeStage decodes a learner block's stage blocks (at most one).
+func decodeStage(blocks hcl.Blocks, ctx *hcl.EvalContext) (*Stage, hcl.Diagnostics) {
+	if len(blocks) == 0 {
+		return nil, nil
+	}
+	var diags hcl.Diagnostics
+	for _, b := range blocks[1:] {
+		diags = append(diags, errorAt(b.DefRange.Ptr(), "Duplicate stage block",
+			fmt.Sprintf("A learner takes one stage block; the first is at %s.", blocks[0].DefRange)))
+	}
+	b := blocks[0]
+	var sb stageBlock
+	if d := gohcl.DecodeBody(b.Body, ctx, &sb); d.HasErrors() {
+		return nil, append(diags, d...)
+	}
+	st := &Stage{From: sb.From, Column: sb.From, Folds: DefaultStageFolds, By: StageByDocument, Range: b.DefRange, FromRange: *attrRange(b, "from")}
+	if sb.Column != nil {
+		st.Column = *sb.Column
+	}
+	if sb.Folds != nil {
+		st.Folds = *sb.Folds
+	}
+	if sb.By != nil {
+		st.By = *sb.By
+	}
+	switch {
+	case st.Folds < 2:
+		diags = append(diags, errorAt(attrRange(b, "folds"), "Invalid folds",
+			fmt.Sprintf("folds = %d: jackknifing needs at least 2 folds (each fold's predictions come from a model trained on the others).", st.Folds)))
+	case !slices.Contains(stageBy, st.By):
+		diags = append(diags, errorAt(attrRange(b, "by"), "Invalid by", registry.DidYouMean(st.By, stageBy, "fold unit")))
+	case st.Column == "":
+		diags = append(diags, errorAt(attrRange(b, "column"), "Invalid column", "The stage column needs a name."))
+	}
+	return st, diags
+}
+
+// checkStages checks the learners' stages against each other and the
+// spec: from names another learner of the spec, which has no stage itself
+// (two stages are supported, so a chain or a cycle is refused); the column
+// is not a corpus column; a staged learner is not tuned and continues no
+// model.
+func (s *Spec) checkStages(tunes hcl.Blocks) hcl.Diagnostics {
+	var diags hcl.Diagnostics
+	var names []string
+	for _, l := range s.Learners {
+		names = append(names, l.Name)
+	}
+	var cols []string
+	if train := s.Corpus(s.Evaluation.Train); train != nil {
+		cols = train.Columns
+	}
+	for _, li := range s.Learners {
+		st := li.Stage
+		if st == nil {
+			continue
+		}
+		from := s.Learner(st.From)
+		switch {
+		case st.From == li.Name:
+			diags = append(diags, errorAt(st.FromRange.Ptr(), "Stage cycle",
+				fmt.Sprintf("Learner %q cannot take its own predictions as input: from must name another learner (the first stage).", li.Name)))
+		case from == nil:
+			others := slices.DeleteFunc(slices.Clone(names), func(n string) bool { return n == li.Name })
+			diags = append(diags, errorAt(st.FromRange.Ptr(), "Unknown learner", registry.DidYouMean(st.From, others, "learner")))
+		case from.Stage != nil && from.Stage.From == li.Name:
+			diags = append(diags, errorAt(st.FromRange.Ptr(), "Stage cycle",
+				fmt.Sprintf("Learner %q takes the predictions of %q, whose stage (at %s) takes those of %q: a cycle.", li.Name, st.From, from.Stage.Range, li.Name)))
+		case from.Stage != nil:
+			diags = append(diags, errorAt(st.FromRange.Ptr(), "Unsupported stage chain",
+				fmt.Sprintf("Learner %q is itself a second stage (its stage is at %s); two stages are supported: from must name a learner without a stage block.", st.From, from.Stage.Range)))
+		}
+		if slices.Contains(cols, st.Column) {
+			diags = append(diags, errorAt(st.Range.Ptr(), "Stage column clashes with a corpus column",
+				fmt.Sprintf("The stage's column %q is a column of the train corpus; give the predictions another name with column = \"...\".", st.Column)))
+		}
+		if li.InitModel != nil {
+			diags = append(diags, errorAt(li.InitModel.Range.Ptr(), "init_model with a stage",
+				"A second-stage learner cannot continue a model yet; remove init_model or the stage block."))
+		}
+		for _, tb := range tunes {
+			if from != nil && tb.Labels[0] == from.Name {
+				diags = append(diags, &hcl.Diagnostic{Severity: hcl.DiagWarning, Summary: "Tuned first stage", Subject: tb.LabelRanges[0].Ptr(),
+					Detail: fmt.Sprintf("Learner %q is tuned here, but as the first stage of %q it is trained (on the jackknifing folds and on all of train) with the settings its block declares.", from.Name, li.Name)})
+			}
+			if tb.Labels[0] == li.Name {
+				diags = append(diags, errorAt(tb.LabelRanges[0].Ptr(), "Tuning a second stage",
+					fmt.Sprintf("Learner %q has a stage block; tuning a second stage is not supported yet (tune its first stage, %q, instead).", li.Name, st.From)))
+			}
+		}
+	}
+	return diags
+}
+
+// stageReads returns the stage columns among cols[base:] that a compiled
+// extractor declares it reads (feature.ColumnReader); nil for one that
+// reads none or does not say.
+func stageReads(x feature.Extractor, cols []string, base int) []string {
+	cr, ok := x.(feature.ColumnReader)
+	if !ok {
+		return nil
+	}
+	var out []string
+	for _, c := range cr.ReadColumns() {
+		if c >= base && c < len(cols) && !slices.Contains(out, cols[c]) {
+			out = append(out, cols[c])
+		}
+	}
+	return out
+}
+
+// TemplatesFor returns the templates a learner trains on: those that read
+// no stage column, and, for a second stage, those that read only its own.
+func (s *Spec) TemplatesFor(li *LearnerInstance) []*TemplateInstance {
+	var out []*TemplateInstance
+	for _, t := range s.Features.Templates {
+		ok := true
+		for _, c := range t.StageColumns {
+			if li == nil || li.Stage == nil || c != li.Stage.Column {
+				ok = false
+			}
+		}
+		if ok {
+			out = append(out, t)
+		}
+	}
+	return out
+}
