@@ -140,3 +140,25 @@ func TestMapperReleasesDocuments(t *testing.T) {
 		t.Errorf("Encode: batches %v, released %d times; want %v, twice", x.batches, x.released, want)
 	}
 }
+
+// TestEncodeAllAfterEncode: EncodeAll on an encoder that already holds
+// tokens appends to them (its reservation counts only its own tokens)
+// and gives the same dataset as encoding everything in one call.
+func TestEncodeAllAfterEncode(t *testing.T) {
+	first := []*corpus.Sentence{sent("The", "DT", "cat", "NN", "sat", "VB"), sent("It", "PRP", "ran", "VB")}
+	rest := []*corpus.Sentence{sent("a", "X"), sent("b", "X", "c", "Y")}
+	e := NewEncoder(NewDictionary(), NewDictionary(), true, []Extractor{wordExtractor{}}, 1)
+	if err := e.Encode(first); err != nil {
+		t.Fatal(err)
+	}
+	if err := e.EncodeAll(context.Background(), rest, 1, nil); err != nil {
+		t.Fatal(err)
+	}
+	once := NewEncoder(NewDictionary(), NewDictionary(), true, []Extractor{wordExtractor{}}, 1)
+	if err := once.EncodeAll(context.Background(), append(append([]*corpus.Sentence{}, first...), rest...), 1, nil); err != nil {
+		t.Fatal(err)
+	}
+	if got, want := e.Dataset(), once.Dataset(); !reflect.DeepEqual(got, want) {
+		t.Fatalf("Encode then EncodeAll gives %+v, one EncodeAll %+v", got, want)
+	}
+}

@@ -267,6 +267,7 @@ func (e *Encoder) EncodeAll(ctx context.Context, sents []*corpus.Sentence, batch
 		tokens += s.Len()
 	}
 	e.reserve(len(sents), tokens)
+	before := e.data.NumTokens() // encoded by earlier calls
 	for lo := 0; lo < len(sents); {
 		if err := ctx.Err(); err != nil {
 			e.Forget()
@@ -278,7 +279,7 @@ func (e *Encoder) EncodeAll(ctx context.Context, sents []*corpus.Sentence, batch
 			return err
 		}
 		if lo == 0 {
-			e.reserveAttrs(tokens)
+			e.reserveAttrs(before, tokens)
 		}
 		if done != nil {
 			done(hi - lo)
@@ -300,16 +301,18 @@ func (e *Encoder) reserve(sents, tokens int) {
 	d.Labels = slices.Grow(d.Labels, tokens)
 }
 
-// reserveAttrs makes room for the attributes of tokens more tokens
-// (beyond those encoded so far, the first batch of EncodeAll) at the
-// rate seen so far, plus a twentieth.
-func (e *Encoder) reserveAttrs(tokens int) {
+// reserveAttrs makes room for the attributes of the rest of the tokens
+// tokens of one EncodeAll call, whose first batch has just been encoded
+// after before tokens of earlier calls, at that batch's rate plus a
+// twentieth.
+func (e *Encoder) reserveAttrs(before, tokens int) {
 	d := e.data
-	seen := len(d.Labels)
-	if seen == 0 {
+	seen := len(d.Labels) - before
+	if seen <= 0 || tokens <= seen {
 		return
 	}
-	more := int(float64(len(d.Attrs)) / float64(seen) * float64(tokens-seen) * 1.05)
+	batchAttrs := len(d.Attrs) - d.TokenOff[before]
+	more := int(float64(batchAttrs) / float64(seen) * float64(tokens-seen) * 1.05)
 	d.Attrs = slices.Grow(d.Attrs, more)
 	if d.Values != nil {
 		d.Values = slices.Grow(d.Values, more)

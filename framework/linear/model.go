@@ -265,6 +265,12 @@ func (m *Model) Validate() error {
 			return fmt.Errorf("linear: feature label %d out of range [0,%d)", y, l)
 		}
 	}
+	if !m.Sorted() {
+		// Feature's binary search and the dense hot rows (which assign
+		// each label's weight once) both need each label once per
+		// attribute, in increasing order.
+		return fmt.Errorf("linear: an attribute's feature labels are not strictly increasing")
+	}
 	if err := m.validateStates(); err != nil {
 		return err
 	}
@@ -415,8 +421,9 @@ func (m *Model) Feature(a, y int32) int {
 	return -1
 }
 
-// Sorted reports whether labels are sorted within every attribute's range,
-// as Feature requires; models read from files are checked with it.
+// Sorted reports whether labels are strictly increasing within every
+// attribute's range, as Feature and the hot rows require; Validate, and so
+// every model read from a file, checks it.
 func (m *Model) Sorted() bool {
 	for a := 0; a+1 < len(m.FeatOff); a++ {
 		for f := m.FeatOff[a] + 1; f < m.FeatOff[a+1]; f++ {

@@ -97,6 +97,9 @@ func TestValidateRejects(t *testing.T) {
 		"label range":     {NumLabels: 1, FeatOff: []int32{0, 1}, FeatLabel: []int32{3}, W: make([]float64, 4)},
 		"weights length":  {NumLabels: 1, FeatOff: []int32{0, 1}, FeatLabel: []int32{0}, W: make([]float64, 2)},
 		"decreasing offs": {NumLabels: 1, FeatOff: []int32{0, 1, 0, 1}, FeatLabel: []int32{0}, W: make([]float64, 4)},
+		// 3 labels: 2 features + 9 transitions + 3 start + 3 stop weights.
+		"repeated label":   {NumLabels: 3, FeatOff: []int32{0, 2}, FeatLabel: []int32{1, 1}, W: make([]float64, 17)},
+		"decreasing label": {NumLabels: 3, FeatOff: []int32{0, 2}, FeatLabel: []int32{2, 0}, W: make([]float64, 17)},
 	} {
 		if err := m.Validate(); err == nil {
 			t.Errorf("%s: Validate accepted a broken model", name)

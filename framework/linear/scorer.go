@@ -108,6 +108,11 @@ func (s *Scorer) UseHotRows(h *HotRows, dense []float64) {
 	if len(dense) != h.Len()*s.l || s.dense != nil {
 		panic("linear: UseHotRows with weights of another layout")
 	}
+	if s.packed != nil {
+		// A packed Scorer gathers its own rows into hotBuf; taking the
+		// caller's shared slice would let Set write into it.
+		panic("linear: UseHotRows on a packed Scorer")
+	}
 	s.hot, s.hotW = h, dense
 }
 
