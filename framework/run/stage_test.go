@@ -234,6 +234,18 @@ func checkStageTagger(t *testing.T, m *model.Model, s *spec.Spec) {
 			}
 		}
 	}
+	// The same sentence twice in one batch: its rows come back its own,
+	// not the tagger's buffer (which the next batch would overwrite).
+	dup := test[0]
+	own := slices.Clone(dup.Tokens)
+	if _, err := tg.Tag([]*corpus.Sentence{dup, dup}); err != nil {
+		t.Fatal(err)
+	}
+	for i, row := range dup.Tokens {
+		if len(row) != 2 || &row[0] != &own[i][0] {
+			t.Fatalf("token %d after a batch with its sentence twice: row %q, not the caller's", i, row)
+		}
+	}
 	in, err := tg.TokenInput()
 	if err != nil || len(in.Extra) != 0 {
 		t.Errorf("token input %+v, %v: want the words alone", in, err)

@@ -64,7 +64,12 @@ func (s *Spec) loadInitModels() hcl.Diagnostics {
 				fmt.Sprintf("%s has %d hidden states per label: its weights are over hidden states, which no learner continues; train from zero.", im.Path, m.HiddenStates)))
 			continue
 		}
-		if d := s.checkInitModel(m); d != "" {
+		if len(m.Stages) > 0 {
+			diags = append(diags, errorAt(im.Range.Ptr(), "init_model is a second stage",
+				fmt.Sprintf("%s carries a first-stage model (its stage column %q): no learner continues a second stage yet; train from zero.", im.Path, m.Stages[0].Column)))
+			continue
+		}
+		if d := s.checkInitModel(li, m); d != "" {
 			diags = append(diags, errorAt(im.Range.Ptr(), "init_model does not fit the spec",
 				fmt.Sprintf("%s was trained with %s; training can continue only with the same templates and label scheme.", im.Path, d)))
 			continue
@@ -88,9 +93,9 @@ func (s *Spec) hasBigramTemplate() bool {
 	return false
 }
 
-// checkInitModel says how m's templates or scheme differ from the spec's
-// ("" when they do not).
-func (s *Spec) checkInitModel(m *model.Model) string {
+// checkInitModel says how m's templates or scheme differ from those li
+// trains with ("" when they do not).
+func (s *Spec) checkInitModel(li *LearnerInstance, m *model.Model) string {
 	// The labels the weights score are in the training scheme (encode).
 	if m.Scheme != s.Labels.Training().String() {
 		return fmt.Sprintf("labels in scheme %s, not %s", m.Scheme, s.Labels.Training())
@@ -99,7 +104,7 @@ func (s *Spec) checkInitModel(m *model.Model) string {
 		return fmt.Sprintf("output scheme %s, not %s", m.Output(), s.Labels.Scheme)
 	}
 	var want []feature.TemplateSpec
-	for _, ti := range s.Features.Templates {
+	for _, ti := range s.TemplatesFor(li) {
 		ts, err := ti.Spec()
 		if err != nil {
 			return err.Error()

@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"maps"
 	"math/rand/v2"
 	"os"
 	"path/filepath"
@@ -760,7 +761,7 @@ func (s *Spec) decodeFeatures(content *hcl.BodyContent, ctx *hcl.EvalContext, re
 						continue
 					}
 				}
-				diags = append(diags, errorAt(compileErrorRange(tb, err), "Invalid template", fmt.Sprintf("%s %q: %s", tb.Type, name, err)))
+				diags = append(diags, errorAt(compileErrorRange(tb, err), "Invalid template", fmt.Sprintf("%s %q: %s%s", tb.Type, name, err, columnSuggestion(err))))
 				continue
 			}
 			reads = stageReads(x, cols, base)
@@ -838,10 +839,43 @@ func compileErrorRange(tb *hcl.Block, err error) *hcl.Range {
 	if !errors.As(err, &ce) {
 		return tb.DefRange.Ptr()
 	}
+	if rng := attrNaming(tb, ce.Column); rng != nil {
+		return rng
+	}
 	if rng := attrRange(tb, "column"); *rng != tb.DefRange {
 		return rng
 	}
 	return attrRange(tb, "join")
+}
+
+// columnSuggestion is ". Did you mean "x"?" for an unknown column close
+// to a corpus column, else "".
+func columnSuggestion(err error) string {
+	var ce *feature.ColumnError
+	if !errors.As(err, &ce) || ce.Label {
+		return ""
+	}
+	if s := registry.Suggest(ce.Column, ce.Have); s != "" {
+		return fmt.Sprintf(". Did you mean %q?", s)
+	}
+	return ""
+}
+
+// attrNaming returns the range of tb's attribute whose value is the
+// literal string name (history's predicted, say), nil if none is.
+func attrNaming(tb *hcl.Block, name string) *hcl.Range {
+	sb, ok := tb.Body.(*hclsyntax.Body)
+	if !ok {
+		return nil
+	}
+	keys := slices.Sorted(maps.Keys(sb.Attributes))
+	for _, k := range keys {
+		a := sb.Attributes[k]
+		if v, d := a.Expr.Value(nil); !d.HasErrors() && v.Type() == cty.String && v.IsKnown() && !v.IsNull() && v.AsString() == name {
+			return a.Expr.Range().Ptr()
+		}
+	}
+	return nil
 }
 
 // evalTrainName peeks at the evaluation block's train corpus so templates

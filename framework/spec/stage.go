@@ -114,13 +114,14 @@ func decodeStage(blocks hcl.Blocks, ctx *hcl.EvalContext) (*Stage, hcl.Diagnosti
 	if sb.By != nil {
 		st.By = *sb.By
 	}
-	switch {
-	case st.Folds < 2:
+	if st.Folds < 2 {
 		diags = append(diags, errorAt(attrRange(b, "folds"), "Invalid folds",
 			fmt.Sprintf("folds = %d: jackknifing needs at least 2 folds (each fold's predictions come from a model trained on the others).", st.Folds)))
-	case !slices.Contains(stageBy, st.By):
+	}
+	if !slices.Contains(stageBy, st.By) {
 		diags = append(diags, errorAt(attrRange(b, "by"), "Invalid by", registry.DidYouMean(st.By, stageBy, "fold unit")))
-	case st.Column == "":
+	}
+	if st.Column == "" {
 		diags = append(diags, errorAt(attrRange(b, "column"), "Invalid column", "The stage column needs a name."))
 	}
 	return st, diags
@@ -141,12 +142,17 @@ func (s *Spec) checkStages(tunes hcl.Blocks) hcl.Diagnostics {
 	if train := s.Corpus(s.Evaluation.Train); train != nil {
 		cols = train.Columns
 	}
+	firstStages := map[string]bool{} // first stages already checked
 	for _, li := range s.Learners {
 		st := li.Stage
 		if st == nil {
 			continue
 		}
 		from := s.Learner(st.From)
+		if from != nil && from.Stage == nil && !firstStages[from.Name] {
+			firstStages[from.Name] = true
+			diags = append(diags, checkFirstStage(from, li, tunes)...)
+		}
 		switch {
 		case st.From == li.Name:
 			diags = append(diags, errorAt(st.FromRange.Ptr(), "Stage cycle",
@@ -170,14 +176,30 @@ func (s *Spec) checkStages(tunes hcl.Blocks) hcl.Diagnostics {
 				"A second-stage learner cannot continue a model yet; remove init_model or the stage block."))
 		}
 		for _, tb := range tunes {
-			if from != nil && tb.Labels[0] == from.Name {
-				diags = append(diags, &hcl.Diagnostic{Severity: hcl.DiagWarning, Summary: "Tuned first stage", Subject: tb.LabelRanges[0].Ptr(),
-					Detail: fmt.Sprintf("Learner %q is tuned here, but as the first stage of %q it is trained (on the jackknifing folds and on all of train) with the settings its block declares.", from.Name, li.Name)})
-			}
 			if tb.Labels[0] == li.Name {
 				diags = append(diags, errorAt(tb.LabelRanges[0].Ptr(), "Tuning a second stage",
 					fmt.Sprintf("Learner %q has a stage block; tuning a second stage is not supported yet (tune its first stage, %q, instead).", li.Name, st.From)))
 			}
+		}
+	}
+	return diags
+}
+
+// checkFirstStage checks a learner that second (the first learner found
+// to name it) takes as its first stage: it continues no model — every
+// jackknifing fold model would start from weights that may have seen the
+// sentences that fold predicts — and a tune block on it is warned about,
+// once, since the stage trains it with its block's settings.
+func checkFirstStage(first, second *LearnerInstance, tunes hcl.Blocks) hcl.Diagnostics {
+	var diags hcl.Diagnostics
+	if first.InitModel != nil {
+		diags = append(diags, errorAt(first.InitModel.Range.Ptr(), "init_model on a first stage",
+			fmt.Sprintf("Learner %q is the first stage of %q: each jackknifing fold model would start from this model, which may have been trained on the very sentences the fold predicts. Remove init_model from %q.", first.Name, second.Name, first.Name)))
+	}
+	for _, tb := range tunes {
+		if tb.Labels[0] == first.Name {
+			diags = append(diags, &hcl.Diagnostic{Severity: hcl.DiagWarning, Summary: "Tuned first stage", Subject: tb.LabelRanges[0].Ptr(),
+				Detail: fmt.Sprintf("Learner %q is tuned here, but as a first stage (of %q) it is trained, on the jackknifing folds and on all of train, with the settings its block declares.", first.Name, second.Name)})
 		}
 	}
 	return diags

@@ -87,13 +87,17 @@ func (t *Tagger) encode(sents []*corpus.Sentence) error {
 	return t.enc.Encode(sents)
 }
 
-// restoreRows gives the sentences back the rows encode replaced.
+// restoreRows gives the sentences back the rows encode replaced, last
+// first: a sentence passed twice in one batch had its own rows saved at
+// its first occurrence and the tagger's at its second, so the first
+// occurrence's must be put back last.
 func (t *Tagger) restoreRows(sents []*corpus.Sentence) {
-	n := 0
-	for _, s := range sents {
-		for i := range s.Tokens {
-			s.Tokens[i] = t.orig[n]
-			n++
+	n := len(t.orig)
+	for k := len(sents) - 1; k >= 0; k-- {
+		toks := sents[k].Tokens
+		for i := len(toks) - 1; i >= 0; i-- {
+			n--
+			toks[i] = t.orig[n]
 		}
 	}
 }

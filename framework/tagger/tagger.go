@@ -84,6 +84,7 @@ func New(m *model.Model, reg *feature.Registry, opt Options) (*Tagger, error) {
 	// A latent model's lattice is over its hidden states (see decode).
 	t.ws = lattice.NewWorkspace(m.Linear.NumLabels)
 	if opt.Decode == lattice.DecodeBeam && opt.Beam < 1 {
+		t.Close() // the first stages' taggers (and their plugins)
 		return nil, fmt.Errorf("beam decoding needs a beam width of at least 1, got %d", opt.Beam)
 	}
 	t.dec = lattice.NewDecoder(t.ws, opt.Decode, opt.Beam)
