@@ -215,10 +215,10 @@ func taggerPredictor(m *model.Model, reg *feature.Registry, sents []*corpus.Sent
 // (folds[k] in [0, K)): for each fold in turn, fit gets the indices of the
 // other folds' sentences and returns a predictor, which labels the fold's
 // own. The result holds every sentence's labels. A predictor is never
-// asked about a sentence its fit was given (checked, an error if it were).
+// asked about a sentence its fit was given: held and train partition the
+// sentences by fold (TestStageRun checks a real run's trace of it).
 func jackknife(folds []int, k int, fit func(f int, train []int) (predictor, error)) ([][]string, error) {
 	out := make([][]string, len(folds))
-	inTrain := make([]bool, len(folds))
 	for f := range k {
 		var train, held []int
 		for i, g := range folds {
@@ -227,7 +227,6 @@ func jackknife(folds []int, k int, fit func(f int, train []int) (predictor, erro
 			} else {
 				train = append(train, i)
 			}
-			inTrain[i] = g != f
 		}
 		if len(held) == 0 || len(train) == 0 {
 			return nil, fmt.Errorf("jackknifing: fold %d of %d has %d held-out and %d training sentences", f, k, len(held), len(train))
@@ -235,11 +234,6 @@ func jackknife(folds []int, k int, fit func(f int, train []int) (predictor, erro
 		predict, err := fit(f, train)
 		if err != nil {
 			return nil, err
-		}
-		for _, i := range held {
-			if inTrain[i] {
-				return nil, fmt.Errorf("jackknifing: fold %d would predict sentence %d, which it trained on", f, i)
-			}
 		}
 		labels, err := predict(held)
 		if err != nil {
