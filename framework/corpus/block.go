@@ -19,7 +19,14 @@ type blockBuilder struct {
 	strChunk []string
 	rowChunk [][]string
 	intChunk []int
+
+	// free holds sentences handed back (recycle), whose slices the next
+	// sentences reuse.
+	free []*Sentence
 }
+
+// maxFree bounds the sentences a blockBuilder keeps for reuse.
+const maxFree = 1024
 
 // chunkLen is the number of elements of a fresh chunk.
 const chunkLen = 1024
@@ -74,19 +81,20 @@ func (b *blockBuilder) finish(file string, ncol int) *Sentence {
 		b.document++
 	}
 	b.sentences++
-	// The slices are carved from chunks shared by consecutive sentences
-	// (a few allocations per hundred sentences instead of three per
-	// sentence), each capped so that appending to one cannot reach the
-	// next. A chunk lives as long as any sentence carved from it.
+	// The slices are a recycled sentence's or carved from chunks (see
+	// sentence); the sentence's views of them are capped.
 	nl := len(b.lineEnds)
-	strs := carve(&b.strChunk, nl+n*ncol)
-	s := &Sentence{
-		Tokens:   carve(&b.rowChunk, n),
+	s, pool := b.sentence(nl+n*ncol, n, 2*n)
+	strs := pool.strs
+	*s = Sentence{
+		Tokens:   pool.rows[:n:n],
 		Lines:    strs[:nl:nl],
 		File:     file,
 		Line:     b.firstLine,
 		DocStart: b.docStart,
 		Document: b.document,
+		pool:     pool,
+		owner:    b,
 	}
 	start := 0
 	for k, end := range b.lineEnds {
@@ -103,12 +111,56 @@ func (b *blockBuilder) finish(file string, ncol int) *Sentence {
 		}
 		s.Tokens[i] = row
 	}
-	ints := carve(&b.intChunk, 2*n)
-	s.TokenLine, s.TokenLineNo = ints[:n:n], ints[n:]
+	ints := pool.ints
+	s.TokenLine, s.TokenLineNo = ints[:n:n], ints[n:2*n:2*n]
 	copy(s.TokenLine, b.tokLine)
 	copy(s.TokenLineNo, b.tokLineNo)
 	b.reset()
 	return s
+}
+
+// sentence returns a sentence for finish to fill and slices of the
+// lengths asked for, zero: a recycled sentence and its own slices when
+// there is one (slices too short are replaced by longer ones, so that the
+// pool grows to the sentences read), else new ones carved from the
+// chunks shared by consecutive sentences (a few allocations per hundred
+// sentences instead of three per sentence, each capped so that appending
+// to one cannot reach the next; a chunk lives as long as any sentence
+// carved from it).
+func (b *blockBuilder) sentence(nstr, nrow, nint int) (*Sentence, sentencePool) {
+	k := len(b.free) - 1
+	if k < 0 {
+		return new(Sentence), sentencePool{carve(&b.strChunk, nstr), carve(&b.rowChunk, nrow), carve(&b.intChunk, nint)}
+	}
+	s := b.free[k]
+	b.free[k] = nil
+	b.free = b.free[:k]
+	p := s.pool
+	p.strs = reuse(p.strs, nstr)
+	p.rows = reuse(p.rows, nrow)
+	p.ints = reuse(p.ints, nint)
+	return s, p
+}
+
+// reuse returns xs cleared with length n, or a new slice with room to
+// spare when xs is too short. (finish caps the sentence's views of it, so
+// that they cannot be appended to in place.)
+func reuse[T any](xs []T, n int) []T {
+	if cap(xs) < n {
+		return make([]T, n, n+n/2)
+	}
+	xs = xs[:n]
+	clear(xs)
+	return xs
+}
+
+// recycle keeps s, which b returned, for its slices to be reused.
+func (b *blockBuilder) recycle(s *Sentence) {
+	if s == nil || s.owner != b || len(b.free) >= maxFree {
+		return
+	}
+	s.owner = nil // recycled once only
+	b.free = append(b.free, s)
 }
 
 // reset empties b, keeping its buffers.
