@@ -1,14 +1,26 @@
 package corpus
 
+import "strings"
+
 // blockBuilder collects the lines of one multi-line sentence (conll and
 // conllu) and the byte spans of its token fields, then turns them into a
-// Sentence whose strings all share a single allocation.
+// Sentence whose strings all share the text of consecutive sentences.
 type blockBuilder struct {
-	buf       []byte // the sentence's lines, concatenated without terminators
-	lineEnds  []int  // lineEnds[k] is the end offset of line k in buf
-	tokLine   []int  // index in lineEnds of each token's line
-	tokLineNo []int  // 1-based file line of each token
-	spans     []int  // per token, ncol pairs of [start, end) offsets in buf; start -1 = absent
+	// text holds the lines of the current sentence from offset start,
+	// concatenated without terminators, after those of the sentences
+	// finished before it. A finished sentence's strings are substrings of
+	// text.String(): a strings.Builder only ever appends (growing copies
+	// into a new array and leaves the old one to the strings made from
+	// it), so they never change, and a sentence's text costs no
+	// allocation of its own. A Builder with less than textMargin bytes
+	// left is replaced at the next sentence, so that a sentence kept
+	// alive pins a bounded block of text.
+	text      strings.Builder
+	start     int
+	lineEnds  []int // lineEnds[k] is the end offset of line k from start
+	tokLine   []int // index in lineEnds of each token's line
+	tokLineNo []int // 1-based file line of each token
+	spans     []int // per token, ncol pairs of [start, end) offsets from start; start -1 = absent
 	firstLine int
 	docStart  bool
 	// document is the number of the document being read, sentences the
@@ -31,6 +43,13 @@ const maxFree = 1024
 // chunkLen is the number of elements of a fresh chunk.
 const chunkLen = 1024
 
+// textChunk is the size of a fresh Builder of blockBuilder.text;
+// textMargin the room a sentence starts a new one below.
+const (
+	textChunk  = 64 << 10
+	textMargin = 4 << 10
+)
+
 // carve returns the next n elements of *chunk (capacity n), starting a new
 // chunk when it is short. The elements are zero: a chunk is only ever
 // handed out once.
@@ -46,14 +65,17 @@ func carve[T any](chunk *[]T, n int) []T {
 func (b *blockBuilder) empty() bool     { return len(b.lineEnds) == 0 }
 func (b *blockBuilder) hasTokens() bool { return len(b.tokLine) > 0 }
 
-// addLine appends a line and returns its offset in buf.
+// addLine appends a line and returns its offset from the sentence's start.
 func (b *blockBuilder) addLine(line []byte, lineNo int) int {
 	if b.empty() {
 		b.firstLine = lineNo
 	}
-	base := len(b.buf)
-	b.buf = append(b.buf, line...)
-	b.lineEnds = append(b.lineEnds, len(b.buf))
+	if b.text.Cap() == 0 {
+		b.text.Grow(textChunk)
+	}
+	base := b.text.Len() - b.start
+	b.text.Write(line)
+	b.lineEnds = append(b.lineEnds, b.text.Len()-b.start)
 	return base
 }
 
@@ -75,7 +97,7 @@ func (b *blockBuilder) addToken(line []byte, lineNo int, spans []int) {
 // finish returns the collected sentence with ncol columns per token and
 // resets b, keeping its buffers for the next sentence.
 func (b *blockBuilder) finish(file string, ncol int) *Sentence {
-	text := string(b.buf)
+	text := b.text.String()[b.start:]
 	n := len(b.tokLine)
 	if b.docStart && b.sentences > 0 {
 		b.document++
@@ -163,8 +185,14 @@ func (b *blockBuilder) recycle(s *Sentence) {
 	b.free = append(b.free, s)
 }
 
-// reset empties b, keeping its buffers.
+// reset empties b, keeping its buffers. The text of the lines dropped
+// stays in the Builder, unused; the next sentence starts after it, or in a
+// new Builder.
 func (b *blockBuilder) reset() {
-	b.buf, b.lineEnds, b.tokLine, b.tokLineNo, b.spans = b.buf[:0], b.lineEnds[:0], b.tokLine[:0], b.tokLineNo[:0], b.spans[:0]
+	if b.text.Cap()-b.text.Len() < textMargin {
+		b.text = strings.Builder{}
+	}
+	b.start = b.text.Len()
+	b.lineEnds, b.tokLine, b.tokLineNo, b.spans = b.lineEnds[:0], b.tokLine[:0], b.tokLineNo[:0], b.spans[:0]
 	b.firstLine, b.docStart = 0, false
 }
