@@ -79,7 +79,12 @@ type conllReader struct {
 	err           error
 }
 
-var _ Reader = (*conllReader)(nil)
+var (
+	_ Reader   = (*conllReader)(nil)
+	_ Recycler = (*conllReader)(nil)
+)
+
+func (r *conllReader) Recycle(s *Sentence) { r.b.recycle(s) }
 
 func (r *conllReader) Read() (*Sentence, error) {
 	if r.err != nil {

@@ -38,7 +38,12 @@ type conlluReader struct {
 	err        error
 }
 
-var _ Reader = (*conlluReader)(nil)
+var (
+	_ Reader   = (*conlluReader)(nil)
+	_ Recycler = (*conlluReader)(nil)
+)
+
+func (r *conlluReader) Recycle(s *Sentence) { r.b.recycle(s) }
 
 func (r *conlluReader) Read() (*Sentence, error) {
 	if r.err != nil {

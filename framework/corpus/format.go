@@ -71,6 +71,18 @@ type Reader interface {
 	Read() (*Sentence, error)
 }
 
+// Recycler is implemented by Readers that can reuse the slices of the
+// sentences they returned (Tokens, its rows, Lines, TokenLine,
+// TokenLineNo) for the sentences they read next, so that a caller that
+// drops each sentence once it is written (a tagger streaming a file)
+// does not allocate and collect them over again. Recycle hands s back:
+// the caller must no longer use s or those slices; the strings in them
+// stay valid (text is never reused). A sentence the reader did not
+// return is ignored.
+type Recycler interface {
+	Recycle(s *Sentence)
+}
+
 // Writer writes sentences with one predicted label per token.
 //
 // For conll and conllu every line of Sentence.Lines is written unchanged,

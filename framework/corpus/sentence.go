@@ -35,6 +35,20 @@ type Sentence struct {
 	// first sentence, so a file without boundaries is one document (0).
 	// File and Document together identify a document (SameDocument).
 	Document int
+
+	// The slices a Recycler reuses for a later sentence, whole, and the
+	// builder they came from (nil when the sentence was not read by one).
+	pool  sentencePool
+	owner *blockBuilder
+}
+
+// sentencePool is the backing of a read sentence's slices: strs holds its
+// Lines then its cells, rows its Tokens, ints its TokenLine then its
+// TokenLineNo.
+type sentencePool struct {
+	strs []string
+	rows [][]string
+	ints []int
 }
 
 // Len returns the number of tokens.

@@ -300,6 +300,35 @@ func (r *reader) count(size uint64, what string) int {
 	return int(n)
 }
 
+// names reads n length-prefixed attribute names. They are substrings of
+// one string holding them all (one allocation and copy instead of one per
+// name: a model has hundreds of thousands), found by a first pass that
+// checks the lengths.
+func (r *reader) names(n int) []string {
+	end := 0
+	for i := range n {
+		l, k := binary.Uvarint(r.data[end:])
+		if k <= 0 {
+			r.err = fmt.Errorf("corrupted model: attribute %d", i)
+			return nil
+		}
+		if l > uint64(len(r.data)-end-k) {
+			r.err = fmt.Errorf("truncated or corrupted model: attribute name needs %d bytes, %d remain", l, len(r.data)-end-k)
+			return nil
+		}
+		end += k + int(l)
+	}
+	block := string(r.take(uint64(end), "attribute names"))
+	out := make([]string, n)
+	for i, at := 0, 0; i < n; i++ {
+		l, k := binary.Uvarint([]byte(block[at:min(at+binary.MaxVarintLen64, len(block))]))
+		at += k
+		out[i] = block[at : at+int(l)]
+		at += int(l)
+	}
+	return out
+}
+
 func (r *reader) int32s(what string) []int32 {
 	n := r.count(4, what)
 	b := r.take(uint64(n)*4, what)
@@ -364,16 +393,7 @@ func Decode(data []byte) (*Model, error) {
 	// Each name takes at least one byte (its length), which bounds the count.
 	nAttrs := r.count(1, "attributes")
 	if r.err == nil {
-		m.Attrs = make([]string, nAttrs)
-		for i := range m.Attrs {
-			l, k := binary.Uvarint(r.data)
-			if k <= 0 {
-				r.err = fmt.Errorf("corrupted model: attribute %d", i)
-				break
-			}
-			r.data = r.data[k:]
-			m.Attrs[i] = string(r.take(l, "attribute name"))
-		}
+		m.Attrs = r.names(nAttrs)
 	}
 	featOff := r.int32s("feature offsets")
 	featLabel := r.int32s("feature labels")

@@ -143,6 +143,13 @@ func (r plainHint) Read() (*corpus.Sentence, error) {
 	return s, err
 }
 
+// Recycle hands s back to the wrapped reader if it recycles.
+func (r plainHint) Recycle(s *corpus.Sentence) {
+	if rc, ok := r.Reader.(corpus.Recycler); ok {
+		rc.Recycle(s)
+	}
+}
+
 // oneCharReader checks that every token is one character, as the tokens
 // of a chars model are.
 type oneCharReader struct {

@@ -36,7 +36,7 @@ func (t *Tagger) Replica(reg *feature.Registry) (*Tagger, error) {
 		mp.Close()
 		return nil, fmt.Errorf("replica: %d extractors compiled, the model's tagger has %d", len(xs), len(t.extractors))
 	}
-	enc := feature.NewEncoder(t.enc.Attrs, t.enc.Labels, false, xs, cols.Label)
+	enc := feature.NewEncoder(t.enc.Attrs, t.enc.Labels, false, xs, -1) // no gold labels, as New
 	enc.UnknownAttr = t.enc.UnknownAttr
 	r := &Tagger{Model: t.Model, Format: t.Format, mapper: mp, extractors: xs, enc: enc, documents: t.documents,
 		ws: lattice.NewWorkspace(t.Model.Linear.NumLabels), scorer: t.scorer, chain: t.chain, free: t.free,

@@ -76,6 +76,9 @@ func New(m *model.Model, reg *feature.Registry, opt Options) (*Tagger, error) {
 		return nil, err
 	}
 	t := &Tagger{Model: m, Format: f, mapper: mp, extractors: mp.Extractors(), enc: mp.NewEncoder()}
+	// Tagging reads no gold labels: the encoder does not look up the
+	// label column (a lookup per token, 3% of trellis tag's time).
+	t.enc.LabelColumn = -1
 	t.documents = t.enc.HasDocumentExtractor()
 	if err := t.newStages(reg); err != nil {
 		t.Close()
@@ -243,6 +246,21 @@ func (t *Tagger) Stream(ctx context.Context, r corpus.Reader, w corpus.Writer, k
 	batch := make([]*corpus.Sentence, 0, BatchSize)
 	var buf []string
 	var out [][]string
+	// With plugins, a full batch is handed to them and tagged only after
+	// the next one is read and handed over too: the plugin processes
+	// extract batch k+1 while this one tags batch k.
+	var ahead []*corpus.Sentence
+	// (Not with stages: the first stages' columns exist only once the
+	// batch is tagged by them.)
+	readAhead := t.enc.HasPrefetcher() && len(t.stages) == 0
+	// When nothing keeps a sentence once it is written, the reader may
+	// reuse its slices for the next ones (not with plugins, whose
+	// prefetched batch is still to be tagged when the one before it is
+	// written).
+	var recycle corpus.Recycler
+	if rc, ok := r.(corpus.Recycler); ok && observe == nil && !readAhead {
+		recycle = rc
+	}
 	flush := func(batch []*corpus.Sentence) error {
 		if len(batch) == 0 {
 			return nil
@@ -270,15 +288,13 @@ func (t *Tagger) Stream(ctx context.Context, r corpus.Reader, w corpus.Writer, k
 			}
 			tokens += s.Len()
 		}
+		if recycle != nil {
+			for _, s := range batch {
+				recycle.Recycle(s)
+			}
+		}
 		return nil
 	}
-	// With plugins, a full batch is handed to them and tagged only after
-	// the next one is read and handed over too: the plugin processes
-	// extract batch k+1 while this one tags batch k.
-	var ahead []*corpus.Sentence
-	// (Not with stages: the first stages' columns exist only once the
-	// batch is tagged by them.)
-	readAhead := t.enc.HasPrefetcher() && len(t.stages) == 0
 	for i := 0; ; i++ {
 		if err := ctx.Err(); err != nil {
 			return tokens, err
