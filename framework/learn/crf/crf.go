@@ -76,6 +76,10 @@ type Config struct {
 	// with small seeded perturbations; "random" starts from small seeded
 	// random weights. crf with hidden_states only.
 	HiddenInit string `hcl:"hidden_init,optional" json:"hidden_init,omitempty"`
+	// HiddenIterations, when > 0, bounds the latent model's L-BFGS
+	// iterations (those after the split) in place of MaxIterations, which
+	// still bounds the plain CRF's before it. crf with hidden_states only.
+	HiddenIterations int `hcl:"hidden_iterations,optional" json:"hidden_iterations,omitempty"`
 }
 
 // LocalConfig is the maxent and memm block: Config without hidden_states,
@@ -84,22 +88,23 @@ type Config struct {
 // compiler refuses a field missing on either side. HiddenStates, untagged,
 // is neither decoded nor recorded.
 type LocalConfig struct {
-	Algorithm     string   `hcl:"algorithm,optional" json:"algorithm,omitempty"`
-	C1            *float64 `hcl:"c1,optional" json:"c1,omitempty"`
-	C2            *float64 `hcl:"c2,optional" json:"c2,omitempty"`
-	MaxIterations int      `hcl:"max_iterations,optional" json:"max_iterations,omitempty"`
-	Epsilon       *float64 `hcl:"epsilon,optional" json:"epsilon,omitempty"`
-	Period        int      `hcl:"period,optional" json:"period,omitempty"`
-	Delta         *float64 `hcl:"delta,optional" json:"delta,omitempty"`
-	Memory        int      `hcl:"memory,optional" json:"memory,omitempty"`
-	Patience      int      `hcl:"patience,optional" json:"patience,omitempty"`
-	DevEvery      int      `hcl:"dev_every,optional" json:"dev_every,omitempty"`
-	LearningRate  *float64 `hcl:"learning_rate,optional" json:"learning_rate,omitempty"`
-	Features      string   `hcl:"features,optional" json:"features,omitempty"`
-	InitModel     string   `hcl:"init_model,optional" json:"init_model,omitempty"`
-	Prior         string   `hcl:"prior,optional" json:"prior,omitempty"`
-	HiddenStates  int      `json:"-"`
-	HiddenInit    string   `json:"-"`
+	Algorithm        string   `hcl:"algorithm,optional" json:"algorithm,omitempty"`
+	C1               *float64 `hcl:"c1,optional" json:"c1,omitempty"`
+	C2               *float64 `hcl:"c2,optional" json:"c2,omitempty"`
+	MaxIterations    int      `hcl:"max_iterations,optional" json:"max_iterations,omitempty"`
+	Epsilon          *float64 `hcl:"epsilon,optional" json:"epsilon,omitempty"`
+	Period           int      `hcl:"period,optional" json:"period,omitempty"`
+	Delta            *float64 `hcl:"delta,optional" json:"delta,omitempty"`
+	Memory           int      `hcl:"memory,optional" json:"memory,omitempty"`
+	Patience         int      `hcl:"patience,optional" json:"patience,omitempty"`
+	DevEvery         int      `hcl:"dev_every,optional" json:"dev_every,omitempty"`
+	LearningRate     *float64 `hcl:"learning_rate,optional" json:"learning_rate,omitempty"`
+	Features         string   `hcl:"features,optional" json:"features,omitempty"`
+	InitModel        string   `hcl:"init_model,optional" json:"init_model,omitempty"`
+	Prior            string   `hcl:"prior,optional" json:"prior,omitempty"`
+	HiddenStates     int      `json:"-"`
+	HiddenInit       string   `json:"-"`
+	HiddenIterations int      `json:"-"`
 }
 
 // Form is the probability model a Learner fits. The forms share the
@@ -245,8 +250,8 @@ func (l *Learner) Validate() hcl.Diagnostics {
 	if math.IsNaN(s.delta) {
 		bad("Invalid "+l.form.title()+" setting", "delta must be a number")
 	}
-	if l.cfg.MaxIterations < 0 || l.cfg.Period < 0 || l.cfg.Memory < 0 || l.cfg.Patience < 0 {
-		bad("Invalid "+l.form.title()+" setting", "max_iterations, period, memory and patience must be >= 0")
+	if l.cfg.MaxIterations < 0 || l.cfg.Period < 0 || l.cfg.Memory < 0 || l.cfg.Patience < 0 || l.cfg.HiddenIterations < 0 {
+		bad("Invalid "+l.form.title()+" setting", "max_iterations, period, memory, patience and hidden_iterations must be >= 0")
 	}
 	switch l.cfg.Prior {
 	case "", "zero":
@@ -293,6 +298,9 @@ func (l *Learner) Train(ctx context.Context, p *learn.Problem) (*learn.Result, e
 	if l.cfg.HiddenStates > 1 {
 		if m, centre, err = l.startLatent(ctx, m, p, sents, s, info); err != nil {
 			return nil, err
+		}
+		if l.cfg.HiddenIterations > 0 {
+			s.maxIterations = l.cfg.HiddenIterations
 		}
 	}
 	obj := newObjective(m, p.Train, sents, p.Transitions, s.c2, p.Threads, l.form != Chain)

@@ -93,6 +93,9 @@ func (l *Learner) validateHiddenInit() hcl.Diagnostics {
 	bad := func(detail string) hcl.Diagnostics {
 		return hcl.Diagnostics{{Severity: hcl.DiagError, Summary: "Invalid " + l.form.title() + " setting", Detail: detail}}
 	}
+	if l.cfg.HiddenIterations > 0 && l.cfg.HiddenStates == 0 {
+		return bad("hidden_iterations needs hidden_states (it bounds a latent CRF's iterations; max_iterations bounds a plain one's)")
+	}
 	switch l.cfg.HiddenInit {
 	case "":
 		return nil

@@ -218,6 +218,7 @@ func TestLatentValidate(t *testing.T) {
 		{"init_model", func(l *Learner) { l.cfg.HiddenStates = 2; l.cfg.InitModel = "m.model" }, "cannot continue init_model"},
 		{"memm", func(l *Learner) { l.form = Local; l.cfg.HiddenStates = 2 }, "memm does not take it"},
 		{"hidden_init alone", func(l *Learner) { l.cfg.HiddenInit = "split" }, "hidden_init needs hidden_states"},
+		{"hidden_iterations alone", func(l *Learner) { l.cfg.HiddenIterations = 5 }, "hidden_iterations needs hidden_states"},
 		{"prior split alone", func(l *Learner) { l.cfg.Prior = "split" }, `prior = "split" needs hidden_states`},
 		{"prior split random", func(l *Learner) { l.cfg.HiddenStates = 2; l.cfg.HiddenInit = "random"; l.cfg.Prior = "split" }, `prior = "split" needs hidden_states`},
 		{"hidden_init unknown", func(l *Learner) { l.cfg.HiddenStates = 2; l.cfg.HiddenInit = "plain" }, `hidden_init must be "split"`},
@@ -279,5 +280,26 @@ func TestSplitWeights(t *testing.T) {
 				t.Fatalf("latent objective at the unperturbed split %v, plain objective %v", got, want)
 			}
 		})
+	}
+}
+
+// TestHiddenIterations: hidden_iterations bounds the iterations after the
+// split, not the plain CRF's before it.
+func TestHiddenIterations(t *testing.T) {
+	r := rand.New(rand.NewPCG(5, 6))
+	train := learntest.Synthetic(r, 200, 1, false)
+	l := New().(*Learner)
+	l.cfg.HiddenStates, l.cfg.HiddenIterations = 2, 3
+	if d := l.Validate(); d.HasErrors() {
+		t.Fatal(d)
+	}
+	res, err := l.Train(context.Background(), learntest.Problem(train, 2))
+	if err != nil {
+		t.Fatal(err)
+	}
+	plain, _ := res.Info["plain_iterations"].(int)
+	latent, _ := res.Info["iterations"].(int)
+	if latent != 3 || plain <= 3 {
+		t.Fatalf("%d iterations after the split (want 3), %d before", latent, plain)
 	}
 }
