@@ -132,6 +132,15 @@ learner "latent_k3" {
   dev_every         = 5
 }
 
+learner "latent_k3_c05" {
+  type              = "crf"
+  c2                = 0.5
+  hidden_states     = 3
+  prior             = "split"
+  hidden_iterations = 100
+  dev_every         = 5
+}
+
 evaluation {
   train = "train"
   dev   = "dev"

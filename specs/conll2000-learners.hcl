@@ -116,7 +116,7 @@ learner "crf" {
 # off by about 60 iterations after the split.
 learner "latent" {
   type              = "crf"
-  c2                = 1
+  c2                = 0.5
   hidden_states     = 3
   prior             = "split"
   hidden_iterations = 100
