@@ -107,15 +107,21 @@ learner "crf" {
   c2   = 1
 }
 
-# The latent-variable CRF (Sun et al. 2008): two hidden states per label
-# and the CRF's c2, both chosen before any run, without a test score (two
-# states rather than more to bound training time, which L-BFGS's iteration
-# count dominates: this objective is not convex and takes several times the
-# CRF's iterations to converge).
+# The latent-variable CRF (Sun et al. 2008): three hidden states per
+# label, split from the plain CRF trained first (hidden_init = "split",
+# the default) with the L2 penalty centred on the split (prior = "split")
+# and 100 L-BFGS iterations after it, decoded by the most probable label
+# sequence summed over its state paths (decode = "labelpath"). These
+# settings were picked on a held-out tenth of train
+# (specs/conll2000-latent-dev.hcl), never on test; the held-out F1 levels
+# off by about 60 iterations after the split.
 learner "latent" {
-  type          = "crf"
-  c2            = 1
-  hidden_states = 2
+  type              = "crf"
+  c2                = 0.5
+  hidden_states     = 3
+  prior             = "split"
+  hidden_iterations = 100
+  decode            = "labelpath"
 }
 
 # The locally normalized learners need a weaker prior than the CRF's c2 = 1:

@@ -334,7 +334,7 @@ func pauseGC() (resume func()) {
 func evalCommand() command {
 	return command{
 		Name:        "eval",
-		Usage:       []string{"--model MODEL FILE [--json] [--decode viterbi|greedy|beam|posterior] [--beam N]"},
+		Usage:       []string{"--model MODEL FILE [--json] [--decode viterbi|greedy|beam|posterior|labelpath] [--beam N]"},
 		Summary:     "score a model on a labelled file",
 		Description: "Tags FILE (in the model's corpus format, with gold labels) and prints a conlleval-style report for span schemes, accuracy otherwise, and word precision, recall and F1 for segmentation; --json prints the full metrics. --decode and --beam choose the decoding method as in trellis tag.",
 		Run:         (*app).cmdEval,

@@ -40,7 +40,8 @@ learner "latent_early" {
 // saved model reproduces the run's predictions; n-best probabilities are
 // those of distinct labellings (their sum at most 1) and marginals are
 // probabilities; `trellis explain` gives the tagged labels and names each
-// token's hidden state; posterior decoding runs.
+// token's hidden state; posterior decoding runs; labelpath decoding finds a
+// labelling at least as probable as Viterbi's.
 func TestLatentCRF(t *testing.T) {
 	dir := t.TempDir()
 	src := string(readFile(t, chunkSpec)) + latentBlocks
@@ -172,6 +173,46 @@ func TestLatentCRF(t *testing.T) {
 			f, m := strings.Fields(got[i]), strings.Fields(marg[i])
 			if len(f) > 0 && (len(m) != len(f)+1 || m[len(m)-2] != f[len(f)-1]) {
 				t.Fatalf("line %d: %q with --marginals, %q without", i+1, marg[i], got[i])
+			}
+		}
+	})
+	t.Run("labelpath", func(t *testing.T) {
+		// The most probable labelling: one of the n-best labellings, at
+		// least as probable as Viterbi's (the n-best list's first).
+		out, _ := mustRun(t, "", "tag", "--model", model, "--decode", "labelpath", "--output", "json", chunkTest)
+		nb, _ := mustRun(t, "", "tag", "--model", model, "--nbest", "32", "--output", "json", chunkTest)
+		type labelling struct {
+			Labels      []string `json:"labels"`
+			Probability float64  `json:"probability"`
+		}
+		var sents []struct {
+			Labels []string    `json:"labels"`
+			NBest  []labelling `json:"nbest"`
+		}
+		for _, src := range []string{out, nb} {
+			dec := json.NewDecoder(strings.NewReader(src))
+			for k := 0; dec.More(); k++ {
+				var sent struct {
+					Labels []string    `json:"labels"`
+					NBest  []labelling `json:"nbest"`
+				}
+				if err := dec.Decode(&sent); err != nil {
+					t.Fatal(err)
+				}
+				if src == out {
+					sents = append(sents, sent)
+				} else if k < len(sents) {
+					sents[k].NBest = sent.NBest
+				}
+			}
+		}
+		if len(sents) == 0 {
+			t.Fatal("no sentences tagged")
+		}
+		for k, s := range sents {
+			i := slices.IndexFunc(s.NBest, func(l labelling) bool { return slices.Equal(l.Labels, s.Labels) })
+			if i < 0 || s.NBest[i].Probability < s.NBest[0].Probability {
+				t.Fatalf("sentence %d: labelpath %v is not among the n-best or less probable than Viterbi's %v", k, s.Labels, s.NBest)
 			}
 		}
 	})

@@ -18,7 +18,7 @@ func tagCommand() command {
 	return command{
 		Name: "tag",
 		Usage: []string{
-			"--model MODEL [FILE|-] [--threads N] [--marginals] [--nbest K] [--constrained auto|on|off] [--decode viterbi|greedy|beam|posterior] [--beam N]",
+			"--model MODEL [FILE|-] [--threads N] [--marginals] [--nbest K] [--constrained auto|on|off] [--decode viterbi|greedy|beam|posterior|labelpath] [--beam N]",
 			"--model MODEL --input text|tokens [FILE|-] [--output tsv|json]",
 			"--model MODEL [FILE|-] --output json",
 		},
@@ -33,7 +33,8 @@ func tagCommand() command {
 			"(tokens, labels, words for segmentation, marginals and probability with --marginals, the k best with --nbest). " +
 			"--nbest K adds the 2nd..Kth best labels as further columns in tsv; --marginals adds the best label's marginal after it.\n" +
 			"--decode picks how labels are chosen: viterbi (the best sequence, the default), greedy (left to right, each label the best after the one before), " +
-			"beam with --beam N (the N best partial paths per position), posterior (the largest marginals the scheme's constraints allow).\n" +
+			"beam with --beam N (the N best partial paths per position), posterior (the largest marginals the scheme's constraints allow), " +
+			"labelpath (for a latent model, the most probable label sequence summed over its hidden-state paths; Viterbi for any other).\n" +
 			"--threads N tags N batches at once, written in input order: the output is the same bytes for any N. " +
 			"--marginals and --nbest tag on one thread.",
 		Run: (*app).cmdTag,

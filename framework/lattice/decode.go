@@ -21,10 +21,14 @@ const (
 	// DecodePosterior picks the sequence of largest marginals that the
 	// constraints allow (Decoder.Posterior).
 	DecodePosterior
+	// DecodeLabelPath picks, for a lattice over hidden states, the
+	// labelling of largest probability summed over its state paths
+	// (Decoder.LabelPath); without hidden states it is Viterbi.
+	DecodeLabelPath
 )
 
 // MethodNames are the spellings ParseMethod accepts, in Method order.
-var MethodNames = []string{"viterbi", "greedy", "beam", "posterior"}
+var MethodNames = []string{"viterbi", "greedy", "beam", "posterior", "labelpath"}
 
 func (m Method) String() string {
 	if int(m) < len(MethodNames) {
@@ -83,8 +87,9 @@ type Decoder struct {
 	// s / States): Posterior then maximizes the labels' marginals, each the
 	// sum of its states' marginals, and returns a state path with those
 	// labels, each token's state the label's most probable one that the
-	// constraints allow beside its neighbours. The other methods decode
-	// states as they decode labels.
+	// constraints allow beside its neighbours; LabelPath finds the most
+	// probable labelling. The other methods decode states as they decode
+	// labels.
 	States int
 
 	ws *Workspace
@@ -107,6 +112,12 @@ type Decoder struct {
 	stateMarg                  []float64 // Posterior with States: the states' own marginals
 	maskTrans, maskStart, mask []float64
 	maskAt                     []float64
+	// LabelPath: the n-best state paths and scores, the labellings seen
+	// with their probabilities, and the clamped lattice's state scores.
+	nbPaths  [][]int32
+	nbScores []float64
+	seen     [][]int32
+	clamped  []float64
 }
 
 // NewDecoder returns a decoder over ws's labels. width is the beam width
@@ -115,7 +126,7 @@ func NewDecoder(ws *Workspace, m Method, width int) *Decoder {
 	if m == DecodeBeam && width < 1 {
 		panic("lattice: beam width below 1")
 	}
-	if m > DecodePosterior {
+	if m > DecodeLabelPath {
 		panic("lattice: unknown decoding method")
 	}
 	l := ws.l
@@ -144,6 +155,8 @@ func (d *Decoder) Decode(dst []int32, s *Scores) float64 {
 		if score = d.Posterior(dst, s); !math.IsInf(score, -1) {
 			return SequenceScore(s, dst)
 		}
+	case DecodeLabelPath:
+		score = d.LabelPath(dst, s)
 	default:
 		return d.ws.Viterbi(dst, s)
 	}

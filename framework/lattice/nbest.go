@@ -36,24 +36,16 @@ func (w *Workspace) NBest(dst [][]int32, scores []float64, s *Scores, k int) int
 			count[y] = 1
 		}
 	}
+	trans, head := make([]float64, l), make([]int32, l)
 	for i := 1; i < n; i++ {
+		prev := entries[(i-1)*l*k : i*l*k]
 		for y := 0; y < l; y++ {
-			cand = cand[:0]
 			st := s.State[i*l+y]
 			for p := 0; p < l; p++ {
-				base := ((i-1)*l + p) * k
-				t := s.trans(i, p, y)
-				for r := 0; r < int(count[(i-1)*l+p]); r++ {
-					v := entries[base+r].score + t + st
-					if math.IsInf(v, -1) || math.IsNaN(v) {
-						continue
-					}
-					cand = append(cand, nbestEntry{score: v, prev: int32(p), rank: int32(r)})
-				}
+				trans[p], head[p] = s.trans(i, p, y), 0
 			}
-			c := selectTop(cand, k)
-			copy(entries[(i*l+y)*k:], cand[:c])
-			count[i*l+y] = int32(c)
+			out := entries[(i*l+y)*k : (i*l+y+1)*k]
+			count[i*l+y] = int32(mergeTop(out, prev, count[(i-1)*l:i*l], trans, head, st, k))
 		}
 	}
 	cand = cand[:0]
@@ -82,6 +74,43 @@ func (w *Workspace) NBest(dst [][]int32, scores []float64, s *Scores, k int) int
 		}
 		dst[j] = path
 		scores[j] = cand[j].score
+	}
+	return found
+}
+
+// mergeTop writes into out the k best extensions into one node of the
+// previous position's partial paths, prev[p*k+r] (count[p] of them per
+// label p, best first): entry r of p scores prev[p*k+r].score + trans[p] +
+// st. Each label's list stays in order after the addition (rounding is
+// monotone), so the best are a k-way merge, O(k·L) instead of sorting all
+// k·L candidates; ties go to the lowest label, then the lowest rank —
+// the order of selectTop over the candidates listed by (label, rank), so
+// the paths are the same. head[p] is the next rank of p (zero on entry).
+// Non-finite scores (-Inf, NaN) are never kept. It returns how many it
+// wrote.
+func mergeTop(out, prev []nbestEntry, count []int32, trans []float64, head []int32, st float64, k int) int {
+	l := len(trans)
+	found := 0
+	for found < k {
+		best, bestV := -1, 0.0
+		for p := 0; p < l; p++ {
+			for head[p] < count[p] {
+				v := prev[p*k+int(head[p])].score + trans[p] + st
+				if !math.IsInf(v, -1) && !math.IsNaN(v) {
+					if best < 0 || v > bestV {
+						best, bestV = p, v
+					}
+					break
+				}
+				head[p]++ // never kept: skip it
+			}
+		}
+		if best < 0 {
+			break
+		}
+		out[found] = nbestEntry{score: bestV, prev: int32(best), rank: head[best]}
+		head[best]++
+		found++
 	}
 	return found
 }

@@ -14,6 +14,7 @@
 package crf
 
 import (
+	"cmp"
 	"context"
 	"fmt"
 	"math"
@@ -62,11 +63,23 @@ type Config struct {
 	// c2·‖w‖²; "init_model" penalizes c2·‖w − w₀‖², w₀ the weights of
 	// init_model (new features 0), so that continuing on new data stays
 	// near the model instead of forgetting the data it was trained on
-	// (Chelba & Acero 2004). L-BFGS only.
+	// (Chelba & Acero 2004). L-BFGS only. For a latent CRF split from the
+	// plain one, "split" penalizes c2·‖w − w₀‖², w₀ the plain CRF's weights
+	// copied to each state: a state pays for how far it departs from its
+	// label, not for the label's weights themselves (see latent.go).
 	Prior string `hcl:"prior,optional" json:"prior,omitempty"`
 	// HiddenStates, when 2 or more, trains a latent-variable CRF
 	// (latent.go): each label owns that many hidden states. crf only.
 	HiddenStates int `hcl:"hidden_states,optional" json:"hidden_states,omitempty"`
+	// HiddenInit is where the latent CRF starts: "split" (default) trains
+	// the plain CRF first and splits each label's weights into its states
+	// with small seeded perturbations; "random" starts from small seeded
+	// random weights. crf with hidden_states only.
+	HiddenInit string `hcl:"hidden_init,optional" json:"hidden_init,omitempty"`
+	// HiddenIterations, when > 0, bounds the latent model's L-BFGS
+	// iterations (those after the split) in place of MaxIterations, which
+	// still bounds the plain CRF's before it. crf with hidden_states only.
+	HiddenIterations int `hcl:"hidden_iterations,optional" json:"hidden_iterations,omitempty"`
 }
 
 // LocalConfig is the maxent and memm block: Config without hidden_states,
@@ -75,21 +88,23 @@ type Config struct {
 // compiler refuses a field missing on either side. HiddenStates, untagged,
 // is neither decoded nor recorded.
 type LocalConfig struct {
-	Algorithm     string   `hcl:"algorithm,optional" json:"algorithm,omitempty"`
-	C1            *float64 `hcl:"c1,optional" json:"c1,omitempty"`
-	C2            *float64 `hcl:"c2,optional" json:"c2,omitempty"`
-	MaxIterations int      `hcl:"max_iterations,optional" json:"max_iterations,omitempty"`
-	Epsilon       *float64 `hcl:"epsilon,optional" json:"epsilon,omitempty"`
-	Period        int      `hcl:"period,optional" json:"period,omitempty"`
-	Delta         *float64 `hcl:"delta,optional" json:"delta,omitempty"`
-	Memory        int      `hcl:"memory,optional" json:"memory,omitempty"`
-	Patience      int      `hcl:"patience,optional" json:"patience,omitempty"`
-	DevEvery      int      `hcl:"dev_every,optional" json:"dev_every,omitempty"`
-	LearningRate  *float64 `hcl:"learning_rate,optional" json:"learning_rate,omitempty"`
-	Features      string   `hcl:"features,optional" json:"features,omitempty"`
-	InitModel     string   `hcl:"init_model,optional" json:"init_model,omitempty"`
-	Prior         string   `hcl:"prior,optional" json:"prior,omitempty"`
-	HiddenStates  int      `json:"-"`
+	Algorithm        string   `hcl:"algorithm,optional" json:"algorithm,omitempty"`
+	C1               *float64 `hcl:"c1,optional" json:"c1,omitempty"`
+	C2               *float64 `hcl:"c2,optional" json:"c2,omitempty"`
+	MaxIterations    int      `hcl:"max_iterations,optional" json:"max_iterations,omitempty"`
+	Epsilon          *float64 `hcl:"epsilon,optional" json:"epsilon,omitempty"`
+	Period           int      `hcl:"period,optional" json:"period,omitempty"`
+	Delta            *float64 `hcl:"delta,optional" json:"delta,omitempty"`
+	Memory           int      `hcl:"memory,optional" json:"memory,omitempty"`
+	Patience         int      `hcl:"patience,optional" json:"patience,omitempty"`
+	DevEvery         int      `hcl:"dev_every,optional" json:"dev_every,omitempty"`
+	LearningRate     *float64 `hcl:"learning_rate,optional" json:"learning_rate,omitempty"`
+	Features         string   `hcl:"features,optional" json:"features,omitempty"`
+	InitModel        string   `hcl:"init_model,optional" json:"init_model,omitempty"`
+	Prior            string   `hcl:"prior,optional" json:"prior,omitempty"`
+	HiddenStates     int      `json:"-"`
+	HiddenInit       string   `json:"-"`
+	HiddenIterations int      `json:"-"`
 }
 
 // Form is the probability model a Learner fits. The forms share the
@@ -235,8 +250,8 @@ func (l *Learner) Validate() hcl.Diagnostics {
 	if math.IsNaN(s.delta) {
 		bad("Invalid "+l.form.title()+" setting", "delta must be a number")
 	}
-	if l.cfg.MaxIterations < 0 || l.cfg.Period < 0 || l.cfg.Memory < 0 || l.cfg.Patience < 0 {
-		bad("Invalid "+l.form.title()+" setting", "max_iterations, period, memory and patience must be >= 0")
+	if l.cfg.MaxIterations < 0 || l.cfg.Period < 0 || l.cfg.Memory < 0 || l.cfg.Patience < 0 || l.cfg.HiddenIterations < 0 {
+		bad("Invalid "+l.form.title()+" setting", "max_iterations, period, memory, patience and hidden_iterations must be >= 0")
 	}
 	switch l.cfg.Prior {
 	case "", "zero":
@@ -244,14 +259,19 @@ func (l *Learner) Validate() hcl.Diagnostics {
 		if l.cfg.InitModel == "" || s.algorithm == "sgd" {
 			bad("Invalid "+l.form.title()+" setting", `prior = "init_model" needs init_model and algorithm = "lbfgs"`)
 		}
+	case priorSplit:
+		if l.cfg.HiddenStates == 0 || l.cfg.HiddenInit == initRandom {
+			bad("Invalid "+l.form.title()+" setting", `prior = "split" needs hidden_states and hidden_init = "split" (the default): it centres the penalty on the split plain CRF`)
+		}
 	default:
-		bad("Invalid "+l.form.title()+" setting", `prior must be "zero" or "init_model", got %q`, l.cfg.Prior)
+		bad("Invalid "+l.form.title()+" setting", `prior must be "zero", "init_model" or "split", got %q`, l.cfg.Prior)
 	}
 	if l.cfg.DevEvery < -1 {
 		bad("Invalid "+l.form.title()+" setting", "dev_every must be >= 1, or -1 for never")
 	}
 	diags = append(diags, learn.ValidateFeatures(l.cfg.Features)...)
 	diags = append(diags, l.validateLatent(s)...)
+	diags = append(diags, l.validateHiddenInit()...)
 	return diags
 }
 
@@ -269,25 +289,36 @@ func (l *Learner) Train(ctx context.Context, p *learn.Problem) (*learn.Result, e
 		return nil, err
 	}
 	m.Local = l.form == Local && p.Transitions
-	if l.cfg.HiddenStates > 1 {
-		m = latentModel(m, l.cfg.HiddenStates, p.Seed)
-	}
 	sents, err := learn.CompleteSentences(p, s.name)
 	if err != nil {
 		return nil, err
 	}
+	info := map[string]any{}
+	var centre []float64 // prior = "split": the split point
+	if l.cfg.HiddenStates > 1 {
+		if m, centre, err = l.startLatent(ctx, m, p, sents, s, info); err != nil {
+			return nil, err
+		}
+		if l.cfg.HiddenIterations > 0 {
+			s.maxIterations = l.cfg.HiddenIterations
+		}
+	}
 	obj := newObjective(m, p.Train, sents, p.Transitions, s.c2, p.Threads, l.form != Chain)
 	if l.cfg.Prior == "init_model" && p.Init != nil {
 		obj.prior = append([]float64(nil), m.W...) // the continued weights on this structure
+	}
+	if l.cfg.Prior == priorSplit {
+		obj.prior = centre
 	}
 	ev := p.Log.Info().Int("features", m.NumFeatures()).Int("labels", m.NumOutputLabels())
 	if m.HiddenStates > 1 {
 		ev = ev.Int("hidden_states", m.HiddenStates)
 	}
 	ev.Int("threads", obj.threads).Str("algorithm", s.algorithm).Float64("c1", s.c1).Float64("c2", s.c2).Msg(s.name + " training")
-	info := map[string]any{"features": m.NumFeatures(), "algorithm": s.algorithm, "c1": s.c1, "c2": s.c2}
+	info["features"], info["algorithm"], info["c1"], info["c2"] = m.NumFeatures(), s.algorithm, s.c1, s.c2
 	if m.HiddenStates > 1 {
 		info["hidden_states"] = m.HiddenStates
+		info["hidden_init"] = cmp.Or(l.cfg.HiddenInit, initSplit)
 	}
 	es := newEarlyStop(l.cfg.Patience, l.cfg.DevEvery, p, m)
 	if s.algorithm == "sgd" {

@@ -1,11 +1,13 @@
 package crf
 
 import (
+	"context"
 	"math/rand/v2"
 
 	"github.com/hashicorp/hcl/v2"
 
 	"github.com/trellis-nlp/trellis/framework/lattice"
+	"github.com/trellis-nlp/trellis/framework/learn"
 	"github.com/trellis-nlp/trellis/framework/linear"
 )
 
@@ -24,10 +26,21 @@ import (
 // those consistent with y (the clamped pass: the same forward-backward
 // kernel on the lattice of the gold labels' states, see latentSentence). The gradient of the negative log-likelihood is
 // E_free[φ] − E_clamped[φ]. The objective is not convex: training starts
-// from small random weights drawn from the spec's seed (identical states
-// would get identical gradients and never split), and L-BFGS finds a
-// local optimum, the same one for every thread count (the shards reduce
-// in a fixed order).
+// from weights perturbed by small random numbers drawn from the spec's
+// seed (identical states would get identical gradients and never split),
+// and L-BFGS finds a local optimum, the same one for every thread count
+// (the shards reduce in a fixed order).
+//
+// Where it starts is hidden_init. "split" (the default, Petrov et al.
+// 2006's split): the plain CRF is trained first, on the same objective's
+// labels, and each state of a label starts from its label's weights (and
+// each state transition from its labels' transition) plus the
+// perturbation. The latent likelihood at that point is the plain CRF's
+// (every state path of a label path scores alike, so k^n cancels between
+// Z(x) and Z(x, y)), and L-BFGS only has to learn how the states differ,
+// which takes far fewer evaluations of the latent objective (each k to k²
+// times a plain one's) than starting from scratch. "random" starts from
+// the perturbation alone.
 
 // maxHiddenStates bounds hidden_states: the lattice grows as (L·k)².
 const maxHiddenStates = 32
@@ -62,6 +75,100 @@ func (l *Learner) validateLatent(s settings) hcl.Diagnostics {
 		return bad("hidden_states cannot continue init_model: a model's labels do not say how to split them into hidden states")
 	}
 	return nil
+}
+
+// Hidden initializations (Config.HiddenInit).
+const (
+	initSplit  = "split"
+	initRandom = "random"
+)
+
+// priorSplit is prior = "split": the L2 penalty centred on the split
+// plain CRF.
+const priorSplit = "split"
+
+// validateHiddenInit checks hidden_init: a known value, and only with
+// hidden_states.
+func (l *Learner) validateHiddenInit() hcl.Diagnostics {
+	bad := func(detail string) hcl.Diagnostics {
+		return hcl.Diagnostics{{Severity: hcl.DiagError, Summary: "Invalid " + l.form.title() + " setting", Detail: detail}}
+	}
+	if l.cfg.HiddenIterations > 0 && l.cfg.HiddenStates == 0 {
+		return bad("hidden_iterations needs hidden_states (it bounds a latent CRF's iterations; max_iterations bounds a plain one's)")
+	}
+	switch l.cfg.HiddenInit {
+	case "":
+		return nil
+	case initSplit, initRandom:
+		if l.cfg.HiddenStates == 0 {
+			return bad("hidden_init needs hidden_states (it says where a latent CRF starts)")
+		}
+		return nil
+	}
+	return bad(`hidden_init must be "split" (train the plain CRF, then split its labels) or "random", got "` + l.cfg.HiddenInit + `"`)
+}
+
+// startLatent returns the latent model over m's structure (whose weights
+// are zero) at its starting point — m trained as a plain CRF and split
+// (hidden_init = "split"), or the random start — and, after a split, the
+// split point without the perturbation (prior = "split" centres the L2
+// penalty there). A run resumed from a checkpoint takes the random start's
+// structure only: the checkpoint holds the latent weights, and the centre
+// is not needed on the way there (the plain phase takes no checkpoints, so
+// it is trained again for prior = "split").
+func (l *Learner) startLatent(ctx context.Context, m *linear.Model, p *learn.Problem, sents []int, s settings, info map[string]any) (*linear.Model, []float64, error) {
+	k := l.cfg.HiddenStates
+	resumed := p.Checkpoints != nil && p.Checkpoints.Resume != nil
+	if l.cfg.HiddenInit == initRandom || resumed && l.cfg.Prior != priorSplit {
+		return latentModel(m, k, p.Seed), nil, nil
+	}
+	plain := *p
+	plain.Checkpoints, plain.Dev, plain.DevScore, plain.Observe = nil, nil, nil, nil
+	ps := s
+	ps.name = s.name + " before the split"
+	obj := newObjective(m, p.Train, sents, p.Transitions, s.c2, p.Threads, false)
+	p.Log.Info().Int("features", m.NumFeatures()).Int("labels", m.NumLabels).Int("hidden_states", k).
+		Msg("latent crf: training the plain crf to split (hidden_init = \"split\")")
+	plainInfo := map[string]any{}
+	if err := trainLBFGS(ctx, obj, ps, &plain, newEarlyStop(0, -1, &plain, m), plainInfo); err != nil {
+		return nil, nil, err
+	}
+	info["plain_iterations"], info["plain_evaluations"], info["plain_loss"] = plainInfo["iterations"], plainInfo["evaluations"], plainInfo["loss"]
+	out := latentModel(m, k, p.Seed)
+	centre := splitWeights(m, k)
+	for i, w := range centre {
+		out.W[i] += w
+	}
+	return out, centre, nil
+}
+
+// splitWeights returns the weights of the latent model of the trained
+// plain model m in which every weight of state j of label y (a state
+// feature, a transition between states, a start or stop weight) is m's
+// weight of y (between their labels). latentModel's indexing: plain
+// feature f is latent features f·k … f·k+k−1.
+func splitWeights(m *linear.Model, k int) []float64 {
+	f0, l := m.NumFeatures(), m.NumLabels
+	s := l * k
+	w := make([]float64, f0*k+s*s+2*s)
+	for f, v := range m.W[:f0] {
+		for j := range k {
+			w[f*k+j] = v
+		}
+	}
+	if !m.Transitions {
+		return w
+	}
+	trans, start, stop := m.Trans(), m.Start(), m.Stop()
+	outTrans, outStart, outStop := w[f0*k:f0*k+s*s], w[f0*k+s*s:f0*k+s*s+s], w[f0*k+s*s+s:]
+	for a := range s {
+		outStart[a] = start[a/k]
+		outStop[a] = stop[a/k]
+		for b := range s {
+			outTrans[a*s+b] = trans[(a/k)*l+b/k]
+		}
+	}
+	return w
 }
 
 // latentModel splits the labels of m (zero weights) into k states each

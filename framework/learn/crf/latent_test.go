@@ -135,18 +135,29 @@ func enumerateStates(sc *lattice.Scores, f func(path []int32, score float64)) {
 // same model bits for 1 and 2 threads and for a second run, states of a
 // label that differ, and accuracy as good as the plain CRF's bound.
 func TestLatentTrain(t *testing.T) {
+	for _, c := range []struct{ init, prior string }{{"", ""}, {initSplit, ""}, {initRandom, ""}, {"", priorSplit}} {
+		t.Run("hidden_init="+c.init+",prior="+c.prior, func(t *testing.T) { testLatentTrain(t, c.init, c.prior) })
+	}
+}
+
+func testLatentTrain(t *testing.T, init, prior string) {
 	r := rand.New(rand.NewPCG(5, 6))
 	train, test := learntest.Synthetic(r, 200, 1, false), learntest.Synthetic(r, 80, 1, false)
 	var ref *linear.Model
 	for _, threads := range []int{1, 2, 1} {
 		l := New().(*Learner)
 		l.cfg.HiddenStates = 2
+		l.cfg.HiddenInit = init
+		l.cfg.Prior = prior
 		if d := l.Validate(); d.HasErrors() {
 			t.Fatal(d)
 		}
 		res, err := l.Train(context.Background(), learntest.Problem(train, threads))
 		if err != nil {
 			t.Fatal(err)
+		}
+		if it, _ := res.Info["plain_iterations"].(int); (it > 0) != (init != initRandom) {
+			t.Fatalf("hidden_init %q: %d plain iterations before the split", init, it)
 		}
 		m := res.Model
 		if m.HiddenStates != 2 || m.NumLabels != 2*learntest.NumLabels || m.NumOutputLabels() != learntest.NumLabels {
@@ -206,6 +217,11 @@ func TestLatentValidate(t *testing.T) {
 		{"sgd", func(l *Learner) { l.cfg.HiddenStates = 2; l.cfg.Algorithm = "sgd" }, `needs algorithm = "lbfgs"`},
 		{"init_model", func(l *Learner) { l.cfg.HiddenStates = 2; l.cfg.InitModel = "m.model" }, "cannot continue init_model"},
 		{"memm", func(l *Learner) { l.form = Local; l.cfg.HiddenStates = 2 }, "memm does not take it"},
+		{"hidden_init alone", func(l *Learner) { l.cfg.HiddenInit = "split" }, "hidden_init needs hidden_states"},
+		{"hidden_iterations alone", func(l *Learner) { l.cfg.HiddenIterations = 5 }, "hidden_iterations needs hidden_states"},
+		{"prior split alone", func(l *Learner) { l.cfg.Prior = "split" }, `prior = "split" needs hidden_states`},
+		{"prior split random", func(l *Learner) { l.cfg.HiddenStates = 2; l.cfg.HiddenInit = "random"; l.cfg.Prior = "split" }, `prior = "split" needs hidden_states`},
+		{"hidden_init unknown", func(l *Learner) { l.cfg.HiddenStates = 2; l.cfg.HiddenInit = "plain" }, `hidden_init must be "split"`},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			l := New().(*Learner)
@@ -215,5 +231,75 @@ func TestLatentValidate(t *testing.T) {
 				t.Fatalf("diagnostics %v, want %q", d, c.want)
 			}
 		})
+	}
+}
+
+// TestSplitWeights: the split gives each state its label's weights, so
+// that the latent objective (c2 = 0) there is the plain CRF's at the plain
+// weights — the k^n state paths of each label path cancel between Z(x)
+// and Z(x, y).
+func TestSplitWeights(t *testing.T) {
+	for _, c := range []struct {
+		name        string
+		k           int
+		transitions bool
+	}{
+		{"k2", 2, true},
+		{"k3", 3, true},
+		{"k2 no transitions", 2, false},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			r := rand.New(rand.NewPCG(31, 32))
+			d := learntest.Synthetic(r, 12, 1, true)
+			plain := linear.NewObserved(d, learntest.NumAttrs, learntest.NumLabels, c.transitions)
+			for i := range plain.W {
+				plain.W[i] = r.NormFloat64()
+			}
+			if !c.transitions {
+				clear(plain.W[plain.NumFeatures():])
+			}
+			split := latentModel(plain, c.k, 9)
+			x := splitWeights(plain, c.k)
+			if err := split.Validate(); err != nil || split.HiddenStates != c.k || len(x) != len(split.W) {
+				t.Fatalf("split model invalid (%v), %d hidden states or %d weights", err, split.HiddenStates, len(x))
+			}
+			for a := int32(0); a < int32(plain.NumAttrs()); a++ {
+				for y := int32(0); y < int32(plain.NumLabels); y++ {
+					f := plain.Feature(a, y)
+					for j := int32(0); j < int32(c.k); j++ {
+						g := split.Feature(a, y*int32(c.k)+j)
+						if (f < 0) != (g < 0) || f >= 0 && math.Abs(x[g]-plain.W[f]) > 1e-12 {
+							t.Fatalf("attribute %d state %d of label %d: weight %v, label's %v", a, j, y, x[g], plain.W[f])
+						}
+					}
+				}
+			}
+			want := newObjective(plain, d, allSentences(d), c.transitions, 0, 1, false).Evaluate(plain.W, make([]float64, len(plain.W)))
+			got := newObjective(split, d, allSentences(d), c.transitions, 0, 1, false).Evaluate(x, make([]float64, len(x)))
+			if math.Abs(got-want) > 1e-9*math.Max(1, math.Abs(want)) {
+				t.Fatalf("latent objective at the unperturbed split %v, plain objective %v", got, want)
+			}
+		})
+	}
+}
+
+// TestHiddenIterations: hidden_iterations bounds the iterations after the
+// split, not the plain CRF's before it.
+func TestHiddenIterations(t *testing.T) {
+	r := rand.New(rand.NewPCG(5, 6))
+	train := learntest.Synthetic(r, 200, 1, false)
+	l := New().(*Learner)
+	l.cfg.HiddenStates, l.cfg.HiddenIterations = 2, 3
+	if d := l.Validate(); d.HasErrors() {
+		t.Fatal(d)
+	}
+	res, err := l.Train(context.Background(), learntest.Problem(train, 2))
+	if err != nil {
+		t.Fatal(err)
+	}
+	plain, _ := res.Info["plain_iterations"].(int)
+	latent, _ := res.Info["iterations"].(int)
+	if latent != 3 || plain <= 3 {
+		t.Fatalf("%d iterations after the split (want 3), %d before", latent, plain)
 	}
 }
