@@ -13,8 +13,7 @@ import (
 //
 // Those lists are what make constrained decoding cheap: in IOB2, I-X can
 // only follow B-X or I-X, so the kernel visits 2 predecessors instead of
-// L. They are also what lets a second-order model run as this same
-// first-order kernel over label pairs (see the package documentation).
+// L.
 //
 // A Chain owns copies of its scores. Attach points a Scores at them; after
 // that they change only through SetTrans, SetStart and SetStop, which keep
