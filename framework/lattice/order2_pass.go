@@ -222,15 +222,6 @@ func (x *work2) factors(w *Workspace, i int) []float64 {
 	return fac
 }
 
-// transInto2 returns the exponentiated transitions into position i (rows
-// of stride lp): the shared block, or position i's.
-func (w *Workspace) transInto2(i int) []float64 {
-	if w.o2.haveBlocks {
-		return w.block(i)
-	}
-	return w.expTrans
-}
-
 // scaled2 runs the scaled pass; false means the log-space pass must run.
 func (w *Workspace) scaled2(s *Scores) bool {
 	o, x := s.Order2, w.o2
