@@ -682,7 +682,7 @@ func newProblem(o Options, enc *encoded, li *spec.LearnerInstance, log zerolog.L
 	s := o.Spec
 	p := &learn.Problem{
 		Train: enc.train, NumAttrs: enc.mapper.Attrs().Len(), NumLabels: enc.mapper.Labels().Len(),
-		Mapper: enc.mapper, Transitions: enc.mapper.Transitions(), Pairs: enc.mapper.PairAttrs(),
+		Mapper: enc.mapper, Transitions: enc.mapper.Transitions(), Pairs: enc.mapper.PairAttrs(), Order: enc.mapper.Order(),
 		Constraints: constraints, Seed: s.Seed, Threads: o.Threads, Log: log, Progress: o.Progress,
 	}
 	if li.InitModel != nil {
