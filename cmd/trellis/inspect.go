@@ -28,7 +28,10 @@ type inspection struct {
 	Transitions    bool             `json:"transitions"`
 	// PairFeatures counts the input-conditioned transitions (templates
 	// with labels = "bigram").
-	PairFeatures  int    `json:"pair_features,omitempty"`
+	PairFeatures int `json:"pair_features,omitempty"`
+	// Trigrams counts a second-order model's label trigrams (transition
+	// order = 2).
+	Trigrams      int    `json:"trigrams,omitempty"`
 	Normalization string `json:"normalization,omitempty"`
 	// States name a latent model's hidden states ("B-NP#0"), which the
 	// top features and transitions are listed by; empty otherwise.
@@ -94,7 +97,7 @@ func inspect(m *model.Model, top int) *inspection {
 	l := lm.NumLabels
 	in := &inspection{
 		Learner: m.Learner, Provenance: m.Provenance, Scheme: m.Scheme, OutputScheme: m.OutputScheme, Labels: m.Labels,
-		Attributes: lm.NumAttrs(), Features: lm.NumFeatures(), Transitions: lm.Transitions, PairFeatures: lm.NumPairs(),
+		Attributes: lm.NumAttrs(), Features: lm.NumFeatures(), Transitions: lm.Transitions, PairFeatures: lm.NumPairs(), Trigrams: lm.NumTrigrams(),
 		Normalization: m.Normalization, TopFeatures: map[string][]weightedAttr{},
 	}
 	if lm.States() > 1 {
@@ -151,6 +154,9 @@ func writeInspection(a *app, in *inspection, top int) error {
 	fmt.Fprintf(w, "attributes:   %d\n", in.Attributes)
 	fmt.Fprintf(w, "features:     %d (%d with a non-zero weight)\n", in.Features, in.ActiveFeatures)
 	fmt.Fprintf(w, "transitions:  %v\n", in.Transitions)
+	if in.Trigrams > 0 {
+		fmt.Fprintf(w, "trigrams:     %d (second order: label trigrams seen in training)\n", in.Trigrams)
+	}
 	if in.PairFeatures > 0 {
 		fmt.Fprintf(w, "pair features: %d (input-conditioned transitions: attributes × label bigrams)\n", in.PairFeatures)
 	}

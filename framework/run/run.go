@@ -908,7 +908,7 @@ func devScorer(enc *encoded, sch scheme.Scheme, constraints *lattice.Constraints
 		scorer.Reset(m, m.W)
 		// A latent model decodes over its states (constraints inherited
 		// from their labels) and is scored on their labels.
-		chain := lattice.NewChain(m.Trans(), m.Start(), m.Stop(), m.StateConstraints(constraints))
+		chain := m.Chain(m.W, constraints)
 		var wg sync.WaitGroup
 		for w := 0; w < threads; w++ {
 			wg.Add(1)
