@@ -38,8 +38,11 @@ type Order2 struct {
 	// the pair (first[s], second[s]).
 	first, second []int32
 	// edges sorted by (to, from); into[t]:into[t+1] are those into t.
-	edges []edge2
-	into  []int32
+	// from, to and tri repeat their fields as arrays, which the passes'
+	// inner loops read densely.
+	edges         []edge2
+	into          []int32
+	from, to, tri []int32
 	// starts lists the states whose first is Boundary; stopTri[s] is the
 	// trigram (first[s], second[s], ⟨/s⟩), or -1.
 	starts  []int32
@@ -129,6 +132,9 @@ func NewOrder2(l int, trigrams []Trigram, c *Constraints) (*Order2, error) {
 		}
 		return int(x.from - y.from)
 	})
+	for _, e := range o.edges {
+		o.from, o.to, o.tri = append(o.from, e.from), append(o.to, e.to), append(o.tri, e.tri)
+	}
 	o.into = make([]int32, len(keys)+1)
 	for _, e := range o.edges {
 		o.into[e.to+1]++

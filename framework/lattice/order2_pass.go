@@ -254,14 +254,14 @@ func (w *Workspace) scaled2(s *Scores) bool {
 			prev, fac, e := alpha[(i-1)*sn:i*sn], x.factors(w, i), es[i*l:(i+1)*l]
 			for t := range cur {
 				lo, hi := o.into[t], o.into[t+1]
-				edges, f := o.edges[lo:hi], fac[lo:hi]
-				f = f[:len(edges)]
+				from, f := o.from[lo:hi], fac[lo:hi]
+				f = f[:len(from)]
 				v := 0.0
-				for k := range edges {
-					v += prev[edges[k].from] * f[k]
+				for k, p := range from {
+					v += prev[p] * f[k]
 				}
-				if len(edges) > 0 {
-					v *= e[edges[0].c]
+				if len(from) > 0 {
+					v *= e[o.edges[lo].c]
 				}
 				cur[t] = v
 			}
@@ -307,9 +307,9 @@ func (w *Workspace) backward2(s *Scores, stopSum float64) {
 			q[t] = e[o.second[t]] * next[t]
 		}
 		clear(cur)
-		for k := range fac {
-			g := &o.edges[k]
-			cur[g.from] += fac[k] * q[g.to]
+		from, to := o.from[:len(fac)], o.to[:len(fac)]
+		for k, f := range fac {
+			cur[from[k]] += f * q[to[k]]
 		}
 		scaleRow(cur, 1/x.sums[i+1])
 	}
@@ -451,9 +451,9 @@ func (w *Workspace) addTrigramScaled(dst []float64, s *Scores, scale float64) {
 			q[t] = e[o.second[t]] * b[t] * f
 		}
 		fac := x.factors(w, i)
-		for k := range fac {
-			g := &o.edges[k]
-			dst[g.tri] += prev[g.from] * fac[k] * q[g.to]
+		from, to, tri := o.from[:len(fac)], o.to[:len(fac)], o.tri[:len(fac)]
+		for k, f := range fac {
+			dst[tri[k]] += prev[from[k]] * f * q[to[k]]
 		}
 	}
 }
@@ -471,11 +471,21 @@ func (w *Workspace) labelMarginal2(i, y int) float64 {
 
 // labelMarginals2 writes P(y_i = y) for every position into dst (N*L).
 func (w *Workspace) labelMarginals2(dst []float64) {
-	o, l := w.o2.order, w.l
+	x := w.o2
+	o, l, sn := x.order, w.l, x.states
 	clear(dst)
 	for i := 0; i < w.n; i++ {
+		row := dst[i*l : (i+1)*l]
+		if w.logSpace {
+			for st, b := range o.second {
+				row[b] += w.stateMarginal2(i, st)
+			}
+			continue
+		}
+		a, be := x.alpha[i*sn:(i+1)*sn], x.beta[i*sn:(i+1)*sn]
+		a, be = a[:len(o.second)], be[:len(o.second)]
 		for st, b := range o.second {
-			dst[i*l+int(b)] += w.stateMarginal2(i, st)
+			row[b] += a[st] * be[st]
 		}
 	}
 }
@@ -493,10 +503,22 @@ func (w *Workspace) pairMarginals2(dst []float64, s *Scores, i int) {
 
 // addBigramMarginals2 adds scale times Σi P(y_(i-1) = p, y_i = c) to dst.
 func (w *Workspace) addBigramMarginals2(dst []float64, s *Scores, scale float64) {
+	x := w.o2
+	sn, bigram := x.states, s.Order2.bigram
 	for i := 1; i < w.n; i++ {
-		for st, bg := range s.Order2.bigram {
+		if w.logSpace {
+			for st, bg := range bigram {
+				if bg >= 0 {
+					dst[bg] += scale * w.stateMarginal2(i, st)
+				}
+			}
+			continue
+		}
+		a, be := x.alpha[i*sn:(i+1)*sn], x.beta[i*sn:(i+1)*sn]
+		a, be = a[:len(bigram)], be[:len(bigram)]
+		for st, bg := range bigram {
 			if bg >= 0 {
-				dst[bg] += scale * w.stateMarginal2(i, st)
+				dst[bg] += scale * (a[st] * be[st])
 			}
 		}
 	}

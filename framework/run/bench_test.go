@@ -59,10 +59,20 @@ func BenchmarkCRFGradientConll2000Bigram(b *testing.B) {
 	}
 }
 
+// BenchmarkCRFGradientConll2000Order2 is the same with CRFsuite's
+// baseline features, first order (specs/conll2000.hcl) and second order
+// (specs/conll2000-order2.hcl: label trigrams): the cost per L-BFGS
+// iteration of the second order against the first.
+func BenchmarkCRFGradientConll2000Order2(b *testing.B) {
+	for _, name := range []string{"conll2000.hcl", "conll2000-order2.hcl"} {
+		b.Run(name, func(b *testing.B) { benchGradient(b, name) })
+	}
+}
+
 func benchGradient(b *testing.B, specName string) {
 	enc := encodeConll2000Spec(b, specName)
 	p := &learn.Problem{Train: enc.train, NumAttrs: enc.mapper.Attrs().Len(), NumLabels: enc.mapper.Labels().Len(),
-		Transitions: enc.mapper.Transitions(), Pairs: enc.mapper.PairAttrs(), Threads: 0, Log: zerolog.Nop()}
+		Transitions: enc.mapper.Transitions(), Pairs: enc.mapper.PairAttrs(), Order: enc.mapper.Order(), Threads: 0, Log: zerolog.Nop()}
 	g := crf.NewGradient(p, "observed", 1)
 	x := make([]float64, len(g.Model.W))
 	for i := range x {
