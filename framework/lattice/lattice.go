@@ -182,11 +182,14 @@ type Workspace struct {
 	// cheaper than L*L exps.
 	cachedTrans, cachedStart, cachedStop []float64
 	cacheValid                           bool
-	logSpace                             bool
-	logZ                                 float64
-	tmp                                  []float64 // lp entries, the padding 0
-	row                                  []float64 // lp entries
-	pairAcc                              []float64 // L rows of lp
+	// edgesVersion counts prepareEdges' recomputations, so that caches
+	// derived from them (the second-order edge factors) see a change.
+	edgesVersion uint64
+	logSpace     bool
+	logZ         float64
+	tmp          []float64 // lp entries, the padding 0
+	row          []float64 // lp entries
+	pairAcc      []float64 // L rows of lp
 	// expAt holds, after a scaled pass over per-position transitions
 	// (perPosition), each position's exponentiated transitions (position.go).
 	expAt       []float64
@@ -306,6 +309,7 @@ func (w *Workspace) prepareEdges(s *Scores) {
 	expShifted(w.expStart, s.Start, w.startShift)
 	expShifted(w.expStop, s.Stop, w.stopShift)
 	w.cacheValid = true
+	w.edgesVersion++
 }
 
 // equal compares bitwise-equal floats; NaN never matches, so a NaN weight

@@ -32,6 +32,13 @@ type work2 struct {
 	triShift     float64
 	triSpread    float64
 	haveBlocks   bool // per-position blocks in Workspace.expAt
+	// The trigram exponentials are cached (prepareTrigrams): valid for
+	// triOrder's structure, the trigram scores cachedTri and the
+	// Workspace's exponentiated transitions of version triEdges.
+	cachedTri []float64
+	triOrder  *Order2
+	triEdges  uint64
+	triValid  bool
 }
 
 func (w *Workspace) grow2(n int, o *Order2) *work2 {
@@ -157,14 +164,9 @@ func (w *Workspace) forwardBackward2(s *Scores) float64 {
 // edges and the bound on their spread; ok is false when a per-position
 // block is not finite.
 func (w *Workspace) prepare2(s *Scores) (logZ, edgeSpread float64, ok bool) {
-	o, x := s.Order2, w.o2
+	x := w.o2
 	w.prepareEdges(s)
-	x.triShift = maxFinite(s.Trigram)
-	x.triSpread = 0
-	if lo, hi := finiteRange(s.Trigram); lo <= hi {
-		x.triSpread = max(hi, 0) - min(lo, 0) // a closing pair without a trigram scores 0
-	}
-	expShifted(x.expTri[:len(s.Trigram)], s.Trigram, x.triShift)
+	w.prepareTrigrams(s)
 	n := s.N
 	logZ = w.startShift + w.stopShift + float64(n-1)*x.triShift
 	transSpread := w.transSpread
@@ -185,15 +187,37 @@ func (w *Workspace) prepare2(s *Scores) (logZ, edgeSpread float64, ok bool) {
 		}
 	} else {
 		logZ += float64(n-1) * w.transShift
-		ee := x.edgeExp[:len(o.edges)]
-		for k := range ee {
-			g := &o.edges[k]
-			ee[k] = x.expTri[g.tri] * w.expTrans[g.bp]
-		}
+	}
+	logZ += x.triShift // the closing factors' (prepareTrigrams)
+	edgeSpread = transSpread + x.triSpread + math.Max(spread(s.Start), spread(s.Stop))
+	return logZ, edgeSpread, true
+}
+
+// prepareTrigrams exponentiates the trigram scores, the shared edge
+// factors and the closing factors, unless the last call did so for the
+// same structure, trigram scores and exponentiated transitions (every
+// sentence of a training pass shares them: comparing T floats is far
+// cheaper than T exps).
+func (w *Workspace) prepareTrigrams(s *Scores) {
+	o, x := s.Order2, w.o2
+	if x.triValid && x.triOrder == o && x.triEdges == w.edgesVersion && equal(x.cachedTri, s.Trigram) {
+		return
+	}
+	x.cachedTri = append(x.cachedTri[:0], s.Trigram...)
+	x.triOrder, x.triEdges, x.triValid = o, w.edgesVersion, true
+	x.triShift = maxFinite(s.Trigram)
+	x.triSpread = 0
+	if lo, hi := finiteRange(s.Trigram); lo <= hi {
+		x.triSpread = max(hi, 0) - min(lo, 0) // a closing pair without a trigram scores 0
+	}
+	expShifted(x.expTri[:len(s.Trigram)], s.Trigram, x.triShift)
+	ee := x.edgeExp[:len(o.edges)]
+	for k := range ee {
+		g := &o.edges[k]
+		ee[k] = x.expTri[g.tri] * w.expTrans[g.bp]
 	}
 	// The closing factor of each state: exp(Stop[b] − stopShift) times its
 	// closing trigram's, shifted by triShift like the inner ones.
-	logZ += x.triShift
 	f := math.Exp(-x.triShift)
 	for st := range x.stopExp[:len(o.first)] {
 		v := w.expStop[o.second[st]] * f
@@ -202,8 +226,6 @@ func (w *Workspace) prepare2(s *Scores) (logZ, edgeSpread float64, ok bool) {
 		}
 		x.stopExp[st] = v
 	}
-	edgeSpread = transSpread + x.triSpread + math.Max(spread(s.Start), spread(s.Stop))
-	return logZ, edgeSpread, true
 }
 
 // factors returns the exponentiated weights of the edges into position

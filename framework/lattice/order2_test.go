@@ -324,3 +324,37 @@ func BenchmarkOrder2ForwardBackward(b *testing.B) {
 		})
 	}
 }
+
+// TestOrder2Reuse: a Workspace reused across lattices whose trigram
+// scores, structure or transitions change gives what a fresh one gives
+// (the exponentiated trigrams are cached between calls).
+func TestOrder2Reuse(t *testing.T) {
+	r := rand.New(rand.NewPCG(3, 4))
+	w := NewWorkspace(3)
+	for rep := 0; rep < 12; rep++ {
+		s := randomScores(r, 4, 3, 1, false)
+		ts := randomTrigrams(r, 3, 0.8)
+		o, err := NewOrder2(3, ts, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		s.Order2, s.Trigram = o, make([]float64, len(ts))
+		for k := range s.Trigram {
+			s.Trigram[k] = r.NormFloat64()
+		}
+		for _, change := range []func(){
+			func() {},
+			func() { s.Trigram[0] += 0.5 },
+			func() { s.Trans[1] -= 0.25 },
+		} {
+			if len(s.Trigram) == 0 {
+				break
+			}
+			change()
+			got, want := w.ForwardBackward(s), NewWorkspace(3).ForwardBackward(s)
+			if got != want {
+				t.Fatalf("rep %d: log Z %v reusing the workspace, %v fresh", rep, got, want)
+			}
+		}
+	}
+}
