@@ -27,6 +27,7 @@ type work2 struct {
 	expTri       []float64 // per trigram
 	edgeExp      []float64 // per edge: expTri times the shared transition's exp
 	fac          []float64 // per edge: one position's factors (factors)
+	edgeW        []float64 // per edge: Viterbi's trigram plus transition scores
 	stopExp      []float64 // per state: exp of the closing score, shifted
 	tmp, acc     []float64 // S each
 	triShift     float64
@@ -69,6 +70,7 @@ func (w *Workspace) grow2(n int, o *Order2) *work2 {
 	if cap(x.edgeExp) < len(o.edges) {
 		x.edgeExp = make([]float64, len(o.edges))
 		x.fac = make([]float64, len(o.edges))
+		x.edgeW = make([]float64, len(o.edges))
 	}
 	return x
 }
@@ -112,21 +114,36 @@ func (w *Workspace) viterbi2(dst []int32, s *Scores) float64 {
 		b := o.second[st]
 		delta[st] = s.Start[b] + s.State[b]
 	}
+	// Each edge's trigram plus transition score, once per sentence; with
+	// TransAt each position adds its term (edgeWeight's sum, in its order).
+	ew := x.edgeW[:len(o.edges)]
+	for k := range ew {
+		ew[k] = s.Trigram[o.tri[k]] + s.Trans[o.edges[k].bc]
+	}
 	for i := 1; i < n; i++ {
 		prev, cur := delta[(i-1)*sn:i*sn], delta[i*sn:(i+1)*sn]
 		bp := back[i*sn : (i+1)*sn]
 		st := s.State[i*l : (i+1)*l]
+		wi := ew
+		if s.TransAt != nil {
+			wi = x.fac[:len(ew)] // free outside the forward-backward
+			at := s.TransAt[(i-1)*l*l : i*l*l]
+			for k, v := range ew {
+				wi[k] = v + at[o.edges[k].bc]
+			}
+		}
 		for t := range cur {
 			best, arg := inf, int32(0)
-			es := o.edges[o.into[t]:o.into[t+1]]
-			for k := range es {
-				e := &es[k]
-				if v := prev[e.from] + edgeWeight(s, e, i); v > best {
-					best, arg = v, e.from
+			lo, hi := o.into[t], o.into[t+1]
+			from, ws := o.from[lo:hi], wi[lo:hi]
+			ws = ws[:len(from)]
+			for k, p := range from {
+				if v := prev[p] + ws[k]; v > best {
+					best, arg = v, p
 				}
 			}
-			if len(es) > 0 {
-				best += st[es[0].c]
+			if hi > lo {
+				best += st[o.edges[lo].c]
 			}
 			cur[t], bp[t] = best, arg
 		}
