@@ -190,17 +190,27 @@ func checkOrder2NBest(t *testing.T, model string) {
 }
 
 // TestSecondOrderRefused: a learner that cannot train a second-order
-// model is a spec error placed at the transition template's order.
+// model, or one that would decode it with greedy or beam search, is a
+// spec error placed at the transition template's order.
 func TestSecondOrderRefused(t *testing.T) {
-	dir := t.TempDir()
-	src := order2Spec(t, "learner \"hmm\" {\n  type = \"hmm\"\n}\n")
-	spec := filepath.Join(dir, "spec.hcl")
-	if err := os.WriteFile(spec, []byte(src), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	line := 1 + strings.Count(src[:strings.Index(src, "order = 2")], "\n")
-	code, _, stderr := trellis(t, "", "validate", spec)
-	if code != 2 || !strings.Contains(stderr, "spec.hcl:"+strconv.Itoa(line)+":") || !strings.Contains(stderr, "cannot train") || !strings.Contains(stderr, "crf") {
-		t.Fatalf("exit %d, stderr:\n%s\nwant exit 2 and a diagnostic at line %d naming the learners that can", code, stderr, line)
+	for _, c := range []struct {
+		name, learners, want string
+	}{
+		{"hmm", "learner \"hmm\" {\n  type = \"hmm\"\n}\n", "cannot train"},
+		{"greedy", "learner \"p\" {\n  type   = \"perceptron\"\n  decode = \"greedy\"\n}\n", "first-order scores only"},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			dir := t.TempDir()
+			src := order2Spec(t, c.learners)
+			spec := filepath.Join(dir, "spec.hcl")
+			if err := os.WriteFile(spec, []byte(src), 0o644); err != nil {
+				t.Fatal(err)
+			}
+			line := 1 + strings.Count(src[:strings.Index(src, "order = 2")], "\n")
+			code, _, stderr := trellis(t, "", "validate", spec)
+			if code != 2 || !strings.Contains(stderr, "spec.hcl:"+strconv.Itoa(line)+":") || !strings.Contains(stderr, c.want) {
+				t.Fatalf("exit %d, stderr:\n%s\nwant exit 2 and a diagnostic at line %d saying %q", code, stderr, line, c.want)
+			}
+		})
 	}
 }

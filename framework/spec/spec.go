@@ -833,6 +833,11 @@ func (s *Spec) checkOrderLearners() hcl.Diagnostics {
 	}
 	var diags hcl.Diagnostics
 	for _, l := range s.Learners {
+		if l.Decode == lattice.DecodeGreedy || l.Decode == lattice.DecodeBeam {
+			diags = append(diags, errorAt(second.OrderRange.Ptr(), "Second-order model with greedy or beam decoding",
+				fmt.Sprintf(`Template %q has order = 2 (a second-order model), which learner %q (at %s:%d) would decode with %s search; that search reads first-order scores only. Use decode = "viterbi" or "posterior", or remove the setting.`,
+					second.Name, l.Name, l.Range.Filename, l.Range.Start.Line, l.Decode)))
+		}
 		if !learn.TrainsSecondOrder(l.Learner) {
 			diags = append(diags, errorAt(second.OrderRange.Ptr(), "Second-order model with a learner that cannot train it",
 				fmt.Sprintf(`Template %q has order = 2 (a second-order model, label trigrams), which learner %q (type %s, at %s:%d) cannot train: crf (without hidden_states), perceptron, pa and arow can. Remove the learner or the setting.`,
