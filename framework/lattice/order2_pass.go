@@ -28,6 +28,7 @@ type work2 struct {
 	edgeExp      []float64 // per edge: expTri times the shared transition's exp
 	fac          []float64 // per edge: one position's factors (factors)
 	edgeW        []float64 // per edge: Viterbi's trigram plus transition scores
+	triExp       []float64 // per trigram: the inner expected counts of the last scaled pass
 	stopExp      []float64 // per state: exp of the closing score, shifted
 	tmp, acc     []float64 // S each
 	triShift     float64
@@ -66,6 +67,7 @@ func (w *Workspace) grow2(n int, o *Order2) *work2 {
 	}
 	if cap(x.expTri) < len(o.trigrams) {
 		x.expTri = make([]float64, len(o.trigrams))
+		x.triExp = make([]float64, len(o.trigrams))
 	}
 	if cap(x.edgeExp) < len(o.edges) {
 		x.edgeExp = make([]float64, len(o.edges))
@@ -330,6 +332,11 @@ func (w *Workspace) scaled2(s *Scores) bool {
 }
 
 // backward2 is the scaled backward pass, by the forward pass's sums.
+//
+// The same sweep adds up the inner trigrams' expected counts (triExp,
+// which AddTrigramMarginals reads): edge k into position i+1 is
+// α[i][from]·factor·q[to]/sums[i+1], and factor·q[to] is the backward
+// step's own term, so the CRF's gradient needs no sweep of its own.
 func (w *Workspace) backward2(s *Scores, stopSum float64) {
 	o, x := s.Order2, w.o2
 	n, l, sn := s.N, s.L, x.states
@@ -338,6 +345,8 @@ func (w *Workspace) backward2(s *Scores, stopSum float64) {
 	for st := range last {
 		last[st] = x.stopExp[st] / stopSum
 	}
+	triExp := x.triExp[:len(o.trigrams)]
+	clear(triExp)
 	for i := n - 2; i >= 0; i-- {
 		cur, next := beta[i*sn:(i+1)*sn], beta[(i+1)*sn:(i+2)*sn]
 		fac, e := x.factors(w, i+1), es[(i+1)*l:(i+2)*l]
@@ -345,12 +354,20 @@ func (w *Workspace) backward2(s *Scores, stopSum float64) {
 		for t := range q {
 			q[t] = e[o.second[t]] * next[t]
 		}
-		clear(cur)
-		from, to := o.from[:len(fac)], o.to[:len(fac)]
-		for k, f := range fac {
-			cur[from[k]] += f * q[to[k]]
+		inv := 1 / x.sums[i+1]
+		a, alpha := x.acc[:sn], x.alpha[i*sn:(i+1)*sn]
+		for st := range a {
+			a[st] = alpha[st] * inv
 		}
-		scaleRow(cur, 1/x.sums[i+1])
+		clear(cur)
+		from, to, tri := o.from[:len(fac)], o.to[:len(fac)], o.tri[:len(fac)]
+		for k, f := range fac {
+			p := from[k]
+			v := f * q[to[k]]
+			cur[p] += v
+			triExp[tri[k]] += a[p] * v
+		}
+		scaleRow(cur, inv)
 	}
 }
 
@@ -477,23 +494,10 @@ func (w *Workspace) AddTrigramMarginals(dst []float64, s *Scores, scale float64)
 }
 
 // addTrigramScaled adds scale times the inner trigrams' expected counts
-// after the scaled pass: per position, α[i-1][from] · factor ·
-// (e[i][c]·β[i][to]/sums[i]).
+// that the scaled backward pass added up (backward2).
 func (w *Workspace) addTrigramScaled(dst []float64, s *Scores, scale float64) {
-	o, x := s.Order2, w.o2
-	l, sn := s.L, x.states
-	q := x.tmp[:sn]
-	for i := 1; i < w.n; i++ {
-		prev, b, e := x.alpha[(i-1)*sn:i*sn], x.beta[i*sn:(i+1)*sn], x.expState[i*l:(i+1)*l]
-		f := scale / x.sums[i]
-		for t := range q {
-			q[t] = e[o.second[t]] * b[t] * f
-		}
-		fac := x.factors(w, i)
-		from, to, tri := o.from[:len(fac)], o.to[:len(fac)], o.tri[:len(fac)]
-		for k, f := range fac {
-			dst[tri[k]] += prev[from[k]] * f * q[to[k]]
-		}
+	for k, v := range w.o2.triExp[:len(s.Order2.trigrams)] {
+		dst[k] += scale * v
 	}
 }
 
