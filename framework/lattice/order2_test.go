@@ -404,4 +404,3 @@ func BenchmarkOrder2Viterbi(b *testing.B) {
 		})
 	}
 }
-
