@@ -181,6 +181,10 @@ tune "p" {
   type       = "perceptron"
   init_model = "a/models/p.model"
 }`, true, []string{"init_model with bigram templates", "not supported yet"}},
+		{"second order", `learner "p" {
+  type       = "perceptron"
+  init_model = "a/models/p.model"
+}`, true, []string{"init_model with a second-order model", "not supported yet"}},
 		{"latent model", `learner "p" {
   type       = "perceptron"
   init_model = "latent/models/l.model"
@@ -198,6 +202,9 @@ tune "p" {
     column = "pos"
     labels = "bigram"
   }`, 1)
+			}
+			if tc.name == "second order" {
+				src = strings.Replace(src, `transition "trans" {}`, "transition \"trans\" {\n    order = 2\n  }", 1)
 			}
 			if tc.name == "other scheme" {
 				src = strings.Replace(src, `scheme = "iob2"`, `scheme = "iob2"

@@ -183,9 +183,23 @@ func (x *explainer) write(s *corpus.Sentence, ex tagger.Explanation) error {
 				fmt.Fprintf(x.w, "    %+9.4f  %s × %s → %s\n", c.Score, c.Attr, ex.Labels[i-1], te.Label)
 			}
 		}
+		if te.Trigram != nil {
+			fmt.Fprintf(x.w, "    %+9.4f  trigram %s %s → %s\n", *te.Trigram, previousLabel(ex.Labels, i-2), ex.Labels[i-1], te.Label)
+		}
 		if te.Stop != nil {
 			fmt.Fprintf(x.w, "    %+9.4f  %s → stop\n", *te.Stop, te.Label)
 		}
+		if te.StopTrigram != nil {
+			fmt.Fprintf(x.w, "    %+9.4f  trigram %s %s → stop\n", *te.StopTrigram, previousLabel(ex.Labels, i-1), te.Label)
+		}
 	}
 	return x.w.WriteByte('\n')
+}
+
+// previousLabel is labels[j], or "start" before the first token.
+func previousLabel(labels []string, j int) string {
+	if j < 0 {
+		return "start"
+	}
+	return labels[j]
 }

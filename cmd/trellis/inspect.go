@@ -28,7 +28,10 @@ type inspection struct {
 	Transitions    bool             `json:"transitions"`
 	// PairFeatures counts the input-conditioned transitions (templates
 	// with labels = "bigram").
-	PairFeatures  int    `json:"pair_features,omitempty"`
+	PairFeatures int `json:"pair_features,omitempty"`
+	// Trigrams counts a second-order model's label trigrams (transition
+	// order = 2).
+	Trigrams      int    `json:"trigrams,omitempty"`
 	Normalization string `json:"normalization,omitempty"`
 	// Stages are the first stages a second-stage model carries.
 	Stages []model.Stage `json:"stages,omitempty"`
@@ -96,7 +99,7 @@ func inspect(m *model.Model, top int) *inspection {
 	l := lm.NumLabels
 	in := &inspection{
 		Learner: m.Learner, Provenance: m.Provenance, Scheme: m.Scheme, OutputScheme: m.OutputScheme, Labels: m.Labels,
-		Attributes: lm.NumAttrs(), Features: lm.NumFeatures(), Transitions: lm.Transitions, PairFeatures: lm.NumPairs(),
+		Attributes: lm.NumAttrs(), Features: lm.NumFeatures(), Transitions: lm.Transitions, PairFeatures: lm.NumPairs(), Trigrams: lm.NumTrigrams(),
 		Normalization: m.Normalization, TopFeatures: map[string][]weightedAttr{}, Stages: m.Stages,
 	}
 	if lm.States() > 1 {
@@ -153,6 +156,9 @@ func writeInspection(a *app, in *inspection, top int) error {
 	fmt.Fprintf(w, "attributes:   %d\n", in.Attributes)
 	fmt.Fprintf(w, "features:     %d (%d with a non-zero weight)\n", in.Features, in.ActiveFeatures)
 	fmt.Fprintf(w, "transitions:  %v\n", in.Transitions)
+	if in.Trigrams > 0 {
+		fmt.Fprintf(w, "trigrams:     %d (second order: label trigrams seen in training)\n", in.Trigrams)
+	}
 	if in.PairFeatures > 0 {
 		fmt.Fprintf(w, "pair features: %d (input-conditioned transitions: attributes × label bigrams)\n", in.PairFeatures)
 	}

@@ -135,6 +135,23 @@ type StructureTemplate interface {
 	Transitions() bool
 }
 
+// OrderTemplate is a StructureTemplate that sets the model's Markov order:
+// 1 (label bigrams) or 2 (label trigrams too, a second-order model). The
+// transition template's order setting.
+type OrderTemplate interface {
+	StructureTemplate
+	Order() int
+}
+
+// TemplateOrder returns the Markov order t sets: 2 for an OrderTemplate
+// that says so, 1 for any other.
+func TemplateOrder(t Template) int {
+	if ot, ok := t.(OrderTemplate); ok && ot.Transitions() && ot.Order() == 2 {
+		return 2
+	}
+	return 1
+}
+
 // FileTemplate is implemented by templates that read a file of their own
 // when they are configured (a lexicon's word list, a cluster file):
 // Prepare resolves the file's path against dir and reads it, so that the

@@ -34,6 +34,8 @@ type Mapper struct {
 	bigram      []bool
 	cols        Columns
 	transitions bool
+	// order is the Markov order the transition template sets (1 or 2).
+	order int
 
 	attrs, labels *Dictionary
 	// attrGroup[a] is the index in extractors of the template that first
@@ -76,7 +78,7 @@ func UnknownAttrName(g int) string { return fmt.Sprintf("<unknown>/%d", g) }
 // NewMapper compiles templates against cols into an unfitted Mapper. On
 // error, the extractors compiled so far are closed (plugin processes).
 func NewMapper(templates []MapperTemplate, cols Columns) (*Mapper, error) {
-	m := &Mapper{cols: cols}
+	m := &Mapper{cols: cols, order: 1}
 	for i, t := range templates {
 		x, err := t.Template.Compile(t.Spec.Name, cols)
 		if err != nil {
@@ -85,6 +87,7 @@ func NewMapper(templates []MapperTemplate, cols Columns) (*Mapper, error) {
 		}
 		if st, ok := t.Template.(StructureTemplate); ok && st.Transitions() {
 			m.transitions = true
+			m.order = TemplateOrder(st)
 		}
 		if !ValidLabels(t.Spec.Labels) {
 			m.Close()
@@ -273,6 +276,10 @@ func (m *Mapper) Columns() Columns { return m.cols }
 
 // Transitions reports whether the model has label transitions.
 func (m *Mapper) Transitions() bool { return m.transitions }
+
+// Order returns the model's Markov order: 2 when the transition template
+// sets order = 2 (a second-order model, linear.WithTrigrams), else 1.
+func (m *Mapper) Order() int { return max(m.order, 1) }
 
 // Attrs returns the attribute dictionary (nil before Fit).
 func (m *Mapper) Attrs() *Dictionary { return m.attrs }

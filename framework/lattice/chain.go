@@ -13,8 +13,7 @@ import (
 //
 // Those lists are what make constrained decoding cheap: in IOB2, I-X can
 // only follow B-X or I-X, so the kernel visits 2 predecessors instead of
-// L. They are also what lets a second-order model run as this same
-// first-order kernel over label pairs (see the package documentation).
+// L.
 //
 // A Chain owns copies of its scores. Attach points a Scores at them; after
 // that they change only through SetTrans, SetStart and SetStop, which keep
@@ -33,6 +32,10 @@ type Chain struct {
 	// lists share one array, edges.
 	preds [][]edge
 	edges []edge
+	// order2 and trigram, when set (SetOrder2), make the lattices the
+	// chain is attached to second order.
+	order2  *Order2
+	trigram []float64
 }
 
 // edge is one allowed transition prev → cur, stored with its score so
@@ -101,6 +104,18 @@ func (c *Chain) prepare() {
 // chain's scores and Viterbi uses the prepared forms.
 func (c *Chain) Attach(s *Scores) {
 	s.Trans, s.Start, s.Stop, s.Chain = c.trans, c.start, c.stop, c
+	s.Order2, s.Trigram = c.order2, c.trigram
+}
+
+// SetOrder2 makes the chain second order: o's structure with the trigram
+// scores in trigram (one per o.Trigrams()), which the chain reads in
+// place — a caller that changes them (an online learner's weights) needs
+// no call to see the change.
+func (c *Chain) SetOrder2(o *Order2, trigram []float64) {
+	if o != nil && (o.l != c.l || len(trigram) != len(o.trigrams)) {
+		panic("lattice: SetOrder2 shapes do not match the chain")
+	}
+	c.order2, c.trigram = o, trigram
 }
 
 // SetTrans sets the score of the bigram prev → cur to v, unless the

@@ -1,6 +1,7 @@
-// Package lattice is the first-order linear-chain core shared by every
-// learner and by the tagger: Viterbi, n-best, forward-backward with log Z
-// and marginals, and scheme constraints.
+// Package lattice is the linear-chain core shared by every learner and by
+// the tagger: Viterbi, n-best, forward-backward with log Z and marginals,
+// and scheme constraints, for first-order lattices and second-order ones
+// (over label pairs).
 //
 // A lattice scores a label sequence y of a sentence of N tokens over L
 // labels as
@@ -84,14 +85,26 @@
 //
 // # Second order
 //
-// A second-order model over L labels is a first-order lattice over the
-// L*L pairs (y(i-1), yi): Trans over pairs is -Inf except between (a, b)
-// and (b, c), which carries the trigram score, and State[i][(a, b)] is
-// the state score of b. Built as a Chain over pairs, the predecessor
-// lists keep just the L consistent pairs of each, so the same kernel
-// runs in L³ per position, not L⁴. The caller adds a start symbol for
-// the first position's pairs and maps the pairs of the path back to
-// labels.
+// A second-order model conditions yi on (y(i-2), y(i-1)): a sequence also
+// scores its label trigrams (Scores.Order2, Scores.Trigram; order2.go).
+// It is a first-order lattice over pair states (y(i-1), yi) — ⟨s⟩ in the
+// first slot at the first token — restricted to the pairs and trigrams
+// the model saw in training, so that each step is a sweep of a list of
+// edges (a, b) → (b, c), one per trigram, and a pass costs positions ×
+// seen trigrams rather than positions × L³ (or L⁴ over dense pairs). An
+// edge's weight is its trigram's score plus the bigram (b, c)'s
+// transition into the position — Trans, and TransAt when set, so
+// input-conditioned transitions combine with second order as they are
+// — and its target adds State[i][c]. Viterbi, n-best and the
+// forward-backward (scaled, reusing the first-order pass's exponentiated
+// transitions; the log-space pass as its fallback) run over the pair
+// states when Order2 is set, behind the same Workspace methods; label
+// marginals are sums of pair-state marginals, a position's bigram
+// marginals are its pair states' own, and AddTrigramMarginals gives the
+// trigram expectations of a CRF gradient. Constraints drop the trigrams
+// whose bigrams they forbid. The Decoder's greedy and beam search read
+// the first-order scores only; the tagger does not run them on a
+// second-order model.
 //
 // # Other decoders
 //

@@ -27,6 +27,12 @@ type Scores struct {
 	// Chain, when set, holds Trans, Start and Stop prepared for Viterbi;
 	// Chain.Attach sets it together with them.
 	Chain *Chain
+	// Order2, when set, makes the lattice second order (order2.go): a
+	// sequence also scores Trigram[k] for each of its trigrams that is
+	// the structure's k-th, and may use only the trigrams it lists.
+	// Trigram has one entry per Order2.Trigrams().
+	Order2  *Order2
+	Trigram []float64
 }
 
 func (s *Scores) check() {
@@ -38,6 +44,9 @@ func (s *Scores) check() {
 	}
 	if s.TransAtExp != nil && len(s.TransAtExp) < max(s.N-1, 0)*s.L*s.L {
 		panic("lattice: Scores.TransAtExp shorter than (N-1)*L*L")
+	}
+	if s.Order2 != nil && (s.Order2.l != s.L || len(s.Trigram) != len(s.Order2.trigrams)) {
+		panic("lattice: Scores.Order2 or Trigram does not match L")
 	}
 }
 
@@ -60,6 +69,9 @@ func SequenceScore(s *Scores, path []int32) float64 {
 	}
 	if s.N == 0 {
 		return 0
+	}
+	if s.Order2 != nil {
+		return sequenceScore2(s, path)
 	}
 	l := s.L
 	score := s.Start[path[0]] + s.Stop[path[s.N-1]]
@@ -170,15 +182,22 @@ type Workspace struct {
 	// cheaper than L*L exps.
 	cachedTrans, cachedStart, cachedStop []float64
 	cacheValid                           bool
-	logSpace                             bool
-	logZ                                 float64
-	tmp                                  []float64 // lp entries, the padding 0
-	row                                  []float64 // lp entries
-	pairAcc                              []float64 // L rows of lp
+	// edgesVersion counts prepareEdges' recomputations, so that caches
+	// derived from them (the second-order edge factors) see a change.
+	edgesVersion uint64
+	logSpace     bool
+	logZ         float64
+	tmp          []float64 // lp entries, the padding 0
+	row          []float64 // lp entries
+	pairAcc      []float64 // L rows of lp
 	// expAt holds, after a scaled pass over per-position transitions
 	// (perPosition), each position's exponentiated transitions (position.go).
 	expAt       []float64
 	perPosition bool
+	// o2 holds the second-order buffers (order2_pass.go); second marks a
+	// last ForwardBackward over a second-order lattice.
+	o2     *work2
+	second bool
 }
 
 // NewWorkspace returns a workspace for lattices over l labels.
@@ -290,6 +309,7 @@ func (w *Workspace) prepareEdges(s *Scores) {
 	expShifted(w.expStart, s.Start, w.startShift)
 	expShifted(w.expStop, s.Stop, w.stopShift)
 	w.cacheValid = true
+	w.edgesVersion++
 }
 
 // equal compares bitwise-equal floats; NaN never matches, so a NaN weight
@@ -320,9 +340,13 @@ func (w *Workspace) ForwardBackward(s *Scores) float64 {
 	w.n = n
 	w.logSpace = false
 	w.perPosition = s.TransAt != nil
+	w.second = s.Order2 != nil
 	if n == 0 {
 		w.logZ = 0
 		return 0
+	}
+	if w.second {
+		return w.forwardBackward2(s)
 	}
 	w.grow(n)
 	if s.TransAt == nil {
@@ -482,6 +506,9 @@ func (w *Workspace) LogZ() float64 { return w.logZ }
 // StateMarginal returns P(y_i = y) from the last ForwardBackward.
 func (w *Workspace) StateMarginal(i, y int) float64 {
 	l := w.l
+	if w.second {
+		return w.labelMarginal2(i, y)
+	}
 	if w.logSpace {
 		if math.IsInf(w.logZ, -1) {
 			return 0
@@ -496,6 +523,10 @@ func (w *Workspace) StateMarginals(dst []float64) {
 	n, l := w.n, w.l
 	if len(dst) != n*l {
 		panic("lattice: StateMarginals dst length differs from N*L")
+	}
+	if w.second {
+		w.labelMarginals2(dst)
+		return
 	}
 	if !w.logSpace {
 		a, b := w.alpha[:n*l], w.beta[:n*l]
@@ -515,6 +546,12 @@ func (w *Workspace) StateMarginals(dst []float64) {
 // the last ForwardBackward. It needs the same Scores.
 func (w *Workspace) PairMarginal(s *Scores, i, prev, cur int) float64 {
 	l := w.l
+	if w.second {
+		if st := s.Order2.find(int32(prev), int32(cur)); st >= 0 {
+			return w.stateMarginal2(i, st)
+		}
+		return 0
+	}
 	if w.logSpace {
 		if math.IsInf(w.logZ, -1) {
 			return 0
@@ -534,6 +571,10 @@ func (w *Workspace) AddTransMarginals(dst []float64, s *Scores, scale float64) {
 	n, l := w.n, w.l
 	if len(dst) != l*l {
 		panic("lattice: AddTransMarginals dst length differs from L*L")
+	}
+	if w.second {
+		w.addBigramMarginals2(dst, s, scale)
+		return
 	}
 	if w.perPosition && !w.logSpace {
 		w.addPerPositionMarginals(dst, scale)

@@ -25,6 +25,9 @@ func (w *Workspace) NBest(dst [][]int32, scores []float64, s *Scores, k int) int
 		scores[0] = 0
 		return 1
 	}
+	if s.Order2 != nil {
+		return nbest2(dst, scores, s, k)
+	}
 	// entries[(i*l+y)*k + r]; count[i*l+y] valid entries.
 	entries := make([]nbestEntry, n*l*k)
 	count := make([]int32, n*l)

@@ -134,6 +134,10 @@ func (w *Workspace) PairMarginals(dst []float64, s *Scores, i int) {
 	if len(dst) != l*l {
 		panic("lattice: PairMarginals dst length differs from L*L")
 	}
+	if w.second {
+		w.pairMarginals2(dst, s, i)
+		return
+	}
 	if w.logSpace {
 		for p := 0; p < l; p++ {
 			for c := 0; c < l; c++ {

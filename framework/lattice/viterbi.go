@@ -23,6 +23,9 @@ func (w *Workspace) Viterbi(dst []int32, s *Scores) float64 {
 	if n == 0 {
 		return 0
 	}
+	if s.Order2 != nil {
+		return w.viterbi2(dst, s)
+	}
 	c := w.chainOf(s)
 	w.grow(n)
 	delta, back := w.delta[:n*l], w.back[:n*l]

@@ -57,6 +57,10 @@ type Problem struct {
 	// features (input-conditioned transitions) instead of state features.
 	// Only a PairLearner that says so trains them; others refuse.
 	Pairs []bool
+	// Order is the model's Markov order (feature.Mapper.Order): 2 makes
+	// NewModel second order (linear.WithTrigrams); 0 or 1 is first order.
+	// Only an OrderLearner that says so trains it; others refuse.
+	Order int
 	// Init, when set, is a trained model to continue from (init_model):
 	// its attribute and label IDs are a prefix of this Problem's (see
 	// feature.FitOptions Base). NewModel starts from its weights.
@@ -97,6 +101,29 @@ func RefusePairs(p *Problem, name string) error {
 		return nil
 	}
 	return fmt.Errorf("%s cannot train templates with labels = \"bigram\" (input-conditioned transitions); use crf, perceptron, pa or arow", name)
+}
+
+// OrderLearner is implemented by learners that can train a second-order
+// model (Problem.Order 2): the CRF without hidden states and the online
+// learners. The others are refused by the spec with a diagnostic, and by
+// RefuseSecondOrder at training time.
+type OrderLearner interface {
+	TrainsSecondOrder() bool
+}
+
+// TrainsSecondOrder reports whether learner l trains second-order models.
+func TrainsSecondOrder(l Learner) bool {
+	ol, ok := l.(OrderLearner)
+	return ok && ol.TrainsSecondOrder()
+}
+
+// RefuseSecondOrder is the error of a learner named name that cannot
+// train p's second-order model, nil when p is first order.
+func RefuseSecondOrder(p *Problem, name string) error {
+	if p.Order < 2 {
+		return nil
+	}
+	return fmt.Errorf("%s cannot train a second-order model (transition order = 2); use crf, perceptron, pa or arow", name)
 }
 
 // Continuer is a learner that can start from a trained model's weights

@@ -25,6 +25,9 @@ func ValidateFeatures(v string) hcl.Diagnostics {
 // Attributes marked in p.Pairs get pair features for the label bigrams
 // they were seen with in training, whatever the setting (see
 // linear.WithPairs).
+//
+// With p.Order 2 the model is second order, with a weight for each label
+// trigram of the training data (linear.WithTrigrams).
 func NewModel(features string, p *Problem) *linear.Model {
 	var m *linear.Model
 	if features == "all" {
@@ -32,7 +35,14 @@ func NewModel(features string, p *Problem) *linear.Model {
 	} else {
 		m = linear.NewObserved(p.Train, p.NumAttrs, p.NumLabels, p.Transitions)
 	}
-	return linear.WithPairs(m, p.Train, p.Pairs)
+	m = linear.WithPairs(m, p.Train, p.Pairs)
+	if p.Order == 2 && p.Transitions {
+		// WithTrigrams fails only without transitions, excluded here.
+		if m2, err := linear.WithTrigrams(m, p.Train); err == nil {
+			m = m2
+		}
+	}
+	return m
 }
 
 // StartModel is the model a learner starts training from: NewModel's with

@@ -13,6 +13,9 @@ func Continue(init, m *Model) (*Model, error) {
 	if init.PairOff != nil || m.PairOff != nil {
 		return nil, fmt.Errorf("continuing a model with bigram templates (labels = \"bigram\") is not supported")
 	}
+	if init.SecondOrder() || m.SecondOrder() {
+		return nil, fmt.Errorf("continuing a second-order model (transition order = 2) is not supported")
+	}
 	if init.NumAttrs() > m.NumAttrs() || init.NumLabels > m.NumLabels {
 		return nil, fmt.Errorf("the model to continue has %d attributes and %d labels, more than the %d and %d of the data it continues on",
 			init.NumAttrs(), init.NumLabels, m.NumAttrs(), m.NumLabels)

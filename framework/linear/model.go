@@ -14,13 +14,14 @@ import (
 // W[f]. An attribute of a bigram template (feature.LabelsBigram) owns
 // pair features instead: PairOff[a]:PairOff[a+1], pair feature k scoring
 // the label bigram PairKey[k] = prev*L+cur into the attribute's token
-// (an input-conditioned transition) with weight W[F+L*L+2L+k]. The
+// (an input-conditioned transition) with weight W[PairBase()+k]. The
 // parameter vector W is laid out as
 //
-//	[ state features (F) | transitions (L*L, [prev*L+cur]) | start (L) | stop (L) | pair features (P) ]
+//	[ state features (F) | transitions (L*L, [prev*L+cur]) | start (L) | stop (L) | trigrams (T) | pair features (P) ]
 //
 // so optimizers can treat the whole model as one vector; a model without
-// pair features (PairOff nil, P = 0) is exactly the first-order model.
+// pair features (PairOff nil, P = 0) and trigrams (T = 0, order2.go) is
+// exactly the first-order model.
 type Model struct {
 	NumLabels int
 	FeatOff   []int32
@@ -46,6 +47,12 @@ type Model struct {
 	// its NumLabels are hidden states, HiddenStates per label, and state s
 	// belongs to label s / HiddenStates. 0 (or 1) is a plain model.
 	HiddenStates int
+	// Trigrams, sorted, makes the model second order (order2.go): one
+	// weight per trigram, after the stop weights. Nil for first order.
+	Trigrams []lattice.Trigram
+
+	// order2 is the lattice structure of Trigrams, built once.
+	order2 atomic.Pointer[lattice.Order2]
 
 	// local caches what Lattice needs to normalize a Local model's
 	// scores (exp(Trans) and the row maxima), so that a caller in a loop
@@ -196,8 +203,8 @@ func (m *Model) NumFeatures() int { return len(m.FeatLabel) }
 // NumPairs returns the number of pair features P.
 func (m *Model) NumPairs() int { return len(m.PairKey) }
 
-// PairBase returns the index in W of the first pair feature, F+L*L+2L.
-func (m *Model) PairBase() int { return len(m.FeatLabel) + m.NumLabels*m.NumLabels + 2*m.NumLabels }
+// PairBase returns the index in W of the first pair feature, F+L*L+2L+T.
+func (m *Model) PairBase() int { return m.TrigramBase() + len(m.Trigrams) }
 
 // Pairs returns the P pair feature weights (a view into W).
 func (m *Model) Pairs() []float64 { return m.W[m.PairBase():] }
@@ -277,7 +284,10 @@ func (m *Model) Validate() error {
 	if err := m.validatePairs(); err != nil {
 		return err
 	}
-	if want := len(m.FeatLabel) + l*l + 2*l + len(m.PairKey); len(m.W) != want {
+	if err := m.validateTrigrams(); err != nil {
+		return err
+	}
+	if want := len(m.FeatLabel) + l*l + 2*l + len(m.Trigrams) + len(m.PairKey); len(m.W) != want {
 		return fmt.Errorf("linear: %d weights, want %d", len(m.W), want)
 	}
 	return nil
@@ -356,7 +366,8 @@ func (m *Model) LatticeWith(s *lattice.Scores, sc *Scorer, w []float64, data *fe
 	m.attach(s, w)
 }
 
-// attach sets s's transition, start and stop weights to w's (no Chain).
+// attach sets s's transition, start and stop weights to w's (no Chain),
+// and a second-order model's structure and trigram weights.
 // Without the transition template the learners keep them at zero, so the
 // lattice degenerates into independent per-token decisions without a
 // special case here.
@@ -366,6 +377,10 @@ func (m *Model) attach(s *lattice.Scores, w []float64) {
 	s.Start = w[f+l*l : f+l*l+l]
 	s.Stop = w[f+l*l+l : f+l*l+2*l]
 	s.Chain = nil
+	s.Order2, s.Trigram = nil, nil
+	if m.SecondOrder() {
+		s.Order2, s.Trigram = m.Order2(), m.TrigramWeights(w)
+	}
 }
 
 // localPrepFor returns the cached normalization data of a Local model

@@ -14,6 +14,7 @@ import (
 	"github.com/trellis-nlp/trellis/framework/corpus"
 	"github.com/trellis-nlp/trellis/framework/feature"
 	"github.com/trellis-nlp/trellis/framework/fileio"
+	"github.com/trellis-nlp/trellis/framework/lattice"
 	"github.com/trellis-nlp/trellis/framework/linear"
 	"github.com/trellis-nlp/trellis/framework/plural"
 )
@@ -21,12 +22,19 @@ import (
 // Version is the newest model file format this build writes and reads.
 // Version 2 is version 1 with what a plain model does not need: a
 // training encoding (Header.OutputScheme), local normalization
-// (Header.Normalization, an MEMM) or hidden states (Header.HiddenStates, a
-// latent CRF). Only models that use one of them are written as 2, so an
+// (Header.Normalization, an MEMM), pair features, hidden states
+// (Header.HiddenStates, a latent CRF) or first stages (Header.Stages). Only models that use one of them are written as 2, so an
 // older trellis refuses them instead of printing labels in the encoding,
 // decoding an MEMM as a CRF or reading states as labels, and every other
 // model keeps version 1 and its exact bytes.
 const Version = 2
+
+// SecondOrderVersion is the format of a second-order model
+// (Header.Trigrams): version 2 with the model's label trigrams after the
+// pair features. It is the newest format this build reads; only
+// second-order models are written in it, so an older trellis refuses them
+// as too new instead of misreading their weights.
+const SecondOrderVersion = 3
 
 // PlainVersion is the format of models without an encoding or local
 // normalization.
@@ -87,6 +95,12 @@ type Header struct {
 	// version 2; stage.go): the tagger runs each and adds its labels as
 	// the column the templates read. Absent for every other model.
 	Stages []Stage `json:"stages,omitempty"`
+	// Trigrams is the number of label trigrams of a second-order model
+	// (format version 3; linear.Model.Trigrams): the trigrams, as three
+	// int32s each (lattice.Boundary, -1, for ⟨s⟩ and ⟨/s⟩), follow the
+	// pair features in the file, their weights the stop weights in W.
+	// 0 for every other model.
+	Trigrams int `json:"trigrams,omitempty"`
 	// UnknownAttrs[g] is the attribute standing for template g's values
 	// unseen in training (see feature.Mapper.UnknownAttrs).
 	UnknownAttrs []int32    `json:"unknown_attrs"`
@@ -156,7 +170,7 @@ func (m *Model) encode() ([]byte, error) {
 	}
 	h.PairFeatures = m.Linear.NumPairs()
 	h.HiddenStates = m.Linear.HiddenStates
-	h.Version = h.FormatVersion()
+	h.Trigrams = m.Linear.NumTrigrams()
 	h.Transitions = m.Linear.Transitions
 	stages, err := m.encodeStages(&h)
 	if err != nil {
@@ -178,6 +192,9 @@ func (m *Model) encode() ([]byte, error) {
 	for _, st := range stages {
 		size += 8 + len(st)
 	}
+	if h.Trigrams != 0 {
+		size += 8 + 12*h.Trigrams
+	}
 	b := make([]byte, 0, size)
 	b = append(b, magic[:]...)
 	le := binary.LittleEndian
@@ -194,6 +211,9 @@ func (m *Model) encode() ([]byte, error) {
 	if h.PairFeatures != 0 {
 		b = appendInt32s(b, m.Linear.PairOff)
 		b = appendInt32s(b, m.Linear.PairKey)
+	}
+	if h.Trigrams != 0 {
+		b = appendInt32s(b, trigramInt32s(m.Linear.Trigrams))
 	}
 	b = le.AppendUint64(b, uint64(len(m.Linear.W)))
 	for _, v := range m.Linear.W {
@@ -217,9 +237,13 @@ func uvarintLen(x uint64) int {
 }
 
 // FormatVersion is the file format a model with this header is written
-// in: PlainVersion, or Version for a model trained in an encoding,
-// locally normalized or with pair features.
+// in: SecondOrderVersion for a second-order model, Version for one trained
+// in an encoding, locally normalized, with pair features, hidden states or
+// stages, PlainVersion for every other.
 func (h *Header) FormatVersion() int {
+	if h.Trigrams != 0 {
+		return SecondOrderVersion
+	}
 	if h.OutputScheme != "" || h.Normalization != "" || h.PairFeatures != 0 || h.HiddenStates != 0 || len(h.Stages) > 0 {
 		return Version
 	}
@@ -348,11 +372,11 @@ func Decode(data []byte) (*Model, error) {
 		return nil, ErrNotModel
 	}
 	version := binary.LittleEndian.Uint32(data[len(magic):])
-	if version != PlainVersion && version != Version {
-		if version > Version {
-			return nil, fmt.Errorf("model file format version %d is newer than this trellis supports (%d); use a newer trellis", version, Version)
+	if version != PlainVersion && version != Version && version != SecondOrderVersion {
+		if version > SecondOrderVersion {
+			return nil, fmt.Errorf("model file format version %d is newer than this trellis supports (%d); use a newer trellis", version, SecondOrderVersion)
 		}
-		return nil, fmt.Errorf("model file format version %d is not supported (this trellis reads versions %d and %d)", version, PlainVersion, Version)
+		return nil, fmt.Errorf("model file format version %d is not supported (this trellis reads versions %d to %d)", version, PlainVersion, SecondOrderVersion)
 	}
 	if len(data) < len(magic)+4+sha256.Size {
 		return nil, fmt.Errorf("truncated model file (%s)", plural.Count(len(data), "byte"))
@@ -370,8 +394,8 @@ func Decode(data []byte) (*Model, error) {
 			return nil, fmt.Errorf("model header: %w", err)
 		}
 		// The header repeats the format version; the two must agree.
-		if m.Version > Version {
-			return nil, fmt.Errorf("model header says format version %d, newer than this trellis supports (%d); use a newer trellis", m.Version, Version)
+		if m.Version > SecondOrderVersion {
+			return nil, fmt.Errorf("model header says format version %d, newer than this trellis supports (%d); use a newer trellis", m.Version, SecondOrderVersion)
 		}
 		if m.Version != int(version) {
 			return nil, fmt.Errorf("corrupted model: header says format version %d, the file says %d", m.Version, version)
@@ -382,12 +406,12 @@ func Decode(data []byte) (*Model, error) {
 		if m.HiddenStates < 0 || m.HiddenStates == 1 || m.HiddenStates > maxHiddenStates {
 			return nil, fmt.Errorf("corrupted model: %d hidden states per label", m.HiddenStates)
 		}
-		// An encoding, local normalization, pair features or hidden
-		// states are what version 2 adds: one of them implies it, and it
-		// one of them.
+		// An encoding, local normalization, pair features, hidden states
+		// or stages are what version 2 adds, trigrams what 3 adds: the
+		// header's contents imply its version, and the version them.
 		if m.FormatVersion() != m.Version {
-			return nil, fmt.Errorf("corrupted model: format version %d with output scheme %q, normalization %q, %d pair features, %d hidden states and %d stages",
-				m.Version, m.OutputScheme, m.Normalization, m.PairFeatures, m.HiddenStates, len(m.Stages))
+			return nil, fmt.Errorf("corrupted model: format version %d with output scheme %q, normalization %q, %d pair features, %d hidden states, %d stages and %d trigrams",
+				m.Version, m.OutputScheme, m.Normalization, m.PairFeatures, m.HiddenStates, len(m.Stages), m.Trigrams)
 		}
 	}
 	// Each name takes at least one byte (its length), which bounds the count.
@@ -404,6 +428,14 @@ func Decode(data []byte) (*Model, error) {
 		if r.err == nil && (len(pairKey) != m.PairFeatures || m.PairFeatures < 0) {
 			return nil, fmt.Errorf("corrupted model: header says %d pair features, the file has %d", m.PairFeatures, len(pairKey))
 		}
+	}
+	var trigrams []lattice.Trigram
+	if m.Trigrams != 0 {
+		flat := r.int32s("trigrams")
+		if r.err == nil && (m.Trigrams < 0 || len(flat) != 3*m.Trigrams) {
+			return nil, fmt.Errorf("corrupted model: header says %d trigrams, the file has %d int32s for them", m.Trigrams, len(flat))
+		}
+		trigrams = int32sTrigrams(flat)
 	}
 	nW := r.count(8, "weights")
 	wb := r.take(uint64(nW)*8, "weights")
@@ -422,7 +454,7 @@ func Decode(data []byte) (*Model, error) {
 	}
 	m.Linear = &linear.Model{NumLabels: len(m.Labels) * max(m.HiddenStates, 1), FeatOff: featOff, FeatLabel: featLabel,
 		PairOff: pairOff, PairKey: pairKey, W: w, Transitions: m.Transitions, Local: m.Normalization == NormalizationLocal,
-		HiddenStates: m.HiddenStates}
+		HiddenStates: m.HiddenStates, Trigrams: trigrams}
 	if err := m.Linear.Validate(); err != nil {
 		return nil, fmt.Errorf("corrupted model: %w", err)
 	}
@@ -484,4 +516,23 @@ func (m *Model) StateName(s int) string {
 		return m.Labels[s]
 	}
 	return fmt.Sprintf("%s#%d", m.Labels[s/k], s%k)
+}
+
+// trigramInt32s flattens trigrams as the file stores them: A, B, C each.
+func trigramInt32s(ts []lattice.Trigram) []int32 {
+	out := make([]int32, 0, 3*len(ts))
+	for _, t := range ts {
+		out = append(out, t.A, t.B, t.C)
+	}
+	return out
+}
+
+// int32sTrigrams is trigramInt32s's inverse (linear.Model.Validate checks
+// the values).
+func int32sTrigrams(flat []int32) []lattice.Trigram {
+	out := make([]lattice.Trigram, len(flat)/3)
+	for k := range out {
+		out[k] = lattice.Trigram{A: flat[3*k], B: flat[3*k+1], C: flat[3*k+2]}
+	}
+	return out
 }

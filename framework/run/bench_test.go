@@ -12,7 +12,10 @@ import (
 	"github.com/trellis-nlp/trellis/builtin"
 	"github.com/trellis-nlp/trellis/framework/learn"
 	"github.com/trellis-nlp/trellis/framework/learn/crf"
+	"github.com/trellis-nlp/trellis/framework/learn/online"
+	"github.com/trellis-nlp/trellis/framework/learn/perceptron"
 	"github.com/trellis-nlp/trellis/framework/linear"
+	"github.com/trellis-nlp/trellis/framework/scheme"
 	"github.com/trellis-nlp/trellis/framework/spec"
 )
 
@@ -59,10 +62,43 @@ func BenchmarkCRFGradientConll2000Bigram(b *testing.B) {
 	}
 }
 
+// BenchmarkCRFGradientConll2000Order2 is the same with CRFsuite's
+// baseline features, first order (specs/conll2000.hcl) and second order
+// (specs/conll2000-order2.hcl: label trigrams): the cost per L-BFGS
+// iteration of the second order against the first.
+func BenchmarkCRFGradientConll2000Order2(b *testing.B) {
+	for _, name := range []string{"conll2000.hcl", "conll2000-order2.hcl"} {
+		b.Run(name, func(b *testing.B) { benchGradient(b, name) })
+	}
+}
+
+// BenchmarkPerceptronEpochConll2000Order2 is one averaged-perceptron
+// epoch (decode every training sentence, update where it errs) on
+// CoNLL-2000 train with CRFsuite's baseline features, first and second
+// order: the cost per epoch of the second order against the first.
+func BenchmarkPerceptronEpochConll2000Order2(b *testing.B) {
+	for _, name := range []string{"conll2000.hcl", "conll2000-order2.hcl"} {
+		b.Run(name, func(b *testing.B) {
+			enc := encodeConll2000Spec(b, name)
+			p := &learn.Problem{Train: enc.train, NumAttrs: enc.mapper.Attrs().Len(), NumLabels: enc.mapper.Labels().Len(),
+				Transitions: enc.mapper.Transitions(), Order: enc.mapper.Order(), Constraints: scheme.Constraints(enc.mapper.Labels().Names(), scheme.IOB2),
+				Seed: 1, Threads: 1, Log: zerolog.Nop()}
+			cfg := &online.Config{Epochs: new(1)}
+			b.ResetTimer()
+			for b.Loop() {
+				if _, err := online.Train(context.Background(), p, "perceptron", cfg, perceptron.Rule{}); err != nil {
+					b.Fatal(err)
+				}
+			}
+			b.ReportMetric(float64(enc.train.NumTokens())*float64(b.N)/b.Elapsed().Seconds(), "tokens/s")
+		})
+	}
+}
+
 func benchGradient(b *testing.B, specName string) {
 	enc := encodeConll2000Spec(b, specName)
 	p := &learn.Problem{Train: enc.train, NumAttrs: enc.mapper.Attrs().Len(), NumLabels: enc.mapper.Labels().Len(),
-		Transitions: enc.mapper.Transitions(), Pairs: enc.mapper.PairAttrs(), Threads: 0, Log: zerolog.Nop()}
+		Transitions: enc.mapper.Transitions(), Pairs: enc.mapper.PairAttrs(), Order: enc.mapper.Order(), Threads: 0, Log: zerolog.Nop()}
 	g := crf.NewGradient(p, "observed", 1)
 	x := make([]float64, len(g.Model.W))
 	for i := range x {

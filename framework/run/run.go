@@ -702,7 +702,7 @@ func newProblem(o Options, enc *encoded, li *spec.LearnerInstance, log zerolog.L
 	s := o.Spec
 	p := &learn.Problem{
 		Train: enc.train, NumAttrs: enc.mapper.Attrs().Len(), NumLabels: enc.mapper.Labels().Len(),
-		Mapper: enc.mapper, Transitions: enc.mapper.Transitions(), Pairs: enc.mapper.PairAttrs(),
+		Mapper: enc.mapper, Transitions: enc.mapper.Transitions(), Pairs: enc.mapper.PairAttrs(), Order: enc.mapper.Order(),
 		Constraints: constraints, Seed: s.Seed, Threads: o.Threads, Log: log, Progress: o.Progress,
 	}
 	if li.InitModel != nil {
@@ -931,7 +931,7 @@ func devScorer(enc *encoded, sch scheme.Scheme, constraints *lattice.Constraints
 		scorer.Reset(m, m.W)
 		// A latent model decodes over its states (constraints inherited
 		// from their labels) and is scored on their labels.
-		chain := lattice.NewChain(m.Trans(), m.Start(), m.Stop(), m.StateConstraints(constraints))
+		chain := m.Chain(m.W, constraints)
 		var wg sync.WaitGroup
 		for w := 0; w < threads; w++ {
 			wg.Add(1)

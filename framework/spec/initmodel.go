@@ -59,6 +59,11 @@ func (s *Spec) loadInitModels() hcl.Diagnostics {
 				`Continuing a model whose templates include labels = "bigram" (input-conditioned transitions) is not supported yet; train from zero.`))
 			continue
 		}
+		if m.Trigrams > 0 || s.secondOrder() {
+			diags = append(diags, errorAt(im.Range.Ptr(), "init_model with a second-order model",
+				`Continuing a second-order model (transition order = 2), or into one, is not supported yet; train from zero.`))
+			continue
+		}
 		if m.HiddenStates > 0 {
 			diags = append(diags, errorAt(im.Range.Ptr(), "init_model is a latent CRF",
 				fmt.Sprintf("%s has %d hidden states per label: its weights are over hidden states, which no learner continues; train from zero.", im.Path, m.HiddenStates)))
@@ -87,6 +92,16 @@ func (s *Spec) loadInitModels() hcl.Diagnostics {
 func (s *Spec) hasBigramTemplate() bool {
 	for _, t := range s.Features.Templates {
 		if t.Labels == feature.LabelsBigram {
+			return true
+		}
+	}
+	return false
+}
+
+// secondOrder reports whether the transition template sets order = 2.
+func (s *Spec) secondOrder() bool {
+	for _, t := range s.Features.Templates {
+		if feature.TemplateOrder(t.Template) == 2 {
 			return true
 		}
 	}

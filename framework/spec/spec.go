@@ -155,6 +155,9 @@ type TemplateInstance struct {
 	// StageColumns are the stage columns (Stage.Column) the template
 	// reads: only second stages with that column train on it.
 	StageColumns []string `json:"-"`
+	// OrderRange is where a transition template sets order = 2 (a
+	// second-order model); empty otherwise.
+	OrderRange hcl.Range `json:"-"`
 }
 
 // MarshalJSON writes the template block as the manifest records it: type,
@@ -352,6 +355,7 @@ func Decode(filename string, src []byte, vars map[string]string, reg Registries)
 	diags = append(diags, s.decodeFeatures(content, ctx, reg.Templates, peekStageColumns(content.Blocks.OfType("learner"), ctx))...)
 	diags = append(diags, s.decodeLearners(content.Blocks.OfType("learner"), ctx, reg.Learners)...)
 	diags = append(diags, s.checkBigramLearners()...)
+	diags = append(diags, s.checkOrderLearners()...)
 	diags = append(diags, s.decodeEvaluation(content, ctx)...)
 	diags = append(diags, s.decodeTunes(content.Blocks.OfType("tune"), ctx)...)
 	diags = append(diags, s.checkStages(content.Blocks.OfType("tune"))...)
@@ -766,8 +770,12 @@ func (s *Spec) decodeFeatures(content *hcl.BodyContent, ctx *hcl.EvalContext, re
 			}
 			reads = stageReads(x, cols, base)
 		}
-		s.Features.Templates = append(s.Features.Templates, &TemplateInstance{Type: tb.Type, Name: name, Template: t, Range: tb.DefRange,
-			Labels: labels, LabelsRange: labelsRange, StageColumns: reads})
+		ti := &TemplateInstance{Type: tb.Type, Name: name, Template: t, Range: tb.DefRange,
+			Labels: labels, LabelsRange: labelsRange, StageColumns: reads}
+		if feature.TemplateOrder(t) == 2 {
+			ti.OrderRange = *attrRange(&own, "order")
+		}
+		s.Features.Templates = append(s.Features.Templates, ti)
 	}
 	if transitions > 1 {
 		diags = append(diags, errorAt(b.DefRange.Ptr(), "More than one transition template", "A first-order model has one set of transition weights; keep one transition block."))
@@ -824,6 +832,36 @@ func (s *Spec) checkBigramLearners() hcl.Diagnostics {
 			diags = append(diags, errorAt(bigram.LabelsRange.Ptr(), "Bigram template with a learner that cannot train it",
 				fmt.Sprintf(`Template %q has labels = "bigram" (input-conditioned transitions), which learner %q (type %s, at %s:%d) cannot train: crf (without hidden_states), perceptron, pa and arow can. Remove the learner or the setting.`,
 					bigram.Name, l.Name, l.Type, l.Range.Filename, l.Range.Start.Line)))
+		}
+	}
+	return diags
+}
+
+// checkOrderLearners refuses, at the transition template's order setting,
+// a second-order spec one of whose learners cannot train it
+// (learn.TrainsSecondOrder: the HMM, maxent, the MEMM, the latent CRF).
+func (s *Spec) checkOrderLearners() hcl.Diagnostics {
+	var second *TemplateInstance
+	for _, t := range s.Features.Templates {
+		if feature.TemplateOrder(t.Template) == 2 {
+			second = t
+			break
+		}
+	}
+	if second == nil {
+		return nil
+	}
+	var diags hcl.Diagnostics
+	for _, l := range s.Learners {
+		if l.Decode == lattice.DecodeGreedy || l.Decode == lattice.DecodeBeam {
+			diags = append(diags, errorAt(second.OrderRange.Ptr(), "Second-order model with greedy or beam decoding",
+				fmt.Sprintf(`Template %q has order = 2 (a second-order model), which learner %q (at %s:%d) would decode with %s search; that search reads first-order scores only. Use decode = "viterbi" or "posterior", or remove the setting.`,
+					second.Name, l.Name, l.Range.Filename, l.Range.Start.Line, l.Decode)))
+		}
+		if !learn.TrainsSecondOrder(l.Learner) {
+			diags = append(diags, errorAt(second.OrderRange.Ptr(), "Second-order model with a learner that cannot train it",
+				fmt.Sprintf(`Template %q has order = 2 (a second-order model, label trigrams), which learner %q (type %s, at %s:%d) cannot train: crf (without hidden_states), perceptron, pa and arow can. Remove the learner or the setting.`,
+					second.Name, l.Name, l.Type, l.Range.Filename, l.Range.Start.Line)))
 		}
 	}
 	return diags

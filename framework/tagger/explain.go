@@ -29,7 +29,8 @@ type TokenExplanation struct {
 	// ("B-NP#1"), whose weights the features and transitions are; empty
 	// for other models.
 	HiddenState string `json:"hidden_state,omitempty"`
-	// Score is State + Trans + Start + Stop (those present).
+	// Score is State + Trans + Start + Stop + Trigram + StopTrigram
+	// (those present).
 	Score float64 `json:"score"`
 	// State is the sum of the contributions of every state feature of the
 	// token for Label.
@@ -56,6 +57,13 @@ type TokenExplanation struct {
 	// transitions.
 	Start *float64 `json:"start,omitempty"`
 	Stop  *float64 `json:"stop,omitempty"`
+	// Trigram, for a second-order model, is the weight of the trigram
+	// into this token (the two labels before it, ⟨s⟩ before the first
+	// label; unset on the first token), and StopTrigram, on the last
+	// token, the weight of the trigram that closes the sentence (0 when
+	// the model never saw it).
+	Trigram     *float64 `json:"trigram,omitempty"`
+	StopTrigram *float64 `json:"stop_trigram,omitempty"`
 	// RunnerUp is the best other label for this token with its neighbours'
 	// labels (a latent model: states) fixed, and Margin how much lower that sequence scores than the
 	// predicted one. Both are unset when every other label is forbidden
@@ -145,6 +153,9 @@ func (t *Tagger) explain(data *feature.Dataset, k, top int) Explanation {
 			te.Stop = ptr(sc.Stop[y])
 			te.Score += *te.Stop
 		}
+		if lm.SecondOrder() {
+			t.explainTrigrams(&te, path, i)
+		}
 		if alt, score := runnerUp(&sc, path, i, lm.States()); alt >= 0 {
 			te.RunnerUp = t.Model.Labels[lm.LabelOf(int32(alt))]
 			te.Margin = ptr(local(&sc, path, i, int(y)) - score)
@@ -155,6 +166,33 @@ func (t *Tagger) explain(data *feature.Dataset, k, top int) Explanation {
 		ex.Tokens[i] = te
 	}
 	return ex
+}
+
+// explainTrigrams sets a second-order model's trigram weights of token i
+// of path and adds them to its score.
+func (t *Tagger) explainTrigrams(te *TokenExplanation, path []int32, i int) {
+	lm := t.Model.Linear
+	n := len(path)
+	at := func(j int) int32 {
+		if j < 0 || j >= n {
+			return lattice.Boundary
+		}
+		return path[j]
+	}
+	weight := func(tg lattice.Trigram) float64 {
+		if f := lm.Trigram(tg); f >= 0 {
+			return lm.W[f]
+		}
+		return 0
+	}
+	if i > 0 {
+		te.Trigram = ptr(weight(lattice.Trigram{A: at(i - 2), B: at(i - 1), C: at(i)}))
+		te.Score += *te.Trigram
+	}
+	if i == n-1 {
+		te.StopTrigram = ptr(weight(lattice.Trigram{A: at(i - 1), B: at(i), C: lattice.Boundary}))
+		te.Score += *te.StopTrigram
+	}
 }
 
 // pairContributions lists the pair features of token tok's attributes
@@ -210,6 +248,12 @@ func (t *Tagger) explainToken(data *feature.Dataset, tok, y, top int) TokenExpla
 // with i's label replaced by y: its state score, the transitions into and
 // out of it, and start or stop at the ends.
 func local(s *lattice.Scores, path []int32, i, y int) float64 {
+	if s.Order2 != nil {
+		// Label i enters three trigrams: score the whole path instead.
+		alt := slices.Clone(path)
+		alt[i] = int32(y)
+		return lattice.SequenceScore(s, alt)
+	}
 	v := s.State[i*s.L+y]
 	if i == 0 {
 		v += s.Start[y]

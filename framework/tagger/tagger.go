@@ -90,11 +90,15 @@ func New(m *model.Model, reg *feature.Registry, opt Options) (*Tagger, error) {
 		t.Close() // the first stages' taggers (and their plugins)
 		return nil, fmt.Errorf("beam decoding needs a beam width of at least 1, got %d", opt.Beam)
 	}
+	if m.Linear.SecondOrder() && (opt.Decode == lattice.DecodeGreedy || opt.Decode == lattice.DecodeBeam) {
+		// Greedy and beam search extend paths by one label and read first-order scores only.
+		return nil, fmt.Errorf("%s decoding reads first-order scores only; a second-order model decodes with viterbi or posterior", opt.Decode)
+	}
 	t.dec = lattice.NewDecoder(t.ws, opt.Decode, opt.Beam)
 	t.dec.States = m.Linear.States() // posterior decoding sums a latent model's states
 	lm := m.Linear
 	t.scorer = lm.NewScorer(lm.W)
-	t.free = lattice.NewChain(lm.Trans(), lm.Start(), lm.Stop(), nil)
+	t.free = lm.Chain(lm.W, nil)
 	t.chain = t.free
 	if t.from, err = scheme.Parse(m.Scheme); err == nil {
 		t.to, err = scheme.Parse(m.Output())
@@ -109,7 +113,7 @@ func New(m *model.Model, reg *feature.Registry, opt Options) (*Tagger, error) {
 		constrained = *opt.Constrained
 	}
 	if constrained {
-		t.chain = lattice.NewChain(lm.Trans(), lm.Start(), lm.Stop(), lm.StateConstraints(scheme.Constraints(m.Labels, t.from)))
+		t.chain = lm.Chain(lm.W, scheme.Constraints(m.Labels, t.from))
 	}
 	t.chain.Attach(&t.scores)
 	return t, nil

@@ -68,6 +68,9 @@ var (
 // Φ(gold) − Φ(pred) include the pair features.
 func (*Learner) TrainsPairs() bool { return true }
 
+// TrainsSecondOrder implements learn.OrderLearner.
+func (*Learner) TrainsSecondOrder() bool { return true }
+
 // New returns an AROW learner with CRFsuite's defaults.
 func New() learn.Learner { return &Learner{} }
 

@@ -283,6 +283,11 @@ func (l *Learner) Train(ctx context.Context, p *learn.Problem) (*learn.Result, e
 			return nil, err
 		}
 	}
+	if !l.TrainsSecondOrder() {
+		if err := learn.RefuseSecondOrder(p, s.name); err != nil {
+			return nil, err
+		}
+	}
 	p = l.problem(p)
 	m, err := learn.StartModel(l.cfg.Features, p)
 	if err != nil {
@@ -342,6 +347,10 @@ func (l *Learner) Train(ctx context.Context, p *learn.Problem) (*learn.Result, e
 // per-position normalizers take Scores.TransAt for themselves, and the
 // latent CRF's objective (its clamped pass) has no pair features.
 func (l *Learner) TrainsPairs() bool { return l.form == Chain && l.cfg.HiddenStates < 2 }
+
+// TrainsSecondOrder implements learn.OrderLearner: the CRF without hidden
+// states does.
+func (l *Learner) TrainsSecondOrder() bool { return l.form == Chain && l.cfg.HiddenStates < 2 }
 
 // problem is p as the form sees it: maxent drops the transitions, with a
 // warning that says so; an MEMM without a transition template is maxent,
@@ -450,7 +459,7 @@ func newEarlyStop(patience, every int, p *learn.Problem, m *linear.Model) *early
 	es := &earlyStop{patience: patience, every: every, p: p, m: m, best: learn.NewBest()}
 	if p.DevScore != nil {
 		es.trial = &linear.Model{NumLabels: m.NumLabels, FeatOff: m.FeatOff, FeatLabel: m.FeatLabel, PairOff: m.PairOff, PairKey: m.PairKey,
-			W: make([]float64, len(m.W)), Transitions: m.Transitions, Local: m.Local, HiddenStates: m.HiddenStates}
+			Trigrams: m.Trigrams, W: make([]float64, len(m.W)), Transitions: m.Transitions, Local: m.Local, HiddenStates: m.HiddenStates}
 	}
 	return es
 }

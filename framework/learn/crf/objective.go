@@ -174,6 +174,7 @@ func (o *objective) countEmpirical() {
 				}
 			}
 		}
+		m.AddTrigrams(o.empirical, d.Labels[lo:hi], 1)
 		if o.transitions {
 			o.empirical[f0+l*l+int(d.Labels[lo])]++
 			if !o.local { // a local model has no stop
@@ -325,6 +326,9 @@ func (wk *worker) sentence(o *objective, x []float64, s int, g []float64) float6
 			start[y] += marg[y]
 			stop[y] += marg[(n-1)*l+y]
 		}
+	}
+	if m.SecondOrder() {
+		wk.ws.AddTrigramMarginals(m.TrigramWeights(g), sc, 1)
 	}
 	return logZ - gold
 }

@@ -145,6 +145,7 @@ func (g *sgd) sentence(sent int) (float64, error) {
 			grad[f0+int(d.Labels[tok-1])*l+int(d.Labels[tok])]--
 		}
 	}
+	m.AddTrigrams(grad, d.Labels[lo:hi], -1)
 	if m.PairOff != nil {
 		for tok := lo + 1; tok < hi; tok++ {
 			for kk := d.TokenOff[tok]; kk < d.TokenOff[tok+1]; kk++ {

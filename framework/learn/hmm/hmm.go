@@ -101,6 +101,9 @@ func (l *Learner) Train(ctx context.Context, p *learn.Problem) (*learn.Result, e
 	if err := learn.RefusePairs(p, "hmm"); err != nil {
 		return nil, err
 	}
+	if err := learn.RefuseSecondOrder(p, "hmm"); err != nil {
+		return nil, err
+	}
 	if p.Mapper == nil {
 		return nil, fmt.Errorf("hmm: the problem has no feature mapper (the HMM normalizes per template)")
 	}

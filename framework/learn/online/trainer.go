@@ -52,6 +52,10 @@ func newTrainer(m *linear.Model, p *learn.Problem, rule Rule) *Trainer {
 	// has a transition template, and then at w's when it has one.
 	zero := make([]float64, nl*nl)
 	t.chain = lattice.NewChain(zero, zero[:nl], zero[:nl], p.Constraints)
+	if m.SecondOrder() {
+		// The trigram weights are read from w in place.
+		t.chain.SetOrder2(m.Order2(), m.TrigramWeights(t.w))
+	}
 	t.chain.Attach(&t.sc)
 	// A continued model (init_model) starts from its weights w0. The
 	// averaging sums start at c·w0 (c = 1) as if w0 had been added at the
@@ -116,7 +120,8 @@ func (t *Trainer) Add(f int, delta float64) {
 	case k < l*l+2*l:
 		t.chain.SetStop(k-l*l-l, t.w[f])
 	default:
-		// A pair feature: the scorer reads it from w in place.
+		// A trigram or a pair feature: the chain and the scorer read them
+		// from w in place.
 	}
 }
 
@@ -175,8 +180,9 @@ func (t *Trainer) AddTransitions(gold, path []int32) {
 
 // transitionDiff calls add(f, +1) for each start, transition and stop
 // feature of gold and add(f, -1) for path's, where the two differ, in one
-// fixed order (start, transitions by position, stop): AddTransitions
-// applies them, Delta collects them.
+// fixed order (start, transitions by position, stop, then a second-order
+// model's trigrams by position): AddTransitions applies them, Delta
+// collects them.
 func (t *Trainer) transitionDiff(gold, path []int32, add func(f int, v float64)) {
 	l, n := t.nl, len(gold)
 	f := t.m.NumFeatures()
@@ -194,6 +200,35 @@ func (t *Trainer) transitionDiff(gold, path []int32, add func(f int, v float64))
 	if gold[n-1] != path[n-1] {
 		add(f+l*l+l+int(gold[n-1]), 1)
 		add(f+l*l+l+int(path[n-1]), -1)
+	}
+	if t.m.SecondOrder() {
+		t.trigramDiff(gold, path, add)
+	}
+}
+
+// trigramDiff is transitionDiff's part for the trigrams, closing ones
+// included, at each position where gold's and path's differ. A trigram
+// the model lacks (a path may close with one) has no weight to change.
+func (t *Trainer) trigramDiff(gold, path []int32, add func(f int, v float64)) {
+	n := len(gold)
+	at := func(y []int32, i int) int32 {
+		if i < 0 || i >= n {
+			return lattice.Boundary
+		}
+		return y[i]
+	}
+	for i := 1; i <= n; i++ {
+		g := lattice.Trigram{A: at(gold, i-2), B: at(gold, i-1), C: at(gold, i)}
+		p := lattice.Trigram{A: at(path, i-2), B: at(path, i-1), C: at(path, i)}
+		if g == p {
+			continue
+		}
+		if f := t.m.Trigram(g); f >= 0 {
+			add(f, 1)
+		}
+		if f := t.m.Trigram(p); f >= 0 {
+			add(f, -1)
+		}
 	}
 }
 

@@ -60,6 +60,9 @@ var (
 // Φ(gold) − Φ(pred) include the pair features.
 func (*Learner) TrainsPairs() bool { return true }
 
+// TrainsSecondOrder implements learn.OrderLearner.
+func (*Learner) TrainsSecondOrder() bool { return true }
+
 // New returns a perceptron with default settings.
 func New() learn.Learner { return &Learner{} }
 

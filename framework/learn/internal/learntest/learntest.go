@@ -109,3 +109,29 @@ func Switching(r *rand.Rand, sents, minLen int) *feature.Dataset {
 // SwitchingPairs marks Switching's attributes 0 and 1 for pair features
 // (learn.Problem.Pairs).
 var SwitchingPairs = []bool{true, true, false, false, false}
+
+// Periodic builds sents sentences of minLen to minLen+5 tokens whose
+// labels only a second-order model predicts: they run through 0 0 1 1 0
+// 0 1 1 … from a random phase, so the label after a 0 is 0 or 1 as often
+// (a first-order model can only guess) but the label after two is fixed.
+// The first two tokens carry attribute 2+y naming their label, every
+// later token only the bias, attribute 4.
+func Periodic(r *rand.Rand, sents, minLen int) *feature.Dataset {
+	d := feature.NewDataset()
+	for s := 0; s < sents; s++ {
+		n := minLen + r.IntN(6)
+		phase := r.IntN(4)
+		for i := 0; i < n; i++ {
+			y := int32((phase + i) % 4 / 2)
+			a := int32(4)
+			if i < 2 {
+				a = 2 + y
+			}
+			d.Attrs = append(d.Attrs, a)
+			d.TokenOff = append(d.TokenOff, len(d.Attrs))
+			d.Labels = append(d.Labels, y)
+		}
+		d.SentOff = append(d.SentOff, len(d.Labels))
+	}
+	return d
+}
