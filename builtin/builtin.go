@@ -17,6 +17,7 @@ import (
 	"github.com/trellis-nlp/trellis/builtin/hyphen"
 	"github.com/trellis-nlp/trellis/builtin/lexicon"
 	"github.com/trellis-nlp/trellis/builtin/shape"
+	"github.com/trellis-nlp/trellis/builtin/suffixtrie"
 	"github.com/trellis-nlp/trellis/builtin/transition"
 	"github.com/trellis-nlp/trellis/framework/feature"
 	"github.com/trellis-nlp/trellis/framework/learn"
@@ -27,6 +28,7 @@ import (
 	"github.com/trellis-nlp/trellis/framework/learn/memm"
 	"github.com/trellis-nlp/trellis/framework/learn/pa"
 	"github.com/trellis-nlp/trellis/framework/learn/perceptron"
+	"github.com/trellis-nlp/trellis/framework/learn/tnt"
 )
 
 // RegisterTemplates adds the builtin feature templates. It panics if r
@@ -47,6 +49,7 @@ func RegisterTemplates(r *feature.Registry) {
 	r.MustRegister("history", history.New)
 	r.MustRegister("lexicon", lexicon.New)
 	r.MustRegister("clusters", clusters.New)
+	r.MustRegister("suffix_trie", suffixtrie.New)
 }
 
 // RegisterLearners adds the learners. It panics if r already holds one of
@@ -59,6 +62,7 @@ func RegisterLearners(r *learn.Registry) {
 	r.MustRegister("arow", arow.New)
 	r.MustRegister("maxent", maxent.New)
 	r.MustRegister("memm", memm.New)
+	r.MustRegister("tnt", tnt.New)
 }
 
 // Registries returns registries filled with everything builtin.

@@ -307,8 +307,8 @@ func TestRegistries(t *testing.T) {
 		want []string
 	}{
 		{"templates", templates.Names(), []string{"attributes", "bias", "boundary", "case", "clusters", "digit", "document", "emission",
-			"history", "hyphen", "lexicon", "prefix", "shape", "suffix", "transition"}},
-		{"learners", learners.Names(), []string{"arow", "crf", "hmm", "maxent", "memm", "pa", "perceptron"}},
+			"history", "hyphen", "lexicon", "prefix", "shape", "suffix", "suffix_trie", "transition"}},
+		{"learners", learners.Names(), []string{"arow", "crf", "hmm", "maxent", "memm", "pa", "perceptron", "tnt"}},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {

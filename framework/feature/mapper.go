@@ -27,8 +27,9 @@ import (
 type Mapper struct {
 	specs      []TemplateSpec
 	extractors []Extractor
-	// names[g] is the template name of extractors[g].
-	names []string
+	// names[g] and types[g] are the template name and type of
+	// extractors[g].
+	names, types []string
 	// bigram[g] is true for a template whose attributes conjoin with the
 	// label bigram (TemplateSpec.Labels).
 	bigram      []bool
@@ -98,7 +99,7 @@ func NewMapper(templates []MapperTemplate, cols Columns) (*Mapper, error) {
 			return nil, &TemplateError{Index: i, Name: t.Spec.Name, Err: fmt.Errorf("labels = %q needs a template that emits attributes", LabelsBigram)}
 		}
 		m.specs = append(m.specs, t.Spec)
-		m.addExtractor(t.Spec.Name, x, t.Spec.Labels == LabelsBigram)
+		m.addExtractor(t.Spec.Name, t.Spec.Type, x, t.Spec.Labels == LabelsBigram)
 	}
 	return m, nil
 }
@@ -188,11 +189,13 @@ func (m *Mapper) NewEncoder() *Encoder {
 	return e
 }
 
-// addExtractor appends the extractor of template name, if it has one.
-func (m *Mapper) addExtractor(name string, x Extractor, bigram bool) {
+// addExtractor appends the extractor of template name of type typ, if it
+// has one.
+func (m *Mapper) addExtractor(name, typ string, x Extractor, bigram bool) {
 	if x != nil {
 		m.extractors = append(m.extractors, x)
 		m.names = append(m.names, name)
+		m.types = append(m.types, typ)
 		m.bigram = append(m.bigram, bigram)
 	}
 }
@@ -289,6 +292,11 @@ func (m *Mapper) Labels() *Dictionary { return m.labels }
 
 // NumGroups returns the number of templates that emit attributes.
 func (m *Mapper) NumGroups() int { return len(m.extractors) }
+
+// GroupTypes returns the template type of every group ("emission",
+// "suffix_trie", …): a learner that reads particular templates (tnt) finds
+// their groups by it. The slice is shared.
+func (m *Mapper) GroupTypes() []string { return m.types }
 
 // AttrGroups returns, for every attribute, the template group that emitted
 // it; the HMM normalizes its emissions per group. It is nil for a mapper

@@ -52,7 +52,7 @@ func LoadMapper(r MapperRecord, reg *Registry, cols Columns) (*Mapper, error) {
 			m.Close()
 			return nil, &TemplateError{Index: i, Name: ts.Name, Err: fmt.Errorf("unknown labels %q (this trellis knows %q)", ts.Labels, LabelsBigram)}
 		}
-		m.addExtractor(ts.Name, x, ts.Labels == LabelsBigram)
+		m.addExtractor(ts.Name, ts.Type, x, ts.Labels == LabelsBigram)
 	}
 	if err := checkUnknownAttrs(r.UnknownAttrs, len(m.extractors), len(r.Attrs)); err != nil {
 		m.Close()

@@ -284,7 +284,7 @@ func TestMapperReadColumns(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			m := &Mapper{cols: cols}
 			for i, x := range tc.extractors {
-				m.addExtractor("t"+string(rune('0'+i)), x, false)
+				m.addExtractor("t"+string(rune('0'+i)), "test", x, false)
 			}
 			got, unknown := m.ReadColumns()
 			if !reflect.DeepEqual(got, tc.want) || !reflect.DeepEqual(unknown, tc.unknown) {

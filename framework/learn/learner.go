@@ -123,7 +123,7 @@ func RefuseSecondOrder(p *Problem, name string) error {
 	if p.Order < 2 {
 		return nil
 	}
-	return fmt.Errorf("%s cannot train a second-order model (transition order = 2); use crf, perceptron, pa or arow", name)
+	return fmt.Errorf("%s cannot train a second-order model (transition order = 2); use crf, perceptron, pa, arow or tnt (the second-order HMM)", name)
 }
 
 // Continuer is a learner that can start from a trained model's weights
@@ -209,4 +209,33 @@ func (r *Registry) New(name string) (Learner, bool) {
 		return nil, false
 	}
 	return f(), true
+}
+
+// GroupTyper is a Mapper that knows the template type of each group
+// (feature.Mapper): a learner that reads particular templates (tnt) finds
+// their groups by it.
+type GroupTyper interface {
+	GroupTypes() []string
+}
+
+var _ GroupTyper = (*feature.Mapper)(nil)
+
+// TemplateInfo is what a spec tells a learner of one template block it
+// trains on.
+type TemplateInfo struct {
+	Name, Type string
+	// Transitions is set for a template that gives the model transitions
+	// (the transition template); Order is then its Markov order.
+	Transitions bool
+	Order       int
+}
+
+// TemplateChecker is a learner that trains only with certain templates
+// (tnt: one emission template for the words, one suffix_trie template,
+// a second-order transition template). The spec calls CheckTemplates with
+// the templates the learner trains on, in spec order, and places a
+// non-nil error as a diagnostic at the learner block; Train checks the
+// same at training time.
+type TemplateChecker interface {
+	CheckTemplates(ts []TemplateInfo) error
 }

@@ -54,6 +54,19 @@ func WithTrigrams(m *Model, data *feature.Dataset) (*Model, error) {
 	for t := range seen {
 		ts = append(ts, t)
 	}
+	return WithTrigramList(m, ts)
+}
+
+// WithTrigramList returns m restructured as a second-order model over the
+// label trigrams ts (any order; they are sorted, and must be distinct),
+// with zero weights for them; the other weights are m's. A learner that
+// gives every trigram a score (the tnt learner's interpolated
+// probabilities) lists them all (AllTrigrams).
+func WithTrigramList(m *Model, ts []lattice.Trigram) (*Model, error) {
+	if !m.Transitions {
+		return nil, fmt.Errorf("linear: a second-order model needs transitions")
+	}
+	ts = slices.Clone(ts)
 	slices.SortFunc(ts, compareTrigrams)
 	tb := m.TrigramBase()
 	out := &Model{NumLabels: m.NumLabels, FeatOff: m.FeatOff, FeatLabel: m.FeatLabel, PairOff: m.PairOff, PairKey: m.PairKey,
@@ -62,6 +75,22 @@ func WithTrigrams(m *Model, data *feature.Dataset) (*Model, error) {
 		return nil, err
 	}
 	return out, nil
+}
+
+// AllTrigrams returns every trigram over l labels, sorted: (a, b, c) for
+// a in ⟨s⟩ and the labels, b a label, c a label or ⟨/s⟩ — (l+1)·l·(l+1)
+// of them, so that a second-order lattice over them allows every label
+// sequence.
+func AllTrigrams(l int) []lattice.Trigram {
+	ts := make([]lattice.Trigram, 0, (l+1)*l*(l+1))
+	for a := int32(lattice.Boundary); a < int32(l); a++ {
+		for b := int32(0); b < int32(l); b++ {
+			for c := int32(lattice.Boundary); c < int32(l); c++ {
+				ts = append(ts, lattice.Trigram{A: a, B: b, C: c})
+			}
+		}
+	}
+	return ts
 }
 
 func compareTrigrams(x, y lattice.Trigram) int {

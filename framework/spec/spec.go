@@ -356,6 +356,7 @@ func Decode(filename string, src []byte, vars map[string]string, reg Registries)
 	diags = append(diags, s.decodeLearners(content.Blocks.OfType("learner"), ctx, reg.Learners)...)
 	diags = append(diags, s.checkBigramLearners()...)
 	diags = append(diags, s.checkOrderLearners()...)
+	diags = append(diags, s.checkTemplateLearners()...)
 	diags = append(diags, s.decodeEvaluation(content, ctx)...)
 	diags = append(diags, s.decodeTunes(content.Blocks.OfType("tune"), ctx)...)
 	diags = append(diags, s.checkStages(content.Blocks.OfType("tune"))...)
@@ -860,8 +861,34 @@ func (s *Spec) checkOrderLearners() hcl.Diagnostics {
 		}
 		if !learn.TrainsSecondOrder(l.Learner) {
 			diags = append(diags, errorAt(second.OrderRange.Ptr(), "Second-order model with a learner that cannot train it",
-				fmt.Sprintf(`Template %q has order = 2 (a second-order model, label trigrams), which learner %q (type %s, at %s:%d) cannot train: crf (without hidden_states), perceptron, pa and arow can. Remove the learner or the setting.`,
+				fmt.Sprintf(`Template %q has order = 2 (a second-order model, label trigrams), which learner %q (type %s, at %s:%d) cannot train: crf (without hidden_states), perceptron, pa, arow and tnt (the second-order HMM) can. Remove the learner or the setting.`,
 					second.Name, l.Name, l.Type, l.Range.Filename, l.Range.Start.Line)))
+		}
+	}
+	return diags
+}
+
+// checkTemplateLearners refuses, at the learner block, a learner that
+// trains only with certain templates (learn.TemplateChecker: tnt) when
+// the templates it would train on are not those.
+func (s *Spec) checkTemplateLearners() hcl.Diagnostics {
+	var diags hcl.Diagnostics
+	for _, l := range s.Learners {
+		tc, ok := l.Learner.(learn.TemplateChecker)
+		if !ok {
+			continue
+		}
+		var ts []learn.TemplateInfo
+		for _, t := range s.TemplatesFor(l) {
+			info := learn.TemplateInfo{Name: t.Name, Type: t.Type, Order: feature.TemplateOrder(t.Template)}
+			if st, ok := t.Template.(feature.StructureTemplate); ok {
+				info.Transitions = st.Transitions()
+			}
+			ts = append(ts, info)
+		}
+		if err := tc.CheckTemplates(ts); err != nil {
+			diags = append(diags, errorAt(l.Range.Ptr(), "Templates the learner cannot train on",
+				fmt.Sprintf("Learner %q (type %s): %v.", l.Name, l.Type, err)))
 		}
 	}
 	return diags
