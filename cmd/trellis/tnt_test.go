@@ -128,3 +128,27 @@ func TestTnTRefused(t *testing.T) {
 		})
 	}
 }
+
+// TestTnTUDEWT runs the shipped specs/ud-ewt-tnt.hcl on UD English EWT
+// and checks the test accuracy docs/results.md reports (23,183 of 25,094
+// tokens, 92.38%): the run is deterministic, so any change to the
+// learner's estimates shows here. It skips when the shared data is
+// absent.
+func TestTnTUDEWT(t *testing.T) {
+	data, ok := sharedDataDir()
+	if _, err := os.Stat(filepath.Join(data, "ud-english-ewt", "en_ewt-ud-train.conllu")); !ok || err != nil {
+		t.Skipf("../shared/data/ud-english-ewt not found (set TRELLIS_DATA_DIR): %v", err)
+	}
+	out := filepath.Join(t.TempDir(), "run")
+	mustRun(t, "", "run", "../../specs/ud-ewt-tnt.hcl", "--var", "data_dir="+data, "--out", out)
+	var metrics map[string]struct {
+		Tokens  int `json:"tokens"`
+		Correct int `json:"correct"`
+	}
+	if err := json.Unmarshal(readFile(t, filepath.Join(out, "metrics.json")), &metrics); err != nil {
+		t.Fatal(err)
+	}
+	if m := metrics["tnt"]; m.Tokens != 25094 || m.Correct != 23183 {
+		t.Errorf("tnt: %d of %d test tokens correct, docs/results.md reports 23183 of 25094", m.Correct, m.Tokens)
+	}
+}
