@@ -157,7 +157,7 @@ func writeInspection(a *app, in *inspection, top int) error {
 	fmt.Fprintf(w, "features:     %d (%d with a non-zero weight)\n", in.Features, in.ActiveFeatures)
 	fmt.Fprintf(w, "transitions:  %v\n", in.Transitions)
 	if in.Trigrams > 0 {
-		fmt.Fprintf(w, "trigrams:     %d (second order: label trigrams seen in training)\n", in.Trigrams)
+		fmt.Fprintf(w, "trigrams:     %d (second order: the label trigrams the model scores)\n", in.Trigrams)
 	}
 	if in.PairFeatures > 0 {
 		fmt.Fprintf(w, "pair features: %d (input-conditioned transitions: attributes × label bigrams)\n", in.PairFeatures)
