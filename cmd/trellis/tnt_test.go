@@ -1,6 +1,8 @@
 package main
 
 import (
+	"bytes"
+	"context"
 	"encoding/binary"
 	"encoding/json"
 	"os"
@@ -8,6 +10,8 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+
+	trellisapi "github.com/trellis-nlp/trellis/framework/trellis"
 )
 
 // tntSpec is a POS tagger of the tiny chunking corpus's pos column with
@@ -91,6 +95,30 @@ func TestTnT(t *testing.T) {
 	if want := string(readFile(t, filepath.Join(a, "predictions", "tnt.txt"))); tagged != want {
 		t.Fatalf("tag output (%d bytes) differs from the run's predictions (%d bytes)", len(tagged), len(want))
 	}
+	t.Run("round trip", func(t *testing.T) {
+		// The Go API trains the same model; read back from its bytes, it
+		// writes the same bytes again.
+		m, err := trellisapi.TrainSpecFile(context.Background(), spec, trellisapi.SpecOptions{Learner: "tnt"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer m.Close()
+		b, err := m.Bytes()
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !bytes.Equal(b, readFile(t, model)) {
+			t.Fatal("the API's model differs from the run's model file")
+		}
+		back, err := trellisapi.LoadBytes(b)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer back.Close()
+		if b2, err := back.Bytes(); err != nil || !bytes.Equal(b, b2) {
+			t.Fatalf("a loaded model writes other bytes (%v)", err)
+		}
+	})
 	plain, _ := mustRun(t, "A big dog moves .\n", "tag", "--model", model, "--input", "text")
 	if n := len(strings.Split(strings.TrimSpace(plain), "\n")); n != 5 {
 		t.Errorf("plain text: %d tags for 5 words:\n%s", n, plain)
