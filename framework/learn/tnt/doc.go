@@ -59,7 +59,8 @@
 // A probability 0 (a known word with a tag it never had in training; a
 // tag no rare word had, for unknown words) is the weight Impossible, a
 // finite stand-in for log 0 (model weights must be finite) low enough
-// that no path through it wins while a path without one exists.
+// that no path through it wins while a path without one exists (in any
+// sentence shorter than thousands of tokens; see Impossible).
 //
 // TnT also conditions the transitions on capitalization (it doubles the
 // tag set, P(t3, c3 | t1, c1, t2, c2)); that is an input-conditioned

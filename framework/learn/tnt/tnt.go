@@ -21,9 +21,12 @@ type Config struct {
 // DefaultRareFrequency is the paper's threshold.
 const DefaultRareFrequency = 10
 
-// Impossible is the weight of a zero probability: a finite log 0. A
-// path scores at most a few dozen nats a token below another without
-// one, so a path through it never wins while one without exists.
+// Impossible is the weight of a zero probability: a finite log 0 (model
+// weights must be finite). Every nonzero probability of the model is
+// above e^-60 or so per token (UD EWT: emissions above 1/f(t), the
+// transitions' unigram part above λ1/N), so for any sentence shorter than
+// about ten thousand tokens a path through an Impossible weight scores
+// below every path without one: it never wins while one without exists.
 const Impossible = -1e6
 
 // The template types the learner reads.
