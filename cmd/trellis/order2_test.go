@@ -214,3 +214,56 @@ func TestSecondOrderRefused(t *testing.T) {
 		})
 	}
 }
+
+// TestSecondOrderWithoutPath tags sentences that a second-order model has
+// no path through: trained on sentences cut to two tokens, its seen
+// trigrams never continue past a second token. Every way of tagging —
+// Viterbi, n-best, posterior with marginals, explain, with and without
+// the scheme's constraints — answers for every token from the first-order
+// lattice of the same scores, and none fails or prints a partial sentence.
+func TestSecondOrderWithoutPath(t *testing.T) {
+	dir := t.TempDir()
+	var short strings.Builder
+	for _, sent := range strings.Split(strings.TrimSpace(string(readFile(t, "testdata/chunk-train.txt"))), "\n\n") {
+		lines := strings.Split(sent, "\n")
+		short.WriteString(strings.Join(lines[:min(2, len(lines))], "\n") + "\n\n")
+	}
+	for name, data := range map[string][]byte{
+		"spec.hcl": []byte(order2Spec(t, order2Learners)), "chunk-train.txt": []byte(short.String()), "chunk-test.txt": readFile(t, chunkTest),
+	} {
+		if err := os.WriteFile(filepath.Join(dir, name), data, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	out := filepath.Join(dir, "run")
+	mustRun(t, "", "run", filepath.Join(dir, "spec.hcl"), "--out", out)
+	tokens := 0
+	for _, line := range strings.Split(string(readFile(t, chunkTest)), "\n") {
+		if strings.TrimSpace(line) != "" {
+			tokens++
+		}
+	}
+	for _, l := range []string{"crf", "perceptron"} {
+		model := filepath.Join(out, "models", l+".model")
+		for _, args := range [][]string{
+			{"tag"}, {"tag", "--constrained", "off"}, {"tag", "--nbest", "2"}, {"tag", "--decode", "posterior", "--marginals"},
+			{"tag", "--decode", "posterior", "--constrained", "off"}, {"explain"},
+		} {
+			t.Run(l+"/"+strings.Join(args, " "), func(t *testing.T) {
+				stdout, _ := mustRun(t, "", append(append(args, "--model", model), chunkTest)...)
+				if args[0] == "explain" {
+					return
+				}
+				labelled := 0
+				for _, line := range strings.Split(stdout, "\n") {
+					if f := strings.Fields(line); len(f) >= 4 {
+						labelled++
+					}
+				}
+				if labelled != tokens {
+					t.Fatalf("%d of %d tokens labelled:\n%s", labelled, tokens, stdout)
+				}
+			})
+		}
+	}
+}
