@@ -43,8 +43,8 @@ type Tagger struct {
 	// decoded is the lattice decodeStates found its path in: scores, or
 	// scores loosened by relax.
 	decoded lattice.Scores
-	path        []int32
-	onClose     []func() error
+	path    []int32
+	onClose []func() error
 	// documents: an extractor reads whole documents, so batches end only
 	// at document boundaries (documents.go).
 	documents bool
