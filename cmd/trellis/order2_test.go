@@ -75,7 +75,7 @@ func TestSecondOrder(t *testing.T) {
 	}
 	model := filepath.Join(a, "models", "crf.model")
 	tagged, _ := mustRun(t, "", "tag", "--model", model, chunkTest)
-	t.Run("n-best", func(t *testing.T) { checkOrder2NBest(t, model) })
+	t.Run("n-best", func(t *testing.T) { checkNBestJSON(t, model) })
 	t.Run("marginals", func(t *testing.T) {
 		out, _ := mustRun(t, "", "tag", "--model", model, "--marginals", chunkTest)
 		marg := regexp.MustCompile(`\s([0-9.e-]+)$`)
@@ -150,7 +150,11 @@ func checkOrder2Explain(t *testing.T, model, tagged string) {
 	}
 }
 
-func checkOrder2NBest(t *testing.T, model string) {
+// checkNBestJSON checks `trellis tag --nbest 3 --output json` with model
+// on the tiny chunking test: each sentence's list starts with its tagged
+// labels and holds distinct labellings whose probabilities are in (0, 1]
+// and sum to at most 1.
+func checkNBestJSON(t *testing.T, model string) {
 	out, _ := mustRun(t, "", "tag", "--model", model, "--nbest", "3", "--output", "json", chunkTest)
 	dec := json.NewDecoder(strings.NewReader(out))
 	n := 0
