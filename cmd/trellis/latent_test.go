@@ -82,44 +82,7 @@ func TestLatentCRF(t *testing.T) {
 	if want := string(readFile(t, filepath.Join(a, "predictions", "latent.txt"))); tagged != want {
 		t.Fatalf("tag output (%d bytes) differs from the run's predictions (%d bytes)", len(tagged), len(want))
 	}
-	t.Run("n-best", func(t *testing.T) {
-		out, _ := mustRun(t, "", "tag", "--model", model, "--nbest", "3", "--output", "json", chunkTest)
-		dec := json.NewDecoder(strings.NewReader(out))
-		n := 0
-		for ; dec.More(); n++ {
-			var sent struct {
-				Labels []string `json:"labels"`
-				NBest  []struct {
-					Labels      []string `json:"labels"`
-					Probability float64  `json:"probability"`
-				} `json:"nbest"`
-			}
-			if err := dec.Decode(&sent); err != nil {
-				t.Fatal(err)
-			}
-			if len(sent.NBest) == 0 || !slices.Equal(sent.NBest[0].Labels, sent.Labels) {
-				t.Fatalf("sentence %d: best of the n-best differs from the tagged labels", n)
-			}
-			sum := 0.0
-			for r, p := range sent.NBest {
-				if !(p.Probability > 0 && p.Probability <= 1) {
-					t.Fatalf("sentence %d rank %d: probability %v", n, r+1, p.Probability)
-				}
-				for _, q := range sent.NBest[:r] {
-					if slices.Equal(q.Labels, p.Labels) {
-						t.Fatalf("sentence %d: labelling %v repeated", n, p.Labels)
-					}
-				}
-				sum += p.Probability
-			}
-			if sum > 1+1e-9 {
-				t.Fatalf("sentence %d: probabilities sum to %v", n, sum)
-			}
-		}
-		if n == 0 {
-			t.Fatalf("no sentences in:\n%s", out)
-		}
-	})
+	t.Run("n-best", func(t *testing.T) { checkNBestJSON(t, model) })
 	t.Run("marginals", func(t *testing.T) {
 		out, _ := mustRun(t, "", "tag", "--model", model, "--marginals", chunkTest)
 		marg := regexp.MustCompile(`\s([0-9.e-]+)$`)

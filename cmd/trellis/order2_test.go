@@ -75,7 +75,7 @@ func TestSecondOrder(t *testing.T) {
 	}
 	model := filepath.Join(a, "models", "crf.model")
 	tagged, _ := mustRun(t, "", "tag", "--model", model, chunkTest)
-	t.Run("n-best", func(t *testing.T) { checkOrder2NBest(t, model) })
+	t.Run("n-best", func(t *testing.T) { checkNBestJSON(t, model) })
 	t.Run("marginals", func(t *testing.T) {
 		out, _ := mustRun(t, "", "tag", "--model", model, "--marginals", chunkTest)
 		marg := regexp.MustCompile(`\s([0-9.e-]+)$`)
@@ -150,7 +150,11 @@ func checkOrder2Explain(t *testing.T, model, tagged string) {
 	}
 }
 
-func checkOrder2NBest(t *testing.T, model string) {
+// checkNBestJSON checks `trellis tag --nbest 3 --output json` with model
+// on the tiny chunking test: each sentence's list starts with its tagged
+// labels and holds distinct labellings whose probabilities are in (0, 1]
+// and sum to at most 1.
+func checkNBestJSON(t *testing.T, model string) {
 	out, _ := mustRun(t, "", "tag", "--model", model, "--nbest", "3", "--output", "json", chunkTest)
 	dec := json.NewDecoder(strings.NewReader(out))
 	n := 0
@@ -212,5 +216,58 @@ func TestSecondOrderRefused(t *testing.T) {
 				t.Fatalf("exit %d, stderr:\n%s\nwant exit 2 and a diagnostic at line %d saying %q", code, stderr, line, c.want)
 			}
 		})
+	}
+}
+
+// TestSecondOrderWithoutPath tags sentences that a second-order model has
+// no path through: trained on sentences cut to two tokens, its seen
+// trigrams never continue past a second token. Every way of tagging —
+// Viterbi, n-best, posterior with marginals, explain, with and without
+// the scheme's constraints — answers for every token from the first-order
+// lattice of the same scores, and none fails or prints a partial sentence.
+func TestSecondOrderWithoutPath(t *testing.T) {
+	dir := t.TempDir()
+	var short strings.Builder
+	for _, sent := range strings.Split(strings.TrimSpace(string(readFile(t, "testdata/chunk-train.txt"))), "\n\n") {
+		lines := strings.Split(sent, "\n")
+		short.WriteString(strings.Join(lines[:min(2, len(lines))], "\n") + "\n\n")
+	}
+	for name, data := range map[string][]byte{
+		"spec.hcl": []byte(order2Spec(t, order2Learners)), "chunk-train.txt": []byte(short.String()), "chunk-test.txt": readFile(t, chunkTest),
+	} {
+		if err := os.WriteFile(filepath.Join(dir, name), data, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	out := filepath.Join(dir, "run")
+	mustRun(t, "", "run", filepath.Join(dir, "spec.hcl"), "--out", out)
+	tokens := 0
+	for _, line := range strings.Split(string(readFile(t, chunkTest)), "\n") {
+		if strings.TrimSpace(line) != "" {
+			tokens++
+		}
+	}
+	for _, l := range []string{"crf", "perceptron"} {
+		model := filepath.Join(out, "models", l+".model")
+		for _, args := range [][]string{
+			{"tag"}, {"tag", "--constrained", "off"}, {"tag", "--nbest", "2"}, {"tag", "--decode", "posterior", "--marginals"},
+			{"tag", "--decode", "posterior", "--constrained", "off"}, {"explain"},
+		} {
+			t.Run(l+"/"+strings.Join(args, " "), func(t *testing.T) {
+				stdout, _ := mustRun(t, "", append(append(args, "--model", model), chunkTest)...)
+				if args[0] == "explain" {
+					return
+				}
+				labelled := 0
+				for _, line := range strings.Split(stdout, "\n") {
+					if f := strings.Fields(line); len(f) >= 4 {
+						labelled++
+					}
+				}
+				if labelled != tokens {
+					t.Fatalf("%d of %d tokens labelled:\n%s", labelled, tokens, stdout)
+				}
+			})
+		}
 	}
 }

@@ -3,6 +3,7 @@ package lattice
 import (
 	"fmt"
 	"math"
+	"slices"
 	"strings"
 )
 
@@ -112,6 +113,7 @@ type Decoder struct {
 	stateMarg                  []float64 // Posterior with States: the states' own marginals
 	maskTrans, maskStart, mask []float64
 	maskAt                     []float64
+	maskTri                    []float64 // a second-order lattice's trigram mask
 	// LabelPath: the n-best state paths and scores, the labellings seen
 	// with their probabilities, and the clamped lattice's state scores.
 	nbPaths  [][]int32
@@ -433,7 +435,9 @@ func sumGroups(x []float64, k int) {
 // A -Inf in s.TransAt forbids that bigram at that position only: d.post
 // then carries the masked per-position block too (nil when s.TransAt
 // forbids nothing, so that Viterbi keeps its faster shared-transition
-// pass).
+// pass). A second-order s gives d.post its structure and masked trigram
+// scores, and always reports true: its structure forbids the unseen
+// trigrams.
 func (d *Decoder) prepareMask(s *Scores) bool {
 	l := d.l
 	if d.mask == nil {
@@ -445,6 +449,17 @@ func (d *Decoder) prepareMask(s *Scores) bool {
 	b := mask(d.maskStart, s.Start)
 	c := mask(d.post.Stop, s.Stop)
 	d.post.TransAt = nil
+	d.post.Order2, d.post.Trigram = s.Order2, nil
+	if s.Order2 != nil {
+		// A second-order lattice allows only the label trigrams seen in
+		// training: the path must be one of its paths whatever the
+		// bigram constraints, so the search always runs, over the same
+		// structure with the trigram scores masked like the others.
+		d.maskTri = slices.Grow(d.maskTri[:0], len(s.Trigram))[:len(s.Trigram)]
+		mask(d.maskTri, s.Trigram)
+		d.post.Trigram = d.maskTri
+		a = true
+	}
 	if s.TransAt != nil {
 		size := max(s.N-1, 0) * l * l
 		if cap(d.maskAt) < size {

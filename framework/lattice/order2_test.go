@@ -82,6 +82,7 @@ func TestOrder2AgainstBruteForce(t *testing.T) {
 		for _, n := range []int{1, 2, 3, 5} {
 			cases = append(cases,
 				order2Case{n, l, 0.7, 1, false, false},
+				order2Case{n, l, 0.5, 1, false, false},
 				order2Case{n, l, 1, 1, false, true},
 				order2Case{n, l, 0.8, 2, true, true},
 				order2Case{n, l, 0.9, 600, false, false},
@@ -155,6 +156,43 @@ func checkOrder2(t *testing.T, w *Workspace, s *Scores, ts []Trigram, c *Constra
 		return
 	}
 	checkMarginals2(t, w, s, ts, c, all, logZ)
+	checkPosterior2(t, s, all, logZ)
+}
+
+// checkPosterior2: posterior decoding of a second-order lattice returns,
+// among the paths the lattice allows (finite brute-force score: seen
+// trigrams, allowed bigrams), one of largest Σ log label marginal, and
+// Decode scores it under s — never a path through an unseen trigram,
+// which the per-token marginals alone often pick.
+func checkPosterior2(t *testing.T, s *Scores, all []scoredPath, logZ float64) {
+	t.Helper()
+	n, l := s.N, s.L
+	marg := make([]float64, n*l)
+	for _, p := range all {
+		for i, y := range p.path {
+			marg[i*l+int(y)] += math.Exp(p.score - logZ)
+		}
+	}
+	want := math.Inf(-1)
+	for _, p := range all {
+		if math.IsInf(p.score, -1) {
+			continue
+		}
+		v := 0.0
+		for i, y := range p.path {
+			v += math.Log(marg[i*l+int(y)])
+		}
+		want = max(want, v)
+	}
+	d := NewDecoder(NewWorkspace(l), DecodePosterior, 0)
+	path := make([]int32, n)
+	got := d.Posterior(path, s)
+	if !close(got, want, 1e-9) {
+		t.Fatalf("posterior score %v, brute force %v", got, want)
+	}
+	if score := d.Decode(path, s); math.IsInf(score, -1) || !close(score, SequenceScore(s, path), 1e-12) {
+		t.Fatalf("posterior path %v scores %v under the lattice (Decode says %v)", path, SequenceScore(s, path), score)
+	}
 }
 
 func checkNBest2(t *testing.T, w *Workspace, s *Scores, ts []Trigram, c *Constraints, all []scoredPath) {

@@ -100,7 +100,7 @@ func RefusePairs(p *Problem, name string) error {
 	if !p.HasPairs() {
 		return nil
 	}
-	return fmt.Errorf("%s cannot train templates with labels = \"bigram\" (input-conditioned transitions); use crf, perceptron, pa or arow", name)
+	return fmt.Errorf("%s cannot train templates with labels = \"bigram\" (input-conditioned transitions); use crf (without hidden_states), perceptron, pa or arow", name)
 }
 
 // OrderLearner is implemented by learners that can train a second-order
@@ -123,7 +123,7 @@ func RefuseSecondOrder(p *Problem, name string) error {
 	if p.Order < 2 {
 		return nil
 	}
-	return fmt.Errorf("%s cannot train a second-order model (transition order = 2); use crf, perceptron, pa, arow or tnt (the second-order HMM)", name)
+	return fmt.Errorf("%s cannot train a second-order model (transition order = 2); use crf (without hidden_states), perceptron, pa, arow or tnt (the second-order HMM)", name)
 }
 
 // Continuer is a learner that can start from a trained model's weights

@@ -37,10 +37,12 @@ func NewModel(features string, p *Problem) *linear.Model {
 	}
 	m = linear.WithPairs(m, p.Train, p.Pairs)
 	if p.Order == 2 && p.Transitions {
-		// WithTrigrams fails only without transitions, excluded here.
-		if m2, err := linear.WithTrigrams(m, p.Train); err == nil {
-			m = m2
+		m2, err := linear.WithTrigrams(m, p.Train)
+		if err != nil {
+			// WithTrigrams fails only without transitions, excluded above.
+			panic(err)
 		}
+		m = m2
 	}
 	return m
 }

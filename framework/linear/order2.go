@@ -32,7 +32,7 @@ func WithTrigrams(m *Model, data *feature.Dataset) (*Model, error) {
 	seen := map[lattice.Trigram]bool{}
 	for s := 0; s < data.NumSentences(); s++ {
 		lo, hi := data.Sentence(s)
-		if slices.Min(append([]int32{0}, data.Labels[lo:hi]...)) < 0 {
+		if slices.ContainsFunc(data.Labels[lo:hi], func(y int32) bool { return y < 0 }) {
 			continue // a sentence without gold labels has no trigrams
 		}
 		at := func(t int) int32 {

@@ -213,10 +213,11 @@ func TestRefusesNaN(t *testing.T) {
 func zero() float64 { return 0 }
 
 func FuzzDecode(f *testing.F) {
-	m := sampleModel()
-	var b bytes.Buffer
-	m.Encode(&b)
-	f.Add(b.Bytes())
+	for _, m := range []*Model{sampleModel(), sampleSecondOrderModel()} {
+		var b bytes.Buffer
+		m.Encode(&b)
+		f.Add(b.Bytes())
+	}
 	f.Add([]byte("TRELLISM"))
 	f.Fuzz(func(t *testing.T, data []byte) {
 		// The checksum rejects random damage; fuzz the decoder behind it

@@ -12,6 +12,16 @@ import (
 	"github.com/trellis-nlp/trellis/framework/lattice"
 )
 
+// sampleSecondOrderModel is sampleModel with three label trigrams.
+func sampleSecondOrderModel() *Model {
+	m := sampleModel()
+	lm := m.Linear
+	tb := lm.TrigramBase()
+	lm.W = slices.Concat(lm.W[:tb], []float64{0.5, -1, 2}, lm.W[tb:])
+	lm.Trigrams = []lattice.Trigram{{A: lattice.Boundary, B: 0, C: 1}, {A: lattice.Boundary, B: 1, C: lattice.Boundary}, {A: 0, B: 1, C: lattice.Boundary}}
+	return m
+}
+
 // TestSecondOrder: a second-order model is written as format version 3
 // with its trigrams, reads back the same and re-encodes to the same
 // bytes; a first-order model's header does not mention trigrams, and a
@@ -20,12 +30,8 @@ func TestSecondOrder(t *testing.T) {
 	if plain := encode(t, sampleModel()); bytes.Contains(plain, []byte("trigrams")) {
 		t.Fatal("a first-order model's header mentions trigrams")
 	}
-	m := sampleModel()
-	ts := []lattice.Trigram{{A: lattice.Boundary, B: 0, C: 1}, {A: lattice.Boundary, B: 1, C: lattice.Boundary}, {A: 0, B: 1, C: lattice.Boundary}}
-	lm := m.Linear
-	tb := lm.TrigramBase()
-	lm.W = slices.Concat(lm.W[:tb], []float64{0.5, -1, 2}, lm.W[tb:])
-	lm.Trigrams = ts
+	m := sampleSecondOrderModel()
+	lm, ts := m.Linear, m.Linear.Trigrams
 	b := encode(t, m)
 	if v := binary.LittleEndian.Uint32(b[8:]); v != SecondOrderVersion {
 		t.Fatalf("a second-order model is written as version %d, want %d", v, SecondOrderVersion)

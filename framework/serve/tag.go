@@ -99,7 +99,8 @@ func response(name string, out tagged, req *TagRequest) TagResponse {
 		resp.NBest = make([][]ScoredPath, len(out.detailed))
 	}
 	for k, d := range out.detailed {
-		// The detailed decoder falls back to the unconstrained lattice,
+		// The detailed decoder loosens a lattice without an allowed path
+		// (tagger.relax: unconstrained, then first order),
 		// so every sentence has at least one path.
 		resp.Labels[k], resp.Probabilities[k] = d.Paths[0], tagger.Finite(d.Probabilities[0])
 		if req.Marginals {

@@ -121,6 +121,7 @@ func TestBadSpecDiagnostics(t *testing.T) {
 		{name: "two_transitions", want: []string{"More than one transition template"}},
 		{name: "bigram_bad_labels", want: []string{"Invalid labels", `Did you mean "bigram"?`}},
 		{name: "bigram_tune_latent", want: []string{"Invalid value", "hidden_states = 2 makes learner", `labels = "bigram"`}},
+		{name: "second_order_tune_latent", want: []string{"Invalid value", "hidden_states = 2 makes learner", "second-order model"}},
 		{name: "bigram_transition", want: []string{"Invalid labels", "is the label bigrams themselves"}},
 		{name: "bigram_hmm", want: []string{"Bigram template with a learner that cannot train it", `learner "hmm" (type hmm`, `learner "memm" (type memm`}},
 		{name: "pa_crf_setting", want: []string{"Unsupported learner setting", `Learner type pa does not take "c1"`, "setting of crf, maxent and memm."}},

@@ -342,6 +342,9 @@ func (s *Spec) checkValue(li *LearnerInstance, name string, v float64) string {
 	if err == nil && s.hasBigramTemplate() && !learn.TrainsPairs(cand.Learner) {
 		return fmt.Sprintf(`%s = %v makes learner %q one that cannot train the spec's templates with labels = "bigram" (a latent CRF cannot).`, name, v, li.Name)
 	}
+	if err == nil && s.secondOrder() && !learn.TrainsSecondOrder(cand.Learner) {
+		return fmt.Sprintf(`%s = %v makes learner %q one that cannot train the spec's second-order model (transition order = 2; a latent CRF cannot).`, name, v, li.Name)
+	}
 	if d, ok := err.(hcl.Diagnostics); ok {
 		var msgs []string
 		for _, x := range d {

@@ -63,10 +63,8 @@ func (t *Tagger) TagDetailed(sents []*corpus.Sentence, k int) ([]Decoded, error)
 		t.scorer.Lattice(&t.scores, data, j)
 		sc := t.scores
 		found := t.best(paths, scores, &sc, k, kStates)
-		if found == 0 {
-			// Constraints the labels cannot satisfy: fall back to the
-			// unconstrained lattice, as Tag does.
-			t.free.Attach(&sc)
+		for found == 0 && t.relax(&sc) {
+			// No allowed path: loosen the lattice, as Tag does.
 			found = t.best(paths, scores, &sc, k, kStates)
 		}
 		if lm.States() > 1 {

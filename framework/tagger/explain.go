@@ -116,13 +116,7 @@ func (t *Tagger) Explain(sents []*corpus.Sentence, top int) ([]Explanation, erro
 // explain decodes sentence k of data and decomposes its path's score.
 func (t *Tagger) explain(data *feature.Dataset, k, top int) Explanation {
 	path := t.decodeStates(data, k) // states: the lattice's terms
-	// decode scored t.scores and fell back to the unconstrained chain only
-	// when every constrained path is -Inf: the path scores -Inf exactly
-	// when that happened.
-	sc := t.scores
-	if math.IsInf(lattice.SequenceScore(&sc, path), -1) && t.free != t.chain {
-		t.free.Attach(&sc)
-	}
+	sc := t.decoded                 // the lattice the path was found in
 	n := sc.N
 	ex := Explanation{Labels: make([]string, n), Score: lattice.SequenceScore(&sc, path), Tokens: make([]TokenExplanation, n)}
 	var marginal func(i int, y int32) float64

@@ -36,9 +36,8 @@ func (t *Tagger) Marginals(sents []*corpus.Sentence) ([][][]float64, error) {
 			out[k] = [][]float64{}
 			continue
 		}
-		if logZ := t.ws.ForwardBackward(&sc); math.IsInf(logZ, -1) && t.free != t.chain {
-			t.free.Attach(&sc)
-			t.ws.ForwardBackward(&sc)
+		for logZ := t.ws.ForwardBackward(&sc); math.IsInf(logZ, -1) && t.relax(&sc); {
+			logZ = t.ws.ForwardBackward(&sc)
 		}
 		flat := make([]float64, n*l)
 		if lm.States() == 1 {

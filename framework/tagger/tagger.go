@@ -40,8 +40,11 @@ type Tagger struct {
 	scorer      *linear.Scorer
 	chain, free *lattice.Chain
 	scores      lattice.Scores
-	path        []int32
-	onClose     []func() error
+	// decoded is the lattice decodeStates found its path in: scores, or
+	// scores loosened by relax.
+	decoded lattice.Scores
+	path    []int32
+	onClose []func() error
 	// documents: an extractor reads whole documents, so batches end only
 	// at document boundaries (documents.go).
 	documents bool
@@ -92,6 +95,7 @@ func New(m *model.Model, reg *feature.Registry, opt Options) (*Tagger, error) {
 	}
 	if m.Linear.SecondOrder() && (opt.Decode == lattice.DecodeGreedy || opt.Decode == lattice.DecodeBeam) {
 		// Greedy and beam search extend paths by one label and read first-order scores only.
+		t.Close()
 		return nil, fmt.Errorf("%s decoding reads first-order scores only; a second-order model decodes with viterbi or posterior", opt.Decode)
 	}
 	t.dec = lattice.NewDecoder(t.ws, opt.Decode, opt.Beam)
@@ -226,14 +230,32 @@ func (t *Tagger) decodeStates(data *feature.Dataset, k int) []int32 {
 		t.path = make([]int32, n)
 	}
 	t.path = t.path[:n]
-	if score := t.dec.Decode(t.path, &t.scores); math.IsInf(score, -1) && t.free != t.chain {
-		// Every path is forbidden (possible only with constraints that
-		// the model's labels cannot satisfy): decode unconstrained.
-		free := t.scores
-		t.free.Attach(&free)
-		t.ws.Viterbi(t.path, &free)
+	t.decoded = t.scores
+	score := t.dec.Decode(t.path, &t.decoded)
+	for math.IsInf(score, -1) && t.relax(&t.decoded) {
+		score = t.ws.Viterbi(t.path, &t.decoded)
 	}
 	return t.path
+}
+
+// relax loosens sc, a sentence's lattice whose every path is forbidden,
+// by one step and reports whether it could: first to the chain without
+// the scheme's constraints (the model's labels cannot satisfy them), then,
+// for a second-order model, to the first-order lattice of the same scores
+// (the label trigrams seen in training leave no path through a sentence
+// unlike any in training). So every sentence gets the best path of the
+// tightest lattice that has one. sc must be a copy, never t.scores, which
+// keeps the chain for the next sentence.
+func (t *Tagger) relax(sc *lattice.Scores) bool {
+	switch {
+	case t.free != t.chain && sc.Chain != t.free:
+		t.free.Attach(sc)
+	case sc.Order2 != nil:
+		sc.Order2, sc.Trigram = nil, nil
+	default:
+		return false
+	}
+	return true
 }
 
 // BatchSize is how many sentences Stream encodes per call: large enough to
