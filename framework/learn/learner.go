@@ -234,8 +234,10 @@ type TemplateInfo struct {
 // (tnt: one emission template for the words, one suffix_trie template,
 // a second-order transition template). The spec calls CheckTemplates with
 // the templates the learner trains on, in spec order, and places a
-// non-nil error as a diagnostic at the learner block; Train checks the
-// same at training time.
+// non-nil error as a diagnostic at the learner block, and refuses
+// min_count pruning for it (it reads its templates' attributes at every
+// token). Train finds the templates again by type and refuses what it
+// cannot count.
 type TemplateChecker interface {
 	CheckTemplates(ts []TemplateInfo) error
 }

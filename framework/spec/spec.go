@@ -137,6 +137,8 @@ var encodings = map[string]scheme.Scheme{
 // Features is the features block.
 type Features struct {
 	MinCount  int                 `json:"min_count"`
+	// MinCountRange is where min_count is set (empty when it is not).
+	MinCountRange hcl.Range `json:"-"`
 	Templates []*TemplateInstance `json:"templates"`
 }
 
@@ -709,6 +711,7 @@ func (s *Spec) decodeFeatures(content *hcl.BodyContent, ctx *hcl.EvalContext, re
 	s.Features.MinCount = 1
 	if a, ok := fc.Attributes["min_count"]; ok {
 		diags = append(diags, gohcl.DecodeExpression(a.Expr, ctx, &s.Features.MinCount)...)
+		s.Features.MinCountRange = a.Expr.Range()
 		if s.Features.MinCount < 1 {
 			diags = append(diags, errorAt(a.Expr.Range().Ptr(), "Invalid min_count", "min_count must be at least 1."))
 		}
@@ -889,6 +892,11 @@ func (s *Spec) checkTemplateLearners() hcl.Diagnostics {
 		if err := tc.CheckTemplates(ts); err != nil {
 			diags = append(diags, errorAt(l.Range.Ptr(), "Templates the learner cannot train on",
 				fmt.Sprintf("Learner %q (type %s): %v.", l.Name, l.Type, err)))
+		}
+		if s.Features.MinCount > 1 {
+			diags = append(diags, errorAt(s.Features.MinCountRange.Ptr(), "Pruning with a learner that reads every attribute",
+				fmt.Sprintf("min_count = %d would drop rare attributes, which learner %q (type %s, at %s:%d) needs at every token (its word and suffix templates); remove min_count or the learner.",
+					s.Features.MinCount, l.Name, l.Type, l.Range.Filename, l.Range.Start.Line)))
 		}
 	}
 	return diags

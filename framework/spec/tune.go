@@ -336,6 +336,9 @@ func (s *Spec) checkValue(li *LearnerInstance, name string, v float64) string {
 		if v < 1 || v != math.Trunc(v) {
 			return fmt.Sprintf("min_count must be a whole number, at least 1, got %v.", v)
 		}
+		if _, reads := li.Learner.(learn.TemplateChecker); reads && v > 1 {
+			return fmt.Sprintf("min_count = %v would drop rare attributes, which learner %q (type %s) needs at every token.", v, li.Name, li.Type)
+		}
 		return ""
 	}
 	cand, err := s.NewLearner(li, Candidate{name: v})

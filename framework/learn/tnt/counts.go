@@ -108,7 +108,7 @@ func (c *counts) token(s, t int) error {
 	if at := c.pathAt[word]; at < 0 {
 		c.pathAt[word] = t
 	} else if !slices.Equal(c.path(at), path) {
-		return fmt.Errorf("tnt: token %d of sentence %d: one word with two suffix paths; the emission and suffix_trie templates must read the same column, as written (no lowercase)", t-d.SentOff[s]+1, s+1)
+		return fmt.Errorf("tnt: token %d of sentence %d: one word with two suffix paths; the emission template must read the word at offset 0 of the column the suffix_trie template reads, as written (no lowercase)", t-d.SentOff[s]+1, s+1)
 	}
 	y := int(d.Labels[t])
 	c.wordTag[int(word)*nl+y]++

@@ -15,8 +15,12 @@
 //	P(t3 | t1, t2) = λ1 P̂(t3) + λ2 P̂(t3 | t2) + λ3 P̂(t3 | t1, t2)
 //
 // with maximum-likelihood P̂ (a conditional whose context was never seen is
-// 0) and the λs of the paper's deleted interpolation (Lambdas). The
-// interpolated probability is nonzero for every trigram, seen or not, so
+// 0, as in the paper: the distribution after an unseen tag pair then sums
+// to λ1 + λ2, not 1, and a path through that pair pays log(λ1 + λ2) more)
+// and the λs of the paper's deleted interpolation (Lambdas). The
+// interpolated probability is nonzero for every trigram, seen or not (on
+// any real corpus: λ1 = 0 only when no trigram is seen once, and a label
+// never seen in training has P̂ = 0 at every order), so
 // the model lists every label trigram (linear.AllTrigrams): its lattice
 // has every pair state and every edge, (L+1)·L² edges a position, which
 // for UD's 17 UPOS tags is 5,202 against a first-order lattice's 289 — a

@@ -24,7 +24,8 @@ const DefaultRareFrequency = 10
 // Impossible is the weight of a zero probability: a finite log 0 (model
 // weights must be finite). Every nonzero probability of the model is
 // above e^-60 or so per token (UD EWT: emissions above 1/f(t), the
-// transitions' unigram part above λ1/N), so for any sentence shorter than
+// transitions' unigram part above λ1/N when λ1 > 0, as on any corpus with
+// a trigram seen once), so for any sentence shorter than
 // about ten thousand tokens a path through an Impossible weight scores
 // below every path without one: it never wins while one without exists.
 const Impossible = -1e6
@@ -140,7 +141,7 @@ func (l *Learner) Train(ctx context.Context, p *learn.Problem) (*learn.Result, e
 // groups finds the word and suffix template groups of m.
 func groups(m learn.Mapper) (word, suffix int, err error) {
 	gt, ok := m.(learn.GroupTyper)
-	if !ok || m == nil {
+	if !ok {
 		return 0, 0, fmt.Errorf("tnt: the problem's feature mapper does not say its templates' types")
 	}
 	word, suffix = -1, -1

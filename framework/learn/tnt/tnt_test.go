@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"math"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -89,7 +90,7 @@ func fit(t *testing.T, train []*corpus.Sentence, maxLen int) (*feature.Mapper, *
 	t.Helper()
 	ts := []feature.MapperTemplate{
 		mustConfig(t, emission.New(), `{"column":"word"}`),
-		mustConfig(t, suffixtrie.New(), `{"column":"word","max_length":`+string(rune('0'+maxLen))+`}`),
+		mustConfig(t, suffixtrie.New(), `{"column":"word","max_length":`+strconv.Itoa(maxLen)+`}`),
 		mustConfig(t, transition.New(), `{"order":2}`),
 	}
 	for k, typ := range []string{"emission", "suffix_trie", "transition"} {
