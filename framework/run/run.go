@@ -66,6 +66,14 @@ type Options struct {
 	// dev or test corpus that contradict the declared scheme, and the
 	// like) as diagnostics on the spec, to print with its source.
 	Warn func(hcl.Diagnostics)
+	// PhaseGCPercent, when > 0, is the garbage collector's target
+	// (debug.SetGCPercent) while the training corpus is read and encoded
+	// and while a trained model is loaded back to tag the test corpus:
+	// the phases that set a run's peak memory (see tightenGC). The command
+	// sets it; 0 leaves the collector alone, since the setting is the
+	// whole process's, which a program running trainings side by side
+	// should not see changed under it.
+	PhaseGCPercent int
 
 	// dataChecked is set on the runs of a cross-validation or ablation,
 	// whose corpora CheckData has checked once up front.
@@ -292,7 +300,7 @@ func hashData(s *spec.Spec) (map[string]string, error) {
 func prepare(ctx context.Context, o Options) (*encoded, error) {
 	start := time.Now()
 	// Until the collection below, which ends the phase.
-	defer tightenGC(encodingGCPercent)()
+	defer tightenGC(o.PhaseGCPercent)()
 	enc, err := encodeTraining(ctx, o)
 	if err != nil {
 		return nil, err
@@ -320,20 +328,20 @@ func prepare(ctx context.Context, o Options) (*encoded, error) {
 	return enc, nil
 }
 
-// encodingGCPercent is the garbage collector's target while the training
-// corpus is read and encoded and the test corpus checked, and while a
-// trained model is loaded back to tag the test corpus. That phase holds
-// the corpus text, the attribute map and the growing dataset at once, and
-// allocates as it goes, so at the command's GOGC of 50 its heap peaked at
-// 1.5 times a live size that training never reaches again: on
-// CoNLL-2000's CRF, 150 MB of RSS against 145 MB during training. At 20
-// the phase costs a few more collections (about 0.05 CPU s there).
-const encodingGCPercent = 10
-
-// tightenGC lowers the garbage collector's target to percent unless it is
-// lower already or switched off (GOGC=off), and returns the function that
-// puts the previous setting back.
+// tightenGC lowers the garbage collector's target to percent (if > 0)
+// unless it is lower already or switched off (GOGC=off), and returns the
+// function that puts the previous setting back. Reading and encoding a
+// training corpus holds the corpus text, the attribute map and the growing
+// dataset at once and allocates as it goes, so at the command's GOGC of 50
+// its heap peaked at 1.5 times a live size training never reaches again
+// (CoNLL-2000's CRF run: 150 MB of RSS against 145 MB in training); loading
+// the model back puts a second copy of the attribute names beside the
+// training encoding. At 10 these phases cost a few more collections (a
+// tenth of a CPU second on CoNLL-2000) and stay below training's peak.
 func tightenGC(percent int) (restore func()) {
+	if percent <= 0 {
+		return func() {}
+	}
 	old := debug.SetGCPercent(percent)
 	if old < percent {
 		debug.SetGCPercent(old)
@@ -789,7 +797,7 @@ func evaluateLearner(ctx context.Context, o Options, enc *encoded, li *spec.Lear
 	// encoding, so this phase, like encoding, is held to a tighter GC
 	// target: it was the peak of CoNLL-2000's CRF run once the others were
 	// cut.
-	defer tightenGC(encodingGCPercent)()
+	defer tightenGC(o.PhaseGCPercent)()
 	loaded, err := model.Load(modelPath)
 	if err != nil {
 		return nil, err
