@@ -181,7 +181,8 @@ func (a *app) cmdRun(ctx context.Context, args []string) error {
 		Spec: s, Templates: reg.Templates, OutDir: rd.Work, Learners: learners,
 		Threads: *threads, Log: a.log, Command: a.args, Stdout: a.stdout,
 		Progress: a.progress, CheckpointEvery: *every, Resume: a.resuming,
-		Warn: func(d hcl.Diagnostics) { a.printDiagnostics(s, d) },
+		Warn:           func(d hcl.Diagnostics) { a.printDiagnostics(s, d) },
+		PhaseGCPercent: phaseGCPercent(),
 	}
 	switch {
 	case s.Evaluation.Folds > 1:

@@ -3,6 +3,7 @@ package linear
 import (
 	"fmt"
 	"math"
+	"math/bits"
 	"sync/atomic"
 
 	"github.com/trellis-nlp/trellis/framework/feature"
@@ -99,6 +100,17 @@ func NewDense(numAttrs, numLabels int, transitions bool) *Model {
 // pair that occurs in data, as CRFsuite does by default: far fewer weights
 // than the dense form, with the same accuracy in practice.
 func NewObserved(data *feature.Dataset, numAttrs, numLabels int, transitions bool) *Model {
+	var off, lab []int32
+	if numLabels <= 64 {
+		off, lab = observedMasks(data, numAttrs)
+	} else {
+		off, lab = observedLists(data, numAttrs)
+	}
+	return New(numLabels, off, lab, transitions)
+}
+
+// observedLists is NewObserved's structure for any number of labels.
+func observedLists(data *feature.Dataset, numAttrs int) (off, lab []int32) {
 	seen := make([][]int32, numAttrs)
 	for t := 0; t < data.NumTokens(); t++ {
 		y := data.Labels[t]
@@ -112,8 +124,40 @@ func NewObserved(data *feature.Dataset, numAttrs, numLabels int, transitions boo
 			}
 		}
 	}
-	off, lab := packSorted(seen)
-	return New(numLabels, off, lab, transitions)
+	return packSorted(seen)
+}
+
+// observedMasks is NewObserved's structure for up to 64 labels: a bit per
+// (attribute, label) pair seen, then the bits packed in label order — the
+// same offsets and labels as packSorted of per-attribute lists, from one
+// 8-byte word per attribute instead of a slice each (on CoNLL-2000, 2.7 MB
+// against 13 MB of garbage left at the start of training, which stayed in
+// the process's resident memory for the whole training).
+func observedMasks(data *feature.Dataset, numAttrs int) (off, lab []int32) {
+	masks := make([]uint64, numAttrs)
+	for t := 0; t < data.NumTokens(); t++ {
+		y := data.Labels[t]
+		if y < 0 {
+			continue
+		}
+		bit := uint64(1) << uint(y)
+		for _, a := range data.Attrs[data.TokenOff[t]:data.TokenOff[t+1]] {
+			masks[a] |= bit
+		}
+	}
+	off = make([]int32, numAttrs+1)
+	total := 0
+	for a, m := range masks {
+		total += bits.OnesCount64(m)
+		off[a+1] = int32(total)
+	}
+	lab = make([]int32, 0, total)
+	for _, m := range masks {
+		for ; m != 0; m &= m - 1 {
+			lab = append(lab, int32(bits.TrailingZeros64(m)))
+		}
+	}
+	return off, lab
 }
 
 // packSorted sorts each list and packs them as offsets and values.

@@ -1,7 +1,9 @@
 package linear
 
 import (
+	"fmt"
 	"math/rand/v2"
+	"slices"
 	"testing"
 
 	"github.com/trellis-nlp/trellis/framework/feature"
@@ -104,5 +106,41 @@ func TestValidateRejects(t *testing.T) {
 		if err := m.Validate(); err == nil {
 			t.Errorf("%s: Validate accepted a broken model", name)
 		}
+	}
+}
+
+// TestObservedMasksMatchLists checks that the bit-mask construction of
+// NewObserved's structure gives the offsets and labels of the list one,
+// for label counts up to the mask's 64, with unknown (-1) gold labels and
+// attributes that occur with no label or twice in a token.
+func TestObservedMasksMatchLists(t *testing.T) {
+	for _, labels := range []int{1, 2, 3, 22, 63, 64} {
+		t.Run(fmt.Sprint(labels), func(t *testing.T) {
+			r := rand.New(rand.NewPCG(uint64(labels), 9))
+			const attrs = 40
+			d := feature.NewDataset()
+			for s := 0; s < 30; s++ {
+				for i := 0; i < 1+r.IntN(6); i++ {
+					for k := 0; k < r.IntN(5); k++ {
+						d.Attrs = append(d.Attrs, int32(r.IntN(attrs-5))) // the last 5 never occur
+					}
+					d.TokenOff = append(d.TokenOff, len(d.Attrs))
+					y := int32(r.IntN(labels))
+					if r.IntN(10) == 0 {
+						y = -1
+					}
+					d.Labels = append(d.Labels, y)
+				}
+				d.SentOff = append(d.SentOff, len(d.Labels))
+			}
+			offM, labM := observedMasks(d, attrs)
+			offL, labL := observedLists(d, attrs)
+			if !slices.Equal(offM, offL) || !slices.Equal(labM, labL) {
+				t.Fatalf("masks: %v %v\nlists: %v %v", offM, labM, offL, labL)
+			}
+			if len(labL) == 0 {
+				t.Fatal("no features: the test data is degenerate")
+			}
+		})
 	}
 }

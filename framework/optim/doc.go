@@ -31,7 +31,13 @@
 //
 //   - A pair with s·y <= 0 is not stored (liblbfgs stores it and can lose
 //     positive definiteness, which OWL-QN in particular can trigger). While
-//     the history is empty the next step is again 1/||d|| along -g.
+//     the history is empty the next step is again 1/||d|| along -g. Plain
+//     L-BFGS keeps the line search's start point and gradient in the slot
+//     the next pair is written to, two vectors of n fewer; so there a
+//     rejected pair with a full history also drops the oldest pair. The
+//     Wolfe curvature test makes s·y > 0 in exact arithmetic, so this is a
+//     guard against rounding, not a path CRF training takes; OWL-QN, whose
+//     line search has no curvature test, keeps separate copies.
 //   - No point is ever evaluated twice. A trial point is compared
 //     coordinate by coordinate with the points already evaluated in the
 //     same line search (cheap: they are recomputed from their steps, not
@@ -47,7 +53,8 @@
 //     objectives whose minimum is negative do not stop at once; for the
 //     positive objectives of CRF training the two are identical.
 //
-// Minimize allocates its O(Memory·len(x)) working storage once, up front,
+// Minimize allocates its O(Memory·len(x)) working storage — 2·Memory + 2
+// vectors of len(x) under L-BFGS, 2·Memory + 5 under OWL-QN — once, up front,
 // and nothing per iteration; it uses no goroutines and no randomness, and
 // all floating-point reductions are written so the compiler cannot fuse
 // them, so the same inputs give bit-identical results on every platform.

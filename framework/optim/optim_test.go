@@ -510,3 +510,46 @@ func TestResume(t *testing.T) {
 		t.Error("resumed a 4-variable state with 5 variables")
 	}
 }
+
+// TestRememberInSlot checks the history when plain L-BFGS keeps the line
+// search's start in the next pair's slot (startSearch): an accepted pair
+// becomes s = x - xp, y = g - gp in place; a rejected one (s·y <= 0) with
+// a full history drops the oldest pair and leaves the others as they were.
+func TestRememberInSlot(t *testing.T) {
+	m := newMinimizer(make([]float64, 2), rosenbrock, Settings{Memory: 2, Past: 1, MaxLinesearch: 4})
+	if !m.inSlot {
+		t.Fatal("plain L-BFGS should keep xp and gp in the history")
+	}
+	step := func(xp, gp, x, g []float64) {
+		copy(m.x, xp)
+		copy(m.g, gp)
+		m.startSearch()
+		copy(m.x, x)
+		copy(m.g, g)
+		m.remember()
+	}
+	step([]float64{0, 0}, []float64{1, 1}, []float64{1, 0}, []float64{3, 1}) // s = (1, 0), y = (2, 0)
+	step([]float64{1, 0}, []float64{3, 1}, []float64{1, 2}, []float64{3, 2}) // s = (0, 2), y = (0, 1)
+	if m.cnt != 2 || m.end != 0 {
+		t.Fatalf("after two pairs: count %d, end %d; want 2, 0", m.cnt, m.end)
+	}
+	want := []float64{1, 0, 0, 2, 2, 0, 0, 1} // s0, s1, y0, y1
+	if !slices.Equal(m.sy, want) || m.ys[0] != 2 || m.ys[1] != 2 || m.yy[0] != 4 || m.yy[1] != 1 {
+		t.Fatalf("history %v ys %v yy %v; want %v ys [2 2] yy [4 1]", m.sy, m.ys, m.yy, want)
+	}
+	step([]float64{1, 2}, []float64{3, 2}, []float64{2, 2}, []float64{2, 2}) // s·y = -1: rejected
+	if m.cnt != 1 || m.end != 0 {
+		t.Fatalf("after a rejected pair: count %d, end %d; want 1, 0", m.cnt, m.end)
+	}
+	if s1, y1 := m.sVec(1), m.yVec(1); !slices.Equal(s1, []float64{0, 2}) || !slices.Equal(y1, []float64{0, 1}) {
+		t.Fatalf("the newest pair changed: s %v y %v", s1, y1)
+	}
+	// The direction uses the newest pair only, not the emptied slot: with
+	// g = (2, 2) and s = (0, 2), y = (0, 1): alpha = s·g / s·y = 2,
+	// q = g - 2y = (2, 0), r = (s·y / y·y) q = (4, 0), beta = y·r / s·y = 0,
+	// r += (alpha - beta) s = (4, 4), d = -r.
+	m.direction()
+	if want := []float64{-4, -4}; !slices.Equal(m.d, want) {
+		t.Fatalf("direction %v, want %v", m.d, want)
+	}
+}

@@ -280,6 +280,57 @@ func checkHotGradient(t *testing.T, r *rand.Rand, m *linear.Model, d *feature.Da
 	}
 }
 
+// TestFloat32CountsSameGradient checks that the gold counts kept in
+// float32 (useFloat32Counts) give the objective and gradient of float64
+// counts bit for bit, with and without pair features and a prior, for the
+// CRF and the local objective.
+func TestFloat32CountsSameGradient(t *testing.T) {
+	r := rand.New(rand.NewPCG(16, 7))
+	d := learntest.Synthetic(r, 300, 1, false)
+	plain := linear.NewObserved(d, 5, 3, true)
+	paired := linear.WithPairs(plain, d, []bool{false, false, false, true, false})
+	for _, c := range []struct {
+		name         string
+		m            *linear.Model
+		local, prior bool
+	}{{"crf", plain, false, false}, {"pairs", paired, false, false}, {"local", plain, true, false}, {"prior", plain, false, true}} {
+		t.Run(c.name, func(t *testing.T) {
+			x, prior := make([]float64, len(c.m.W)), make([]float64, len(c.m.W))
+			for i := range x {
+				x[i], prior[i] = r.NormFloat64(), r.NormFloat64()
+			}
+			var f [2]float64
+			var g [2][]float64
+			for k, narrow := range []bool{true, false} {
+				o := newObjective(c.m, d, allSentences(d), true, 0.5, 2, c.local)
+				if o.empirical32 == nil {
+					t.Fatal("binary data with few counts: want float32 counts")
+				}
+				if !narrow {
+					o.empirical = make([]float64, len(o.empirical32))
+					for i, e := range o.empirical32 {
+						o.empirical[i] = float64(e)
+					}
+					o.empirical32 = nil
+				}
+				if c.prior {
+					o.prior = prior
+				}
+				g[k] = make([]float64, len(x))
+				f[k] = o.Evaluate(x, g[k])
+			}
+			if math.Float64bits(f[0]) != math.Float64bits(f[1]) {
+				t.Fatalf("objective %v with float32 counts, %v with float64", f[0], f[1])
+			}
+			for i := range g[0] {
+				if math.Float64bits(g[0][i]) != math.Float64bits(g[1][i]) {
+					t.Fatalf("gradient[%d] %v with float32 counts, %v with float64", i, g[0][i], g[1][i])
+				}
+			}
+		})
+	}
+}
+
 func TestTrain(t *testing.T) {
 	r := rand.New(rand.NewPCG(6, 7))
 	train, test := learntest.Synthetic(r, 300, 1, false), learntest.Synthetic(r, 100, 1, false)
