@@ -100,14 +100,21 @@ func (d *Decoder) labelsOf(r, h int) []int32 {
 	return labels
 }
 
-// clampedLogZ is log Σ exp(score) over the state paths of s whose states
-// belong to labels: forward-backward with every other state at -Inf.
+// clampedLogZ is the workspace's LabelsLogZ in the decoder's buffer.
 func (d *Decoder) clampedLogZ(s *Scores, labels []int32, h int) float64 {
+	d.clamped = slices.Grow(d.clamped[:0], s.N*s.L)[:s.N*s.L]
+	return d.ws.LabelsLogZ(d.clamped, s, labels, h)
+}
+
+// LabelsLogZ is log Σ exp(score) over the state paths of s (a latent
+// model's lattice, h states per label) whose states belong to labels:
+// forward-backward, run in w, with every other state's score -Inf. The
+// clamped state scores are written into clamped (length s.N·s.L), so that
+// the call allocates nothing; s is not changed.
+func (w *Workspace) LabelsLogZ(clamped []float64, s *Scores, labels []int32, h int) float64 {
 	l := s.L
 	cl := *s
-	cl.Chain = nil
-	d.clamped = slices.Grow(d.clamped[:0], s.N*l)[:s.N*l]
-	cl.State = d.clamped
+	cl.State = clamped[:s.N*l]
 	inf := math.Inf(-1)
 	for i, y := range labels {
 		row, src := cl.State[i*l:(i+1)*l], s.State[i*l:(i+1)*l]
@@ -117,5 +124,5 @@ func (d *Decoder) clampedLogZ(s *Scores, labels []int32, h int) float64 {
 		lo := int(y) * h
 		copy(row[lo:lo+h], src[lo:lo+h])
 	}
-	return d.ws.ForwardBackward(&cl)
+	return w.ForwardBackward(&cl)
 }

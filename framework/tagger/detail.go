@@ -130,22 +130,10 @@ func (t *Tagger) labelPaths(paths [][]int32, scores []float64, sc *lattice.Score
 }
 
 // clampedLogZ is log Σ exp(score) over the state paths of sc whose states
-// belong to labels: forward-backward with every other state at -Inf.
+// belong to labels (lattice.Workspace.LabelsLogZ).
 func (t *Tagger) clampedLogZ(sc *lattice.Scores, labels []int32) float64 {
-	h, l := t.Model.Linear.States(), sc.L
-	cl := *sc
-	t.clamped = slices.Grow(t.clamped[:0], sc.N*l)[:sc.N*l]
-	cl.State = t.clamped
-	inf := math.Inf(-1)
-	for i, y := range labels {
-		row, src := cl.State[i*l:(i+1)*l], sc.State[i*l:(i+1)*l]
-		for s := range row {
-			row[s] = inf
-		}
-		lo := int(y) * h
-		copy(row[lo:lo+h], src[lo:lo+h])
-	}
-	return t.ws.ForwardBackward(&cl)
+	t.clamped = slices.Grow(t.clamped[:0], sc.N*sc.L)[:sc.N*sc.L]
+	return t.ws.LabelsLogZ(t.clamped, sc, labels, t.Model.Linear.States())
 }
 
 // labelMarginal is P(y_i = y) from the last forward-backward: the sum of
