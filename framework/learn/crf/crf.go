@@ -6,7 +6,8 @@
 // Optimizers: L-BFGS (the default; OWL-QN when c1 > 0) from
 // framework/optim, or SGD with a decaying step (CRFsuite's l2sgd). The
 // regularization constants mean what they mean in CRFsuite, so settings
-// carry over.
+// carry over. warm_start_epochs = N runs N SGD epochs before L-BFGS
+// (warm.go): the same optimum in fewer L-BFGS iterations.
 //
 // hidden_states = k makes it the latent-variable CRF (latent.go): each
 // label owns k hidden states, and the likelihood of the gold labels sums

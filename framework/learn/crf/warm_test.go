@@ -7,6 +7,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/trellis-nlp/trellis/framework/feature"
 	"github.com/trellis-nlp/trellis/framework/learn/internal/learntest"
 )
 
@@ -14,27 +15,33 @@ import (
 // followed by L-BFGS continued from their model (the two-run recipe
 // measured in docs/results.md), bit for bit and iteration for iteration,
 // with 1 and 3 threads; it ends at plain L-BFGS's optimum up to the
-// stopping tolerance.
+// stopping tolerance. So for the three forms.
 func TestWarmStart(t *testing.T) {
 	r := rand.New(rand.NewPCG(31, 32))
 	train, test := learntest.Synthetic(r, 300, 1, false), learntest.Synthetic(r, 100, 1, false)
+	for _, form := range []Form{Chain, PerToken, Local} {
+		t.Run(form.String(), func(t *testing.T) { checkWarmStart(t, form, train, test) })
+	}
+}
+
+func checkWarmStart(t *testing.T, form Form, train, test *feature.Dataset) {
 	const epochs = 4
-	sgd, err := (&Learner{cfg: Config{Algorithm: "sgd", MaxIterations: epochs}}).Train(context.Background(), learntest.Problem(train, 1))
+	sgd, err := (&Learner{cfg: Config{Algorithm: "sgd", MaxIterations: epochs}, form: form}).Train(context.Background(), learntest.Problem(train, 1))
 	if err != nil {
 		t.Fatal(err)
 	}
 	p := learntest.Problem(train, 1)
 	p.Init = sgd.Model
-	twoRuns, err := (&Learner{}).Train(context.Background(), p)
+	twoRuns, err := (&Learner{form: form}).Train(context.Background(), p)
 	if err != nil {
 		t.Fatal(err)
 	}
-	plain, err := (&Learner{}).Train(context.Background(), learntest.Problem(train, 1))
+	plain, err := (&Learner{form: form}).Train(context.Background(), learntest.Problem(train, 1))
 	if err != nil {
 		t.Fatal(err)
 	}
 	for _, threads := range []int{1, 3} {
-		l := &Learner{cfg: Config{WarmStartEpochs: epochs}}
+		l := &Learner{cfg: Config{WarmStartEpochs: epochs}, form: form}
 		if d := l.Validate(); d.HasErrors() {
 			t.Fatal(d)
 		}
