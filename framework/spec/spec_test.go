@@ -133,6 +133,7 @@ func TestBadSpecDiagnostics(t *testing.T) {
 		{name: "hmm_hidden_states", want: []string{`Learner type hmm does not take "hidden_states"`, "It is a setting of crf."}},
 		{name: "memm_hidden_states", want: []string{`Learner type memm does not take "hidden_states"`, "It is a setting of crf."}},
 		{name: "crf_hidden_states_one", want: []string{"Invalid CRF setting", "hidden_states must be between 2 and 32", "hidden_states = 1"}},
+		{name: "crf_warm_start_sgd", want: []string{"Invalid CRF setting", "warm_start_epochs warms L-BFGS", "warm_start_epochs = 3"}},
 		{name: "misspelt_decode", want: []string{`Learner type hmm does not take "decod"`, `Did you mean "decode"?`}},
 		{name: "stage_unknown_from", want: []string{"Unknown learner", `Did you mean "perceptron"?`}},
 		{name: "stage_self_cycle", want: []string{"Stage cycle", "its own predictions"}},

@@ -403,6 +403,7 @@ func TestCheckpointResume(t *testing.T) {
 		{"lbfgs", Config{MaxIterations: 40}, Chain},
 		{"owlqn", Config{C1: &one, C2: &small, MaxIterations: 40}, Chain},
 		{"lbfgs patience", Config{Patience: 3}, Chain},
+		{"lbfgs warm start", Config{MaxIterations: 40, WarmStartEpochs: 3}, Chain},
 		{"sgd", Config{Algorithm: "sgd", MaxIterations: 9}, Chain},
 		{"maxent lbfgs", Config{MaxIterations: 40}, PerToken},
 		{"memm lbfgs", Config{MaxIterations: 40}, Local},

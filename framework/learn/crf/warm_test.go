@@ -1,0 +1,107 @@
+package crf
+
+import (
+	"context"
+	"math"
+	"math/rand/v2"
+	"strings"
+	"testing"
+
+	"github.com/trellis-nlp/trellis/framework/feature"
+	"github.com/trellis-nlp/trellis/framework/learn/internal/learntest"
+)
+
+// TestWarmStart: warm_start_epochs = N is N epochs of algorithm = "sgd"
+// followed by L-BFGS continued from their model (the two-run recipe
+// measured in docs/results.md), bit for bit and iteration for iteration,
+// with 1 and 3 threads; it ends at plain L-BFGS's optimum up to the
+// stopping tolerance. So for the three forms.
+func TestWarmStart(t *testing.T) {
+	r := rand.New(rand.NewPCG(31, 32))
+	train, test := learntest.Synthetic(r, 300, 1, false), learntest.Synthetic(r, 100, 1, false)
+	for _, form := range []Form{Chain, PerToken, Local} {
+		t.Run(form.String(), func(t *testing.T) { checkWarmStart(t, form, train, test) })
+	}
+}
+
+func checkWarmStart(t *testing.T, form Form, train, test *feature.Dataset) {
+	const epochs = 4
+	sgd, err := (&Learner{cfg: Config{Algorithm: "sgd", MaxIterations: epochs}, form: form}).Train(context.Background(), learntest.Problem(train, 1))
+	if err != nil {
+		t.Fatal(err)
+	}
+	p := learntest.Problem(train, 1)
+	p.Init = sgd.Model
+	twoRuns, err := (&Learner{form: form}).Train(context.Background(), p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	plain, err := (&Learner{form: form}).Train(context.Background(), learntest.Problem(train, 1))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, threads := range []int{1, 3} {
+		l := &Learner{cfg: Config{WarmStartEpochs: epochs}, form: form}
+		if d := l.Validate(); d.HasErrors() {
+			t.Fatal(d)
+		}
+		warm, err := l.Train(context.Background(), learntest.Problem(train, threads))
+		if err != nil {
+			t.Fatal(err)
+		}
+		for f := range warm.Model.W {
+			if math.Float64bits(warm.Model.W[f]) != math.Float64bits(twoRuns.Model.W[f]) {
+				t.Fatalf("threads=%d: weight %d = %v, the two-run recipe's %v", threads, f, warm.Model.W[f], twoRuns.Model.W[f])
+			}
+		}
+		if warm.Info["iterations"] != twoRuns.Info["iterations"] || warm.Info["warm_start_epochs"] != epochs ||
+			warm.Info["warm_start_loss"] != sgd.Info["loss"] {
+			t.Errorf("threads=%d: info %v; the two runs' %v and %v", threads, warm.Info, sgd.Info, twoRuns.Info)
+		}
+		lw, lp := warm.Info["loss"].(float64), plain.Info["loss"].(float64)
+		if math.Abs(lw-lp) > 1e-4*math.Abs(lp) {
+			t.Errorf("threads=%d: warm-started loss %v, plain L-BFGS %v", threads, lw, lp)
+		}
+		if aw, ap := learntest.Accuracy(warm.Model, test), learntest.Accuracy(plain.Model, test); math.Abs(aw-ap) > 0.005 {
+			t.Errorf("threads=%d: accuracy %.4f warm-started, %.4f plain", threads, aw, ap)
+		}
+	}
+}
+
+// TestWarmStartRefused: warm_start_epochs is refused where SGD would not
+// warm L-BFGS up on the same objective, with a detail that starts with
+// the setting's name (so the spec points at it).
+func TestWarmStartRefused(t *testing.T) {
+	one := 1.0
+	zero := 0.0
+	for _, c := range []struct {
+		name string
+		cfg  Config
+		want string
+	}{
+		{"negative", Config{WarmStartEpochs: -1}, "must be >= 0"},
+		{"sgd", Config{WarmStartEpochs: 2, Algorithm: "sgd"}, `with algorithm = "sgd" set max_iterations`},
+		{"latent", Config{WarmStartEpochs: 2, HiddenStates: 2}, "hidden_init"},
+		{"l1", Config{WarmStartEpochs: 2, C1: &one}, "c1 = 0"},
+		{"no l2", Config{WarmStartEpochs: 2, C2: &zero}, "c2 > 0"},
+		{"prior", Config{WarmStartEpochs: 2, InitModel: "m", Prior: "init_model"}, `prior = "init_model"`},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			d := (&Learner{cfg: c.cfg}).Validate()
+			var found bool
+			for _, x := range d {
+				if strings.HasPrefix(x.Detail, "warm_start_epochs ") && strings.Contains(x.Detail, c.want) {
+					found = true
+				}
+			}
+			if !found {
+				t.Errorf("diagnostics %v, want one on warm_start_epochs saying %q", d, c.want)
+			}
+		})
+	}
+	for _, form := range []Form{Chain, PerToken, Local} {
+		if d := (&Learner{cfg: Config{WarmStartEpochs: 3, InitModel: "m"}, form: form}).Validate(); d.HasErrors() {
+			t.Errorf("%v: %v", form, d)
+		}
+	}
+}
