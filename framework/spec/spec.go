@@ -136,10 +136,10 @@ var encodings = map[string]scheme.Scheme{
 
 // Features is the features block.
 type Features struct {
-	MinCount  int                 `json:"min_count"`
+	MinCount int `json:"min_count"`
 	// MinCountRange is where min_count is set (empty when it is not).
-	MinCountRange hcl.Range `json:"-"`
-	Templates []*TemplateInstance `json:"templates"`
+	MinCountRange hcl.Range           `json:"-"`
+	Templates     []*TemplateInstance `json:"templates"`
 }
 
 // TemplateInstance is one template block.
