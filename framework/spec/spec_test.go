@@ -144,6 +144,7 @@ func TestBadSpecDiagnostics(t *testing.T) {
 		{name: "stage_column_clash", want: []string{"Stage column clashes with a corpus column", `"pos"`}},
 		{name: "stage_tune", want: []string{"Tuning a second stage"}},
 		{name: "stage_two_blocks", want: []string{"Duplicate stage block"}},
+		{name: "tune_combination", want: []string{"Invalid combination of values", "c1 = 0.5, warm_start_epochs = 2", "warm_start_epochs needs c1 = 0"}},
 		{name: "tnt_min_count", want: []string{"Pruning with a learner that reads every attribute", "min_count = 2", "min_count = 3 would drop"}},
 		{name: "tnt_templates", want: []string{"Invalid rare_frequency", "rare_frequency = 0", `Learner "tnt" (type tnt)`, `template "shape" is of type shape`}},
 		{name: "history_predicted", want: []string{"Invalid template", `unknown column "prd"`, `Did you mean "pred"?`}},

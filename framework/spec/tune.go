@@ -247,7 +247,41 @@ func (s *Spec) decodeTune(b *hcl.Block, ctx *hcl.EvalContext, li *LearnerInstanc
 	if diags.HasErrors() {
 		return nil, diags
 	}
-	return t, append(diags, s.checkTune(t, b, attrs)...)
+	if diags = append(diags, s.checkTune(t, b, attrs)...); diags.HasErrors() {
+		return nil, diags
+	}
+	return t, append(diags, s.checkCandidates(t, b, li)...)
+}
+
+// checkCandidates refuses a tune block one of whose candidates the
+// learner refuses. Each value passed checkValue alone; a rule between two
+// settings (warm_start_epochs needs c1 = 0) shows only in a combination,
+// which would otherwise fail the run after earlier candidates trained.
+// The search's own candidates are checked (the whole grid, or the random
+// draw of the spec's seed); the first refused one is reported.
+func (s *Spec) checkCandidates(t *Tune, b *hcl.Block, li *LearnerInstance) hcl.Diagnostics {
+	for _, c := range t.Candidates(s.Seed) {
+		_, err := s.NewLearner(li, c)
+		if err == nil {
+			continue
+		}
+		msg := err.Error()
+		if d, ok := err.(hcl.Diagnostics); ok {
+			var details []string
+			for _, x := range d {
+				details = append(details, x.Detail)
+			}
+			msg = strings.Join(details, "; ")
+		}
+		msg = strings.TrimSuffix(msg, ".") + "."
+		var values []string
+		for _, st := range t.Settings {
+			values = append(values, fmt.Sprintf("%s = %v", st.Name, c[st.Name]))
+		}
+		return hcl.Diagnostics{errorAt(b.DefRange.Ptr(), "Invalid combination of values",
+			fmt.Sprintf("The candidate %s of learner %q is refused: %s Leave that combination out of the search (one tune block searches every combination of its lists).", strings.Join(values, ", "), li.Name, msg))}
+	}
+	return nil
 }
 
 // checkTune checks how a decoded tune block searches.

@@ -6,8 +6,8 @@
 // Optimizers: L-BFGS (the default; OWL-QN when c1 > 0) from
 // framework/optim, or SGD with a decaying step (CRFsuite's l2sgd). The
 // regularization constants mean what they mean in CRFsuite, so settings
-// carry over. warm_start_epochs = N runs N SGD epochs before L-BFGS
-// (warm.go): the same optimum in fewer L-BFGS iterations.
+// carry over. warm_start_epochs = N runs up to N SGD epochs before
+// L-BFGS (warm.go): the same optimum in fewer L-BFGS iterations.
 //
 // hidden_states = k makes it the latent-variable CRF (latent.go): each
 // label owns k hidden states, and the likelihood of the gold labels sums
@@ -81,8 +81,9 @@ type Config struct {
 	// iterations (those after the split) in place of MaxIterations, which
 	// still bounds the plain CRF's before it. crf with hidden_states only.
 	HiddenIterations int `hcl:"hidden_iterations,optional" json:"hidden_iterations,omitempty"`
-	// WarmStartEpochs, when > 0, runs that many SGD epochs (as algorithm =
-	// "sgd", same objective, seed and learning_rate) before L-BFGS, which
+	// WarmStartEpochs, when > 0, runs that many SGD epochs at most (as
+	// algorithm = "sgd", same objective, seed, learning_rate and stopping
+	// test over period epochs, which can end it sooner) before L-BFGS, which
 	// then starts from their weights with the same stopping rule: fewer
 	// L-BFGS iterations for the same optimum (warm.go). A change of
 	// arithmetic, so off by default. L-BFGS with c2 > 0 and no c1 only.

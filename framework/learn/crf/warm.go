@@ -8,9 +8,11 @@ import (
 	"github.com/trellis-nlp/trellis/framework/learn"
 )
 
-// The warm start (warm_start_epochs = N): N epochs of SGD on the same
-// objective, then L-BFGS from their weights with the same stopping rule.
-// SGD's first epochs cost about one L-BFGS evaluation each and cover the
+// The warm start (warm_start_epochs = N): up to N epochs of SGD on the
+// same objective (SGD's own test — relative improvement over period epochs
+// below delta — can end it sooner; the epochs run are in the run's info),
+// then L-BFGS from their weights with the same stopping rule. An SGD epoch
+// costs about two L-BFGS evaluations on CoNLL-2000 and covers the
 // ground that L-BFGS, starting from zero with no curvature, spends dozens
 // of iterations on; the objective is convex, so L-BFGS ends at the same
 // optimum up to its stopping tolerance (docs/results.md, issue 15).
