@@ -179,7 +179,13 @@ func (l *Loop) Record(pt Point) {
 	if lossName == "" {
 		lossName = "loss"
 	}
-	ev := l.p.Log.Info().Int(l.Unit, pt.Step).Float64(lossName, pt.Loss).Float64("dev", pt.DevScore).Dur("elapsed", elapsed)
+	ev := l.p.Log.Info().Int(l.Unit, pt.Step).Float64(lossName, pt.Loss)
+	if pt.DevScore != 0 {
+		// As in the curve's JSON (omitempty): a step without a dev
+		// score (no dev set, or dev_every skipped it) says nothing of one.
+		ev = ev.Float64("dev", pt.DevScore)
+	}
+	ev = ev.Dur("elapsed", elapsed)
 	if l.Steps > 0 {
 		perStep := elapsed / time.Duration(pt.Step-l.first+1)
 		ev = ev.Int("of", l.Steps).Dur("eta", perStep*time.Duration(l.Steps-pt.Step))
