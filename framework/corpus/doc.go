@@ -34,7 +34,7 @@
 // without boundaries is one document; the slash, chars and crfsuite
 // formats have none.
 //
-// Every format strips a trailing "\r" (CRLF files work unchanged) and a
+// Every format strips a line's trailing "\r"s (CRLF files work unchanged) and a
 // UTF-8 byte-order mark at the start of the file, and rejects invalid
 // UTF-8. "Whitespace" always means ASCII space, tab, vertical tab, form
 // feed and carriage return; other Unicode spaces (such as the ideographic
