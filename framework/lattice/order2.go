@@ -16,6 +16,21 @@ const Boundary = -1
 // Boundary for the trigrams that close a sentence (y(N-2) y(N-1) ⟨/s⟩).
 type Trigram struct{ A, B, C int32 }
 
+// TrigramAt returns the trigram of path that ends at position i, for i
+// from 1 to len(path): (y(i-2), y(i-1), y(i)), Boundary standing for the
+// positions outside the path, so that i = 1 gives the trigram into the
+// second token and i = len(path) the one that closes the sentence. Those
+// are a path's trigrams, each once.
+func TrigramAt(path []int32, i int) Trigram {
+	at := func(j int) int32 {
+		if j < 0 || j >= len(path) {
+			return Boundary
+		}
+		return path[j]
+	}
+	return Trigram{A: at(i - 2), B: at(i - 1), C: at(i)}
+}
+
 // Order2 is the structure of a second-order lattice: the label pairs
 // (a, b) — a the label before b, or Boundary at the first token — that
 // can be a path's state, and the edges (a, b) → (b, c) between them, one

@@ -35,19 +35,9 @@ func WithTrigrams(m *Model, data *feature.Dataset) (*Model, error) {
 		if slices.ContainsFunc(data.Labels[lo:hi], func(y int32) bool { return y < 0 }) {
 			continue // a sentence without gold labels has no trigrams
 		}
-		at := func(t int) int32 {
-			if t < lo || t >= hi {
-				return lattice.Boundary
-			}
-			return data.Labels[t]
-		}
-		for t := lo; t < hi; t++ {
-			if t > lo {
-				seen[lattice.Trigram{A: at(t - 2), B: at(t - 1), C: at(t)}] = true
-			}
-			if t == hi-1 {
-				seen[lattice.Trigram{A: at(t - 1), B: at(t), C: lattice.Boundary}] = true
-			}
+		path := data.Labels[lo:hi]
+		for i := 1; i <= len(path); i++ {
+			seen[lattice.TrigramAt(path, i)] = true
 		}
 	}
 	ts := make([]lattice.Trigram, 0, len(seen))
@@ -204,15 +194,8 @@ func (m *Model) AddTrigrams(g []float64, path []int32, scale float64) {
 	if !m.SecondOrder() {
 		return
 	}
-	n := len(path)
-	at := func(i int) int32 {
-		if i < 0 || i >= n {
-			return lattice.Boundary
-		}
-		return path[i]
-	}
-	for i := 1; i <= n; i++ {
-		if f := m.Trigram(lattice.Trigram{A: at(i - 2), B: at(i - 1), C: at(i)}); f >= 0 {
+	for i := 1; i <= len(path); i++ {
+		if f := m.Trigram(lattice.TrigramAt(path, i)); f >= 0 {
 			g[f] += scale
 		}
 	}

@@ -167,12 +167,6 @@ func (t *Tagger) explain(data *feature.Dataset, k, top int) Explanation {
 func (t *Tagger) explainTrigrams(te *TokenExplanation, path []int32, i int) {
 	lm := t.Model.Linear
 	n := len(path)
-	at := func(j int) int32 {
-		if j < 0 || j >= n {
-			return lattice.Boundary
-		}
-		return path[j]
-	}
 	weight := func(tg lattice.Trigram) float64 {
 		if f := lm.Trigram(tg); f >= 0 {
 			return lm.W[f]
@@ -180,11 +174,11 @@ func (t *Tagger) explainTrigrams(te *TokenExplanation, path []int32, i int) {
 		return 0
 	}
 	if i > 0 {
-		te.Trigram = ptr(weight(lattice.Trigram{A: at(i - 2), B: at(i - 1), C: at(i)}))
+		te.Trigram = ptr(weight(lattice.TrigramAt(path, i)))
 		te.Score += *te.Trigram
 	}
 	if i == n-1 {
-		te.StopTrigram = ptr(weight(lattice.Trigram{A: at(i - 1), B: at(i), C: lattice.Boundary}))
+		te.StopTrigram = ptr(weight(lattice.TrigramAt(path, n)))
 		te.Score += *te.StopTrigram
 	}
 }

@@ -210,16 +210,8 @@ func (t *Trainer) transitionDiff(gold, path []int32, add func(f int, v float64))
 // included, at each position where gold's and path's differ. A trigram
 // the model lacks (a path may close with one) has no weight to change.
 func (t *Trainer) trigramDiff(gold, path []int32, add func(f int, v float64)) {
-	n := len(gold)
-	at := func(y []int32, i int) int32 {
-		if i < 0 || i >= n {
-			return lattice.Boundary
-		}
-		return y[i]
-	}
-	for i := 1; i <= n; i++ {
-		g := lattice.Trigram{A: at(gold, i-2), B: at(gold, i-1), C: at(gold, i)}
-		p := lattice.Trigram{A: at(path, i-2), B: at(path, i-1), C: at(path, i)}
+	for i := 1; i <= len(gold); i++ {
+		g, p := lattice.TrigramAt(gold, i), lattice.TrigramAt(path, i)
 		if g == p {
 			continue
 		}
