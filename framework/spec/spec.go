@@ -893,10 +893,9 @@ func (s *Spec) checkTemplateLearners() hcl.Diagnostics {
 			diags = append(diags, errorAt(l.Range.Ptr(), "Templates the learner cannot train on",
 				fmt.Sprintf("Learner %q (type %s): %v.", l.Name, l.Type, err)))
 		}
-		if s.Features.MinCount > 1 {
+		if d := pruningRefusal(l, float64(s.Features.MinCount)); d != "" {
 			diags = append(diags, errorAt(s.Features.MinCountRange.Ptr(), "Pruning with a learner that reads every attribute",
-				fmt.Sprintf("min_count = %d would drop rare attributes, which learner %q (type %s, at %s:%d) needs at every token (its word and suffix templates); remove min_count or the learner.",
-					s.Features.MinCount, l.Name, l.Type, l.Range.Filename, l.Range.Start.Line)))
+				d+"; remove min_count or the learner."))
 		}
 	}
 	return diags

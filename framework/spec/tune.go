@@ -265,15 +265,7 @@ func (s *Spec) checkCandidates(t *Tune, b *hcl.Block, li *LearnerInstance) hcl.D
 		if err == nil {
 			continue
 		}
-		msg := err.Error()
-		if d, ok := err.(hcl.Diagnostics); ok {
-			var details []string
-			for _, x := range d {
-				details = append(details, x.Detail)
-			}
-			msg = strings.Join(details, "; ")
-		}
-		msg = strings.TrimSuffix(msg, ".") + "."
+		msg := strings.TrimSuffix(refusalDetail(err), ".") + "."
 		var values []string
 		for _, st := range t.Settings {
 			values = append(values, fmt.Sprintf("%s = %v", st.Name, c[st.Name]))
@@ -370,8 +362,8 @@ func (s *Spec) checkValue(li *LearnerInstance, name string, v float64) string {
 		if v < 1 || v != math.Trunc(v) {
 			return fmt.Sprintf("min_count must be a whole number, at least 1, got %v.", v)
 		}
-		if _, reads := li.Learner.(learn.TemplateChecker); reads && v > 1 {
-			return fmt.Sprintf("min_count = %v would drop rare attributes, which learner %q (type %s) needs at every token.", v, li.Name, li.Type)
+		if d := pruningRefusal(li, v); d != "" {
+			return d + "."
 		}
 		return ""
 	}
@@ -382,17 +374,39 @@ func (s *Spec) checkValue(li *LearnerInstance, name string, v float64) string {
 	if err == nil && s.secondOrder() && !learn.TrainsSecondOrder(cand.Learner) {
 		return fmt.Sprintf(`%s = %v makes learner %q one that cannot train the spec's second-order model (transition order = 2; a latent CRF cannot).`, name, v, li.Name)
 	}
-	if d, ok := err.(hcl.Diagnostics); ok {
-		var msgs []string
-		for _, x := range d {
-			msgs = append(msgs, x.Detail)
-		}
-		return fmt.Sprintf("%s = %v: %s", name, v, strings.Join(msgs, "; "))
+	if _, ok := err.(hcl.Diagnostics); ok {
+		return fmt.Sprintf("%s = %v: %s", name, v, refusalDetail(err))
 	}
 	if err != nil {
 		return err.Error()
 	}
 	return ""
+}
+
+// refusalDetail is what a learner's refusal (NewLearner's error) says:
+// its diagnostics' details joined, or the error's text.
+func refusalDetail(err error) string {
+	d, ok := err.(hcl.Diagnostics)
+	if !ok {
+		return err.Error()
+	}
+	details := make([]string, len(d))
+	for k, x := range d {
+		details[k] = x.Detail
+	}
+	return strings.Join(details, "; ")
+}
+
+// pruningRefusal says why min_count = v cannot apply to learner li, or ""
+// when it can: a learner that checks its templates (learn.TemplateChecker,
+// tnt) reads their attributes at every token, so no attribute may be
+// dropped for being rare.
+func pruningRefusal(li *LearnerInstance, v float64) string {
+	if _, reads := li.Learner.(learn.TemplateChecker); !reads || v <= 1 {
+		return ""
+	}
+	return fmt.Sprintf("min_count = %v would drop rare attributes, which learner %q (type %s, at %s:%d) needs at every token",
+		v, li.Name, li.Type, li.Range.Filename, li.Range.Start.Line)
 }
 
 // listItems returns the element expressions of a list literal (nil for
