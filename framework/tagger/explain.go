@@ -237,10 +237,13 @@ func (t *Tagger) explainToken(data *feature.Dataset, tok, y, top int) TokenExpla
 // out of it, and start or stop at the ends.
 func local(s *lattice.Scores, path []int32, i, y int) float64 {
 	if s.Order2 != nil {
-		// Label i enters three trigrams: score the whole path instead.
-		alt := slices.Clone(path)
-		alt[i] = int32(y)
-		return lattice.SequenceScore(s, alt)
+		// Label i enters three trigrams: score the whole path instead,
+		// with y in place for the call.
+		old := path[i]
+		path[i] = int32(y)
+		v := lattice.SequenceScore(s, path)
+		path[i] = old
+		return v
 	}
 	v := s.State[i*s.L+y]
 	if i == 0 {
