@@ -11,7 +11,8 @@ func nbest2(dst [][]int32, scores []float64, s *Scores, k int) int {
 	n, l, sn := s.N, s.L, len(o.first)
 	entries := make([]nbestEntry, n*sn*k)
 	count := make([]int32, n*sn)
-	cand := make([]nbestEntry, 0, k*len(o.edges)+k*sn)
+	// At most k candidates a predecessor state, for one state at a time.
+	cand := make([]nbestEntry, 0, k*sn)
 	for _, st := range o.starts {
 		b := o.second[st]
 		if v := s.Start[b] + s.State[b]; !math.IsInf(v, -1) && !math.IsNaN(v) {
