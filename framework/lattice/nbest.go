@@ -51,15 +51,26 @@ func (w *Workspace) NBest(dst [][]int32, scores []float64, s *Scores, k int) int
 			count[i*l+y] = int32(mergeTop(out, prev, count[(i-1)*l:i*l], trans, head, st, k))
 		}
 	}
+	return nbestFinish(dst, scores, cand, entries, count, s.Stop, nil, n, k)
+}
+
+// nbestFinish closes the n-best search over n positions of len(stop)
+// states each, entries and count holding every state's k best partial
+// paths: it adds each state's stop score to its last-position entries,
+// keeps the k best, and writes their paths, each state mapped to its
+// label by label (nil: the state is the label), into dst and their scores
+// into scores. cand is scratch. It returns how many it found.
+func nbestFinish(dst [][]int32, scores []float64, cand, entries []nbestEntry, count []int32, stop []float64, label []int32, n, k int) int {
+	ns := len(stop)
 	cand = cand[:0]
-	for y := 0; y < l; y++ {
-		base := ((n-1)*l + y) * k
-		for r := 0; r < int(count[(n-1)*l+y]); r++ {
-			v := entries[base+r].score + s.Stop[y]
+	for st := 0; st < ns; st++ {
+		base := ((n-1)*ns + st) * k
+		for r := 0; r < int(count[(n-1)*ns+st]); r++ {
+			v := entries[base+r].score + stop[st]
 			if math.IsInf(v, -1) || math.IsNaN(v) {
 				continue
 			}
-			cand = append(cand, nbestEntry{score: v, prev: int32(y), rank: int32(r)})
+			cand = append(cand, nbestEntry{score: v, prev: int32(st), rank: int32(r)})
 		}
 	}
 	found := selectTop(cand, k)
@@ -69,11 +80,14 @@ func (w *Workspace) NBest(dst [][]int32, scores []float64, s *Scores, k int) int
 			path = make([]int32, n)
 		}
 		path = path[:n]
-		y, r := cand[j].prev, cand[j].rank
+		st, r := cand[j].prev, cand[j].rank
 		for i := n - 1; i >= 0; i-- {
-			path[i] = y
-			e := entries[(i*l+int(y))*k+int(r)]
-			y, r = e.prev, e.rank
+			path[i] = st
+			if label != nil {
+				path[i] = label[st]
+			}
+			e := entries[(i*ns+int(st))*k+int(r)]
+			st, r = e.prev, e.rank
 		}
 		dst[j] = path
 		scores[j] = cand[j].score

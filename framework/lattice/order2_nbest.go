@@ -41,33 +41,9 @@ func nbest2(dst [][]int32, scores []float64, s *Scores, k int) int {
 			count[i*sn+t] = int32(c)
 		}
 	}
-	cand = cand[:0]
-	for st := 0; st < sn; st++ {
-		base := ((n-1)*sn + st) * k
-		stop := stopScore(s, o, st)
-		for r := 0; r < int(count[(n-1)*sn+st]); r++ {
-			v := entries[base+r].score + stop
-			if math.IsInf(v, -1) || math.IsNaN(v) {
-				continue
-			}
-			cand = append(cand, nbestEntry{score: v, prev: int32(st), rank: int32(r)})
-		}
+	stop := make([]float64, sn)
+	for st := range stop {
+		stop[st] = stopScore(s, o, st)
 	}
-	found := selectTop(cand, k)
-	for j := 0; j < found; j++ {
-		path := dst[j]
-		if cap(path) < n {
-			path = make([]int32, n)
-		}
-		path = path[:n]
-		st, r := cand[j].prev, cand[j].rank
-		for i := n - 1; i >= 0; i-- {
-			path[i] = o.second[st]
-			e := entries[(i*sn+int(st))*k+int(r)]
-			st, r = e.prev, e.rank
-		}
-		dst[j] = path
-		scores[j] = cand[j].score
-	}
-	return found
+	return nbestFinish(dst, scores, cand, entries, count, stop, o.second, n, k)
 }
