@@ -109,13 +109,7 @@ func (w *Workspace) viterbi2(dst []int32, s *Scores) float64 {
 		clear(dst)
 		return inf
 	}
-	for k := range delta[:sn] {
-		delta[k] = inf
-	}
-	for _, st := range o.starts {
-		b := o.second[st]
-		delta[st] = s.Start[b] + s.State[b]
-	}
+	startScores2(delta[:sn], s)
 	// Each edge's trigram plus transition score, once per sentence; with
 	// TransAt each position adds its term (edgeWeight's sum, in its order).
 	ew := x.edgeW[:len(o.edges)]
@@ -378,13 +372,7 @@ func (w *Workspace) logForwardBackward2(s *Scores) {
 	n, l, sn := s.N, s.L, x.states
 	alpha, beta := x.alpha[:n*sn], x.beta[:n*sn]
 	inf := math.Inf(-1)
-	for k := range alpha[:sn] {
-		alpha[k] = inf
-	}
-	for _, st := range o.starts {
-		b := o.second[st]
-		alpha[st] = s.Start[b] + s.State[b]
-	}
+	startScores2(alpha[:sn], s)
 	for i := 1; i < n; i++ {
 		prev, cur := alpha[(i-1)*sn:i*sn], alpha[i*sn:(i+1)*sn]
 		for t := range cur {
@@ -564,5 +552,19 @@ func (w *Workspace) addBigramMarginals2(dst []float64, s *Scores, scale float64)
 				dst[bg] += scale * (a[st] * be[st])
 			}
 		}
+	}
+}
+
+// startScores2 sets dst (one entry per state of s.Order2) to the log score
+// of a path's first position: Start + State of the state's label for the
+// states that open a sentence (⟨s⟩, b), -Inf for every other.
+func startScores2(dst []float64, s *Scores) {
+	o := s.Order2
+	for k := range dst {
+		dst[k] = math.Inf(-1)
+	}
+	for _, st := range o.starts {
+		b := o.second[st]
+		dst[st] = s.Start[b] + s.State[b]
 	}
 }
