@@ -389,7 +389,32 @@ func (m *Model) StateScores(dst []float64, w []float64, data *feature.Dataset, s
 // loop over sentences allocates nothing once warm. Safe for concurrent
 // use with distinct s.
 func (m *Model) Lattice(s *lattice.Scores, w []float64, data *feature.Dataset, sent int) {
-	in := m.inPlace(w)
+	m.lattice(s, m.inPlace(w), w, data, sent)
+}
+
+// ScaledLattice is Lattice under weights kept as scale·v, as SGD keeps
+// them (the L2 decay folded into one number): the state and pair scores
+// are those of v, each sum multiplied by scale once, and the transition,
+// start and stop weights are w's (only that part of w is read). The sums
+// round differently from those of the products scale·v[f], so this is
+// SGD's own arithmetic, not Lattice's.
+func (m *Model) ScaledLattice(s *lattice.Scores, v []float64, scale float64, w []float64, data *feature.Dataset, sent int) {
+	in := m.inPlace(v)
+	in.scale = scale
+	m.lattice(s, in, w, data, sent)
+}
+
+// ScaledStateScores is StateScores under weights kept as scale·w (see
+// ScaledLattice).
+func (m *Model) ScaledStateScores(dst []float64, w []float64, scale float64, data *feature.Dataset, start, end int) {
+	s := m.inPlace(w)
+	s.scale = scale
+	s.StateScores(dst, data, start, end)
+}
+
+// lattice fills s with the scores of sentence sent: the state and pair
+// scores from in, the rest from w.
+func (m *Model) lattice(s *lattice.Scores, in Scorer, w []float64, data *feature.Dataset, sent int) {
 	if m.Local {
 		p := m.localPrepFor(w)
 		in.local, in.trans, in.start = true, p.trans, p.start

@@ -58,6 +58,9 @@ type Scorer struct {
 	// one gets it from its caller (UseHotRows).
 	hot          *HotRows
 	hotW, hotBuf []float64
+	// scale, when not 0, multiplies every state and pair score once
+	// they are summed (Model.ScaledLattice: weights kept as scale·w).
+	scale float64
 }
 
 // feat is a packed state feature: the label it scores and its weight.
@@ -287,6 +290,9 @@ func (s *Scorer) pairScores(dst *lattice.Scores, data *feature.Dataset, start in
 	clear(ta)
 	var te []float64
 	if s.pairExp != nil {
+		if s.scale != 0 {
+			panic("linear: ExpPairs with scaled weights")
+		}
 		if cap(dst.TransAtExp) < need {
 			dst.TransAtExp = make([]float64, need, 2*need)
 		}
@@ -316,6 +322,7 @@ func (s *Scorer) pairScores(dst *lattice.Scores, data *feature.Dataset, start in
 			}
 		}
 	}
+	s.applyScale(ta)
 	dst.TransAt, dst.TransAtExp = ta, te
 }
 
@@ -435,6 +442,17 @@ func (s *Scorer) StateScores(dst []float64, data *feature.Dataset, start, end in
 			continue
 		}
 		s.addValued(row, attrs, data.Values[lo:hi])
+	}
+	s.applyScale(dst)
+}
+
+// applyScale multiplies scores by s.scale, if it is set.
+func (s *Scorer) applyScale(scores []float64) {
+	if s.scale == 0 {
+		return
+	}
+	for i := range scores {
+		scores[i] *= s.scale
 	}
 }
 

@@ -23,6 +23,9 @@ type minimizer struct {
 	inSlot   bool
 	d        []float64 // search direction
 	sy       []float64 // mem s vectors followed by mem y vectors, n each
+	sy32     []float32 // the same in float32 (Settings.Float32History); sy is then nil
+	partial  []float64 // per-chunk sums of the float32 history's loops (history32.go)
+	order    []int     // the float32 history's slots, newest first (history32.go)
 	ys, yy   []float64 // s·y and y·y per history slot
 	alpha    []float64 // two-loop coefficients per history slot
 	pf       []float64 // objective of the last Past iterations, ring buffer
@@ -38,11 +41,21 @@ func newMinimizer(x []float64, f Func, s Settings) *minimizer {
 	// g, d, the s and y pairs; under OWL-QN also pg, xp and gp (a pair is
 	// rejected there often enough that the oldest one must survive the
 	// line search: see startSearch).
-	vecs := 2 + 2*mem
-	if s.L1 > 0 {
+	// In float32 the pairs cannot hold xp and gp, which need every bit
+	// (s = x − xp is a small difference of large values): they get
+	// vectors of their own.
+	f32 := s.Float32History
+	vecs := 2
+	switch {
+	case s.L1 > 0:
 		vecs += 3
+	case f32:
+		vecs += 2
 	}
-	buf := make([]float64, vecs*n+3*mem+s.Past+2*s.MaxLinesearch)
+	if !f32 {
+		vecs += 2 * mem
+	}
+	buf := make([]float64, vecs*n+3*mem+s.Past+2*s.MaxLinesearch+2*chunks)
 	take := func(k int) []float64 {
 		v := buf[:k:k]
 		buf = buf[k:]
@@ -51,11 +64,19 @@ func newMinimizer(x []float64, f Func, s Settings) *minimizer {
 	m := &minimizer{f: f, s: s, n: n, mem: mem, x: x}
 	m.g, m.d = take(n), take(n)
 	m.pg = m.g
-	m.inSlot = s.L1 == 0
-	if !m.inSlot {
+	m.inSlot = s.L1 == 0 && !f32
+	switch {
+	case s.L1 > 0:
 		m.pg, m.xp, m.gp = take(n), take(n), take(n)
+	case f32:
+		m.xp, m.gp = take(n), take(n)
 	}
-	m.sy = take(2 * mem * n)
+	if f32 {
+		m.sy32 = make([]float32, 2*mem*n)
+		m.partial, m.order = take(2*chunks), make([]int, 0, mem)
+	} else {
+		m.sy = take(2 * mem * n)
+	}
 	if m.inSlot {
 		m.xp, m.gp = m.sVec(0), m.yVec(0)
 	}
@@ -87,14 +108,14 @@ func (m *minimizer) result(k int, st Status) Result {
 // search is to start with step (views of the minimizer's slices).
 func (m *minimizer) state(k int, step float64) *State {
 	return &State{K: k, Evaluations: m.evals, F: m.fx, Step: step, X: m.x, G: m.g, D: m.d,
-		SY: m.sy, YS: m.ys, YY: m.yy, PastF: m.pf, End: m.end, Count: m.cnt}
+		SY: m.sy, SY32: m.sy32, YS: m.ys, YY: m.yy, PastF: m.pf, End: m.end, Count: m.cnt}
 }
 
 // restore loads st (see Settings.Resume) and returns the iteration to
 // continue after and the step of its line search.
 func (m *minimizer) restore(st *State) (int, float64, error) {
 	n := m.n
-	if len(st.X) != n || len(st.G) != n || len(st.D) != n || len(st.SY) != len(m.sy) ||
+	if len(st.X) != n || len(st.G) != n || len(st.D) != n || len(st.SY) != len(m.sy) || len(st.SY32) != len(m.sy32) ||
 		len(st.YS) != m.mem || len(st.YY) != m.mem || len(st.PastF) != len(m.pf) ||
 		st.End < 0 || st.End >= m.mem || st.Count < 0 || st.Count > m.mem || st.K < 1 {
 		return 0, 0, fmt.Errorf("optim: the state to resume from does not fit these settings (%d variables, memory %d, past %d)", n, m.mem, len(m.pf))
@@ -103,6 +124,7 @@ func (m *minimizer) restore(st *State) (int, float64, error) {
 	copy(m.g, st.G)
 	copy(m.d, st.D)
 	copy(m.sy, st.SY)
+	copy(m.sy32, st.SY32)
 	copy(m.ys, st.YS)
 	copy(m.yy, st.YY)
 	copy(m.pf, st.PastF)
@@ -223,6 +245,10 @@ func (m *minimizer) startSearch() {
 // them in the slot (startSearch), a rejected pair leaves the slot empty,
 // and if it held the oldest pair, that pair is forgotten.
 func (m *minimizer) remember() {
+	if m.sy32 != nil {
+		m.remember32()
+		return
+	}
 	var ys, yy float64
 	for i := range m.n {
 		s, y := m.x[i]-m.xp[i], m.g[i]-m.gp[i]
@@ -241,6 +267,13 @@ func (m *minimizer) remember() {
 		sv[i] = m.x[i] - m.xp[i]
 		yv[i] = m.g[i] - m.gp[i]
 	}
+	m.keep(ys, yy)
+}
+
+// keep records the products of the pair just stored in slot end and
+// advances the ring.
+func (m *minimizer) keep(ys, yy float64) {
+	j := m.end
 	m.ys[j], m.yy[j] = ys, yy
 	m.end = (j + 1) % m.mem
 	m.cnt = min(m.cnt+1, m.mem)
@@ -249,6 +282,10 @@ func (m *minimizer) remember() {
 // direction writes the quasi-Newton direction -H·pg into d by the two-loop
 // recursion and returns the initial step for the line search.
 func (m *minimizer) direction() float64 {
+	if m.sy32 != nil && m.cnt > 0 {
+		m.direction32()
+		return 1
+	}
 	negate(m.d, m.pg)
 	if m.cnt == 0 {
 		// Every pair so far was rejected: no curvature information, so

@@ -38,6 +38,13 @@ type Settings struct {
 	// uninterrupted minimization would have made. x is overwritten with
 	// the State's point.
 	Resume *State
+	// Float32History stores the correction pairs in float32: half the
+	// memory per pair, so Memory = 12 costs about what 6 cost in float64
+	// (plus two vectors: the point and gradient a line search starts from
+	// are kept apart, in float64). A change of arithmetic — every
+	// direction differs in its low bits — so off by default. Plain L-BFGS
+	// only (not with L1).
+	Float32History bool
 }
 
 // State is a minimization paused after an accepted iteration: the point,
@@ -51,6 +58,7 @@ type State struct {
 	F, Step     float64
 	X, G, D     []float64
 	SY          []float64
+	SY32        []float32 // SY under Float32History (SY is then empty)
 	YS, YY      []float64
 	PastF       []float64
 	End, Count  int
@@ -156,6 +164,8 @@ func (s *Settings) fill() error {
 		return fmt.Errorf("optim: MaxIterations = %d, want >= 0", s.MaxIterations)
 	case s.MaxLinesearch < 0:
 		return fmt.Errorf("optim: MaxLinesearch = %d, want >= 0", s.MaxLinesearch)
+	case s.Float32History && s.L1 > 0:
+		return errors.New("optim: Float32History is for plain L-BFGS, not OWL-QN (L1 > 0)")
 	case s.CheckpointEvery < 0:
 		return fmt.Errorf("optim: CheckpointEvery = %d, want >= 0", s.CheckpointEvery)
 	}

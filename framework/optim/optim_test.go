@@ -3,6 +3,7 @@ package optim
 import (
 	"context"
 	"errors"
+	"fmt"
 	"math"
 	"math/rand/v2"
 	"slices"
@@ -28,25 +29,37 @@ func TestMinimizeSmooth(t *testing.T) {
 		{"rosenbrock10", rosenbrock, rosenbrockStart(10), slices.Repeat([]float64{1}, 10), 1e-10, 1e-6},
 	}
 	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			c := newOnceChecker(t, tt.f)
-			x := slices.Clone(tt.start)
-			res, err := Minimize(context.Background(), x, c.eval, Settings{Epsilon: tt.eps, Delta: -1, MaxIterations: 1000})
-			if err != nil {
-				t.Fatal(err)
+		for _, f32 := range []bool{false, true} {
+			name := tt.name
+			if f32 {
+				name += "/float32 history"
 			}
-			if res.Status != Converged {
-				t.Errorf("status %v, want %v", res.Status, Converged)
-			}
-			if d := maxAbsDiff(x, tt.want); d > tt.tol {
-				t.Errorf("max |x - x*| = %g, want <= %g (result %+v)", d, tt.tol, res)
-			}
-			if res.Evaluations != c.n {
-				t.Errorf("reported %d evaluations, counted %d", res.Evaluations, c.n)
-			}
-			t.Logf("%+v", res)
-		})
+			t.Run(name, func(t *testing.T) {
+				minimizeSmooth(t, tt.f, tt.start, tt.want, tt.eps, tt.tol, f32)
+			})
+		}
 	}
+}
+
+// minimizeSmooth minimizes f from start and checks that it converges to
+// want: the float32 history changes the path, not where it ends.
+func minimizeSmooth(t *testing.T, f Func, start, want []float64, eps, tol float64, f32 bool) {
+	c := newOnceChecker(t, f)
+	x := slices.Clone(start)
+	res, err := Minimize(context.Background(), x, c.eval, Settings{Epsilon: eps, Delta: -1, MaxIterations: 1000, Float32History: f32})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Status != Converged {
+		t.Errorf("status %v, want %v", res.Status, Converged)
+	}
+	if d := maxAbsDiff(x, want); d > tol {
+		t.Errorf("max |x - x*| = %g, want <= %g (result %+v)", d, tol, res)
+	}
+	if res.Evaluations != c.n {
+		t.Errorf("reported %d evaluations, counted %d", res.Evaluations, c.n)
+	}
+	t.Logf("%+v", res)
 }
 
 func TestOWLQNSeparable(t *testing.T) {
@@ -310,6 +323,7 @@ func TestInvalid(t *testing.T) {
 		{"NaN delta", Settings{Delta: math.NaN()}, rosenbrock, rosenbrockStart(2)},
 		{"negative max iterations", Settings{MaxIterations: -1}, rosenbrock, rosenbrockStart(2)},
 		{"negative max line search", Settings{MaxLinesearch: -1}, rosenbrock, rosenbrockStart(2)},
+		{"float32 history with L1", Settings{L1: 1, Float32History: true}, rosenbrock, rosenbrockStart(2)},
 		{"nil func", Settings{}, nil, rosenbrockStart(2)},
 		{"NaN at start", Settings{}, rosenbrock, []float64{math.NaN(), 1}},
 	}
@@ -383,10 +397,13 @@ func TestAllocations(t *testing.T) {
 	}
 	f := separable(a, c)
 	x := make([]float64, n)
-	for _, l1 := range []float64{0, 0.01} {
-		t.Run("L1="+formatFloat(l1), func(t *testing.T) {
+	for _, c := range []struct {
+		l1  float64
+		f32 bool
+	}{{0, false}, {0.01, false}, {0, true}} {
+		t.Run(fmt.Sprintf("L1=%v/float32=%v", c.l1, c.f32), func(t *testing.T) {
 			allocs := func(iters int) float64 {
-				s := Settings{L1: l1, Epsilon: 1e-30, Delta: -1, MaxIterations: iters}
+				s := Settings{L1: c.l1, Epsilon: 1e-30, Delta: -1, MaxIterations: iters, Float32History: c.f32}
 				var res Result
 				got := testing.AllocsPerRun(5, func() {
 					clear(x)
@@ -438,6 +455,7 @@ func cloneState(st *State) *State {
 	c := *st
 	c.X, c.G, c.D = slices.Clone(st.X), slices.Clone(st.G), slices.Clone(st.D)
 	c.SY, c.YS, c.YY, c.PastF = slices.Clone(st.SY), slices.Clone(st.YS), slices.Clone(st.YY), slices.Clone(st.PastF)
+	c.SY32 = slices.Clone(st.SY32)
 	return &c
 }
 
@@ -455,6 +473,7 @@ func TestResume(t *testing.T) {
 	}{
 		{"lbfgs", rosenbrock, rosenbrockStart(10), Settings{Epsilon: 1e-12, Delta: -1}},
 		{"lbfgs delta", rosenbrock, rosenbrockStart(10), Settings{Epsilon: 1e-12, Delta: 1e-9, Past: 4}},
+		{"lbfgs float32 history", rosenbrock, rosenbrockStart(10), Settings{Epsilon: 1e-12, Delta: 1e-9, Past: 4, Float32History: true}},
 		{"owlqn", logistic(xs, ys), make([]float64, 30), Settings{L1: 2, Epsilon: 1e-12, Delta: -1}},
 	}
 	for _, tt := range tests {
@@ -551,5 +570,56 @@ func TestRememberInSlot(t *testing.T) {
 	m.direction()
 	if want := []float64{-4, -4}; !slices.Equal(m.d, want) {
 		t.Fatalf("direction %v, want %v", m.d, want)
+	}
+}
+
+// TestFloat32HistoryState: under Float32History the pairs live in SY32
+// (2·Memory·n values) and SY is empty, so a checkpoint carries half the
+// bytes per pair; a state of the other precision is refused on resume.
+func TestFloat32HistoryState(t *testing.T) {
+	var st *State
+	s := Settings{Memory: 5, Float32History: true, CheckpointEvery: 2, Checkpoint: func(c *State) error { st = cloneState(c); return nil }}
+	if _, err := Minimize(context.Background(), rosenbrockStart(4), rosenbrock, s); err != nil {
+		t.Fatal(err)
+	}
+	if st == nil || len(st.SY) != 0 || len(st.SY32) != 2*5*4 {
+		t.Fatalf("checkpoint: %d float64 and %d float32 pair values, want 0 and %d", len(st.SY), len(st.SY32), 2*5*4)
+	}
+	if _, err := Minimize(context.Background(), make([]float64, 4), rosenbrock, Settings{Memory: 5, Resume: st}); err == nil {
+		t.Error("a float64 minimization resumed from a float32 state")
+	}
+}
+
+// BenchmarkHistory is the optimizer's own work per iteration at the size
+// of CoNLL-2000's CRF (452,610 weights) on a separable problem, whose
+// evaluation is cheap beside it: float64 pairs (memory 6, CRFsuite's) and
+// float32 pairs (memory 10).
+func BenchmarkHistory(b *testing.B) {
+	const n, iters = 452_610, 40
+	a, c := make([]float64, n), make([]float64, n)
+	for i := range n {
+		a[i] = 1 + float64(i%1000)
+		c[i] = math.Cos(float64(i))
+	}
+	f := separable(a, c)
+	x := make([]float64, n)
+	for _, s := range []struct {
+		name string
+		s    Settings
+	}{
+		{"float64/memory=6", Settings{}},
+		{"float32/memory=10", Settings{Memory: 10, Float32History: true}},
+	} {
+		b.Run(s.name, func(b *testing.B) {
+			set := s.s
+			set.Epsilon, set.Delta, set.MaxIterations = 1e-30, -1, iters
+			for b.Loop() {
+				clear(x)
+				if res, err := Minimize(context.Background(), x, f, set); err != nil || res.Iterations != iters {
+					b.Fatal(res, err)
+				}
+			}
+			b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N*iters), "ns/iteration")
+		})
 	}
 }

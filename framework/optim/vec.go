@@ -17,6 +17,35 @@ func dot(a, b []float64) float64 {
 	return sum
 }
 
+// dot32 and axpy32 are dot and axpy with a float32 vector (the history
+// pairs under Settings.Float32History). Four partial sums break the
+// dependency chain of one running sum, which bounds dot on one core; the
+// float64 path keeps its single sum, whose bits the models of every
+// other run depend on.
+func dot32(a []float32, b []float64) float64 {
+	b = b[:len(a)]
+	var s0, s1, s2, s3 float64
+	i := 0
+	for ; i+4 <= len(a); i += 4 {
+		s0 += float64(float64(a[i]) * b[i])
+		s1 += float64(float64(a[i+1]) * b[i+1])
+		s2 += float64(float64(a[i+2]) * b[i+2])
+		s3 += float64(float64(a[i+3]) * b[i+3])
+	}
+	for ; i < len(a); i++ {
+		s0 += float64(float64(a[i]) * b[i])
+	}
+	return (s0 + s1) + (s2 + s3)
+}
+
+// axpy32 sets y += alpha*x.
+func axpy32(alpha float64, x []float32, y []float64) {
+	x = x[:len(y)]
+	for i := range y {
+		y[i] += float64(alpha * float64(x[i]))
+	}
+}
+
 func norm2(a []float64) float64 { return math.Sqrt(dot(a, a)) }
 
 func norm1(a []float64) float64 {

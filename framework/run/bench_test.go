@@ -5,6 +5,8 @@ import (
 	"math/rand/v2"
 	"os"
 	"path/filepath"
+	"runtime"
+	"strconv"
 	"testing"
 
 	"github.com/rs/zerolog"
@@ -151,6 +153,30 @@ func BenchmarkStateScoresConll2000(b *testing.B) {
 				}
 			}
 			b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N)/float64(d.NumTokens()), "ns/token")
+		})
+	}
+}
+
+// BenchmarkSGDEpochConll2000 is one SGD epoch of the CRF on CoNLL-2000
+// train with CRFsuite's baseline features (the warm start's unit of
+// work), one sentence per step and batches of 8 and 16, whose two lanes
+// run side by side: run with -cpu 1,2.
+func BenchmarkSGDEpochConll2000(b *testing.B) {
+	enc := encodeConll2000(b)
+	for _, batch := range []int{1, 8, 16} {
+		b.Run("batch="+strconv.Itoa(batch), func(b *testing.B) {
+			p := &learn.Problem{Train: enc.train, NumAttrs: enc.mapper.Attrs().Len(), NumLabels: enc.mapper.Labels().Len(),
+				Transitions: enc.mapper.Transitions(), Seed: 1, Threads: runtime.GOMAXPROCS(0), Log: zerolog.Nop()}
+			l := crf.New().(*crf.Learner)
+			cfg := l.Config().(*crf.Config)
+			cfg.Algorithm, cfg.MaxIterations, cfg.BatchSize = "sgd", 1, batch
+			b.ResetTimer()
+			for b.Loop() {
+				if _, err := l.Train(context.Background(), p); err != nil {
+					b.Fatal(err)
+				}
+			}
+			b.ReportMetric(float64(enc.train.NumTokens())*float64(b.N)/b.Elapsed().Seconds(), "tokens/s")
 		})
 	}
 }

@@ -88,6 +88,17 @@ type Config struct {
 	// L-BFGS iterations for the same optimum (warm.go). A change of
 	// arithmetic, so off by default. L-BFGS with c2 > 0 and no c1 only.
 	WarmStartEpochs int `hcl:"warm_start_epochs,optional" json:"warm_start_epochs,omitempty"`
+	// HistoryPrecision is "float64" (default) or "float32": the precision
+	// in which L-BFGS keeps its memory correction pairs. float32 halves
+	// their memory, so memory = 12 costs what 6 do in float64; a change of
+	// arithmetic, so off by default (optim.Settings.Float32History).
+	// L-BFGS without c1 only.
+	HistoryPrecision string `hcl:"history_precision,optional" json:"history_precision,omitempty"`
+	// BatchSize is the number of sentences per SGD step (algorithm =
+	// "sgd" and the warm start; default 1, CRFsuite's l2sgd). From 2 on,
+	// a step's gradients are taken at the same weights, so two threads
+	// share them (sgd.go); a change of arithmetic.
+	BatchSize int `hcl:"batch_size,optional" json:"batch_size,omitempty"`
 }
 
 // LocalConfig is the maxent and memm block: Config without hidden_states,
@@ -114,6 +125,8 @@ type LocalConfig struct {
 	HiddenInit       string   `json:"-"`
 	HiddenIterations int      `json:"-"`
 	WarmStartEpochs  int      `hcl:"warm_start_epochs,optional" json:"warm_start_epochs,omitempty"`
+	HistoryPrecision string   `hcl:"history_precision,optional" json:"history_precision,omitempty"`
+	BatchSize        int      `hcl:"batch_size,optional" json:"batch_size,omitempty"`
 }
 
 // Form is the probability model a Learner fits. The forms share the
@@ -198,6 +211,8 @@ type settings struct {
 	maxIterations       int
 	epsilon, delta, eta float64
 	period, memory      int
+	float32History      bool
+	batch               int // SGD's sentences per step
 }
 
 func (l *Learner) settings() settings {
@@ -205,7 +220,8 @@ func (l *Learner) settings() settings {
 		name: l.form.String(), algorithm: l.cfg.Algorithm, c1: value(l.cfg.C1, 0), c2: value(l.cfg.C2, 1),
 		maxIterations: l.cfg.MaxIterations, epsilon: value(l.cfg.Epsilon, 1e-5),
 		delta: value(l.cfg.Delta, 1e-5), period: l.cfg.Period, memory: l.cfg.Memory,
-		eta: value(l.cfg.LearningRate, 0.1),
+		eta: value(l.cfg.LearningRate, 0.1), float32History: l.cfg.HistoryPrecision == "float32",
+		batch: max(l.cfg.BatchSize, 1),
 	}
 	if s.algorithm == "" {
 		s.algorithm = "lbfgs"
@@ -274,6 +290,21 @@ func (l *Learner) Validate() hcl.Diagnostics {
 		}
 	default:
 		bad("Invalid "+l.form.title()+" setting", `prior must be "zero", "init_model" or "split", got %q`, l.cfg.Prior)
+	}
+	switch {
+	case l.cfg.BatchSize < 0:
+		bad("Invalid "+l.form.title()+" setting", "batch_size must be >= 1 (sentences per SGD step), got %d", l.cfg.BatchSize)
+	case l.cfg.BatchSize > 0 && s.algorithm != "sgd" && l.cfg.WarmStartEpochs == 0:
+		bad("Invalid "+l.form.title()+" setting", `batch_size is SGD's: it needs algorithm = "sgd" or warm_start_epochs`)
+	}
+	switch l.cfg.HistoryPrecision {
+	case "", "float64":
+	case "float32":
+		if s.algorithm != "lbfgs" || s.c1 > 0 {
+			bad("Invalid "+l.form.title()+" setting", `history_precision = "float32" is for L-BFGS's correction pairs: it needs algorithm = "lbfgs" and c1 = 0 (OWL-QN keeps float64 pairs)`)
+		}
+	default:
+		bad("Invalid "+l.form.title()+" setting", `history_precision must be "float64" or "float32", got %q`, l.cfg.HistoryPrecision)
 	}
 	if l.cfg.DevEvery < -1 {
 		bad("Invalid "+l.form.title()+" setting", "dev_every must be >= 1, or -1 for never")
@@ -390,7 +421,7 @@ func trainLBFGS(ctx context.Context, obj *objective, s settings, p *learn.Proble
 	m := obj.m
 	opt := optim.Settings{
 		Memory: s.memory, L1: s.c1, Epsilon: s.epsilon, Past: s.period, Delta: s.delta,
-		MaxIterations: s.maxIterations,
+		MaxIterations: s.maxIterations, Float32History: s.float32History,
 	}
 	var it optim.Iteration // the last iteration, for the log line
 	var saving *optim.State

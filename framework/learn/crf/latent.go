@@ -208,7 +208,7 @@ func latentModel(m *linear.Model, k int, seed uint64) *linear.Model {
 // state at −Inf, at O(n·k²) instead of O(n·(L·k)²).
 func (wk *worker) latentSentence(o *objective, x []float64, s int, g []float64) float64 {
 	m, d, l, k := o.m, o.d, o.m.NumLabels, o.latent
-	m.Lattice(&wk.sc, x, d, s)
+	wk.lattice(m, x, d, s)
 	sc := &wk.sc
 	n := sc.N
 	lo, _ := d.Sentence(s)

@@ -17,7 +17,7 @@ func (wk *worker) localSentence(o *objective, x []float64, s int, g []float64) f
 	lo, hi := d.Sentence(s)
 	n := hi - lo
 	state := wk.sc.State[:n*l]
-	m.StateScores(state, x, d, lo, hi)
+	wk.stateScores(m, state, x, d, lo, hi)
 	f0 := m.NumFeatures()
 	trans, start := x[f0:f0+l*l], x[f0+l*l:f0+l*l+l]
 	marg := wk.marg[:n*l]

@@ -80,6 +80,12 @@ type worker struct {
 	// the shard (moved into the shard's gradient at its end), is set.
 	scorer, pairScorer *linear.Scorer
 	hotG, hotBuf       []float64
+	// sgdV and sgdScale, while SGD runs on this worker, are its weights
+	// as it keeps them, sgdScale·sgdV (sgd.go): the state and pair scores
+	// are read from them, and only the transition weights from the x
+	// passed in.
+	sgdV     []float64
+	sgdScale float64
 	// For a latent model: the lattice restricted to the gold labels'
 	// states (k per position; Trans stays zero, TransAt holds the blocks),
 	// its workspace and its marginals.
@@ -329,6 +335,27 @@ func (wk *worker) shard(o *objective, x []float64, sents []int, g []float64) flo
 	return loss
 }
 
+// lattice fills wk.sc with sentence s's scores under x or, while SGD
+// runs (sgdV set), under its weights sgdScale·sgdV, x then giving only
+// the transition weights (Model.ScaledLattice).
+func (wk *worker) lattice(m *linear.Model, x []float64, d *feature.Dataset, s int) {
+	if wk.sgdV != nil {
+		m.ScaledLattice(&wk.sc, wk.sgdV, wk.sgdScale, x, d, s)
+		return
+	}
+	m.Lattice(&wk.sc, x, d, s)
+}
+
+// stateScores writes the state scores of tokens lo … hi−1 into dst,
+// under x or SGD's weights, as lattice.
+func (wk *worker) stateScores(m *linear.Model, dst, x []float64, d *feature.Dataset, lo, hi int) {
+	if wk.sgdV != nil {
+		m.ScaledStateScores(dst, wk.sgdV, wk.sgdScale, d, lo, hi)
+		return
+	}
+	m.StateScores(dst, x, d, lo, hi)
+}
+
 func (wk *worker) sentence(o *objective, x []float64, s int, g []float64) float64 {
 	if o.local {
 		return wk.localSentence(o, x, s, g)
@@ -340,7 +367,7 @@ func (wk *worker) sentence(o *objective, x []float64, s int, g []float64) float6
 	if wk.scorer != nil {
 		m.LatticeWith(&wk.sc, wk.scorer, x, d, s)
 	} else {
-		m.Lattice(&wk.sc, x, d, s)
+		wk.lattice(m, x, d, s)
 	}
 	sc := &wk.sc
 	n := sc.N

@@ -4,17 +4,28 @@ import (
 	"context"
 	"fmt"
 	"math/rand/v2"
+	"runtime"
+	"sync/atomic"
 
 	"github.com/trellis-nlp/trellis/framework/learn"
 	"github.com/trellis-nlp/trellis/framework/plural"
 )
 
-// sgd is stochastic gradient descent on the L2-regularized objective, one
-// sentence at a time, as CRFsuite's l2sgd: per-example objective
-// loss_i + (c2/N)‖w‖², step η_t = η0 / (1 + λ·η0·t) with λ = 2·c2/N, and
-// the weight decay folded into a global scale so an update touches only the
-// sentence's features. Sequential by nature, hence thread-count
-// independent.
+// sgd is stochastic gradient descent on the L2-regularized objective, as
+// CRFsuite's l2sgd: per-example objective loss_i + (c2/N)‖w‖², step
+// η_t = η0 / (1 + λ·η0·t) with λ = 2·c2/N (t counts sentences), and the
+// weight decay folded into a global scale, w = scale·v, so that a step
+// touches only its sentences' features. The state and pair scores are
+// summed from v and multiplied by scale once per score
+// (Model.ScaledLattice), not read from a copy of scale·v.
+//
+// A step takes batch_size sentences (default 1, CRFsuite's): their
+// gradients are all taken at the weights the step starts from and summed,
+// so that they can be computed side by side. The batch is cut into two
+// lanes — its first half and its second — each summed in order into a
+// buffer of its own by one worker, and the lanes are applied in order:
+// the bytes are the same whether one thread runs both lanes or two run one
+// each, so they never depend on --threads.
 type sgd struct {
 	obj    *objective
 	s      settings
@@ -23,32 +34,46 @@ type sgd struct {
 	v      []float64 // w = scale·v
 	scale  float64
 	t      float64   // sentences seen: the step schedule's clock
-	w      []float64 // scratch: scaled weights of the current sentence's lattice
-	// g is one zeroed gradient buffer, cleared sparsely after each
-	// sentence.
-	g       []float64
-	wk      *worker
-	order   []int
-	src     *rand.PCG
-	rng     *rand.Rand
-	history []float64 // the objective after each epoch, for the delta test
+	w      []float64 // scratch: the scaled transition weights of the current step
+	lanes  [2]sgdLane
+	// second runs the second lane beside the first when there are two
+	// threads (and two processors); nil otherwise.
+	second *spinner
+	// applying tells second which half of a step it runs: the second
+	// lane's gradient, or the update of the attributes from split on.
+	applying bool
+	split    int
+	stepSize float64 // the step being applied: η / scale
+	order    []int
+	src      *rand.PCG
+	rng      *rand.Rand
+	// history is the objective after each epoch, for the delta test.
+	history []float64
 	epochs  int
 	status  string
+}
+
+// sgdLane is one half of a step's batch: its sentences, the worker that
+// scores them, and the zeroed gradient buffer their gradients are summed
+// into (cleared sparsely when the step is applied).
+type sgdLane struct {
+	sents []int
+	wk    *worker
+	g     []float64
+	loss  float64
 }
 
 func trainSGD(ctx context.Context, obj *objective, s settings, p *learn.Problem, es *earlyStop, info map[string]any) error {
 	n := len(obj.m.W)
 	g := &sgd{
 		obj: obj, s: s, es: es, lambda: 2 * s.c2 / float64(len(obj.sents)),
-		v: make([]float64, n), scale: 1, w: make([]float64, n), g: <-obj.pool, wk: obj.workers[0],
+		v: make([]float64, n), scale: 1, w: make([]float64, n),
 		order:  append([]int(nil), obj.sents...),
 		src:    rand.NewPCG(p.Seed, 0x5851f42d4c957f2d),
 		status: "maximum iterations",
 	}
-	defer func() { obj.pool <- g.g }()
-	for f := range g.g {
-		g.g[f] = 0
-	}
+	defer g.release()
+	g.takeLanes()
 	copy(g.v, obj.m.W) // zero, or the weights of the model continued (init_model)
 	g.rng = rand.New(g.src)
 	loop := &learn.Loop{
@@ -62,20 +87,71 @@ func trainSGD(ctx context.Context, obj *objective, s settings, p *learn.Problem,
 	return nil
 }
 
+// takeLanes gives each lane a worker and a zeroed gradient buffer: the
+// objective's own while it has them (one per thread), new ones beyond.
+// The second lane exists only for batches of two sentences or more.
+func (g *sgd) takeLanes() {
+	obj := g.obj
+	lanes := 1
+	if g.s.batch > 1 {
+		lanes = 2
+	}
+	for k := range lanes {
+		ln := &g.lanes[k]
+		ln.wk = obj.workers[k%len(obj.workers)]
+		ln.wk.sgdV = g.v
+		if k < cap(obj.pool) {
+			ln.g = <-obj.pool
+			clear(ln.g)
+		} else {
+			ln.g = make([]float64, len(g.v))
+		}
+	}
+	if lanes == 2 && len(obj.workers) > 1 && runtime.GOMAXPROCS(0) > 1 {
+		g.split = g.attrSplit()
+		g.second = newSpinner(func() {
+			if g.applying {
+				g.apply(g.split, g.obj.m.NumAttrs())
+			} else {
+				g.laneGradient(&g.lanes[1])
+			}
+		})
+	}
+}
+
+// release hands the workers and buffers back to the objective (L-BFGS
+// follows a warm start on them).
+func (g *sgd) release() {
+	if g.second != nil {
+		g.second.close()
+	}
+	for k := range g.lanes {
+		ln := &g.lanes[k]
+		if ln.wk == nil {
+			continue
+		}
+		ln.wk.sgdV = nil
+		if k < cap(g.obj.pool) {
+			g.obj.pool <- ln.g
+		}
+	}
+}
+
 // epoch is one shuffled pass; it returns the regularized objective and
 // leaves the weights in the model.
 func (g *sgd) epoch(k int, tick func(done int) error) (float64, error) {
 	g.epochs = k
 	order := g.order
 	g.rng.Shuffle(len(order), func(i, j int) { order[i], order[j] = order[j], order[i] })
-	loss := 0.0
-	for i, sent := range order {
-		if i%1024 == 0 {
+	loss, nextTick := 0.0, 0
+	for i := 0; i < len(order); i += g.s.batch {
+		if i >= nextTick {
 			if err := tick(i); err != nil {
 				return 0, err
 			}
+			nextTick += 1024
 		}
-		l, err := g.sentence(sent)
+		l, err := g.step(order[i:min(i+g.s.batch, len(order))])
 		if err != nil {
 			return 0, err
 		}
@@ -95,97 +171,199 @@ func (g *sgd) epoch(k int, tick func(done int) error) (float64, error) {
 	return objective, nil
 }
 
-// sentence makes one step on sentence sent and returns its loss before
-// the step.
-func (g *sgd) sentence(sent int) (float64, error) {
-	obj, s := g.obj, g.s
-	m, d, l := obj.m, obj.d, obj.m.NumLabels
-	f0 := m.NumFeatures()
-	v, w, grad := g.v, g.w, g.g
+// step makes one step on the sentences of batch and returns their loss
+// before it.
+func (g *sgd) step(batch []int) (float64, error) {
+	obj, s, m := g.obj, g.s, g.obj.m
 	eta := s.eta / (1 + g.lambda*s.eta*g.t)
-	g.t++
-	// Scores under w = scale·v for this sentence only: the state features
-	// it touches and the transitions.
-	lo, hi := d.Sentence(sent)
-	for tok := lo; tok < hi; tok++ {
-		for kk := d.TokenOff[tok]; kk < d.TokenOff[tok+1]; kk++ {
-			a := d.Attrs[kk]
-			for f := m.FeatOff[a]; f < m.FeatOff[a+1]; f++ {
-				w[f] = g.scale * v[f]
-			}
-		}
-	}
-	pb := m.PairBase()
-	for f := f0; f < pb; f++ {
-		w[f] = g.scale * v[f]
-	}
-	g.forPairs(lo, hi, func(f int) { w[f] = g.scale * v[f] })
-	// Gradient of this sentence's loss, accumulated sparsely into the
-	// zeroed buffer, then applied and cleared over the same features.
-	loss := g.wk.sentence(obj, w, sent, grad)
 	if eta*g.lambda >= 1 {
 		return 0, fmt.Errorf("%s: learning_rate %v is too large for c2 %v on %s (the weight decay would flip the weights' sign)", s.name, s.eta, s.c2, plural.Count(len(obj.sents), "sentence"))
 	}
-	g.scale *= 1 - eta*g.lambda
-	step := eta / g.scale
-	for tok := lo; tok < hi; tok++ {
-		y := d.Labels[tok]
-		for kk := d.TokenOff[tok]; kk < d.TokenOff[tok+1]; kk++ {
-			if f := m.Feature(d.Attrs[kk], y); f >= 0 {
-				grad[f] -= d.Value(kk)
-			}
+	for f := m.NumFeatures(); f < m.PairBase(); f++ {
+		g.w[f] = g.scale * g.v[f]
+	}
+	half := g.laneSplit(batch)
+	g.lanes[0].sents, g.lanes[1].sents = batch[:half], batch[half:]
+	if len(batch) > 1 && g.second != nil {
+		g.second.start()
+		g.laneGradient(&g.lanes[0])
+		g.second.wait()
+	} else {
+		g.laneGradient(&g.lanes[0])
+		if len(batch) > 1 {
+			g.laneGradient(&g.lanes[1])
 		}
 	}
-	if obj.transitions {
-		grad[f0+l*l+int(d.Labels[lo])]--
-		if !obj.local {
-			grad[f0+l*l+l+int(d.Labels[hi-1])]-- // a local model has no stop
-		}
-		for tok := lo + 1; tok < hi; tok++ {
-			grad[f0+int(d.Labels[tok-1])*l+int(d.Labels[tok])]--
-		}
+	// The decay of each sentence's step, then the batch's summed
+	// gradient at the first one's rate.
+	for range batch {
+		e := s.eta / (1 + g.lambda*s.eta*g.t)
+		g.scale *= 1 - e*g.lambda
+		g.t++
 	}
-	m.AddTrigrams(grad, d.Labels[lo:hi], -1)
-	if m.PairOff != nil {
-		for tok := lo + 1; tok < hi; tok++ {
-			for kk := d.TokenOff[tok]; kk < d.TokenOff[tok+1]; kk++ {
-				if f := m.PairFeature(d.Attrs[kk], d.Labels[tok-1], d.Labels[tok]); f >= 0 {
-					grad[f] -= d.Value(kk)
-				}
-			}
-		}
+	loss := g.lanes[0].loss
+	if len(batch) > 1 {
+		loss += g.lanes[1].loss
 	}
-	for tok := lo; tok < hi; tok++ {
-		for kk := d.TokenOff[tok]; kk < d.TokenOff[tok+1]; kk++ {
-			a := d.Attrs[kk]
-			for f := m.FeatOff[a]; f < m.FeatOff[a+1]; f++ {
-				v[f] -= step * grad[f]
-				grad[f] = 0
-			}
-		}
+	g.stepSize = eta / g.scale
+	if len(batch) > 1 && g.second != nil {
+		g.applying = true
+		g.second.start()
+		g.apply(0, g.split)
+		g.second.wait()
+		g.applying = false
+	} else {
+		g.apply(0, g.obj.m.NumAttrs())
 	}
-	for f := f0; f < pb; f++ {
-		v[f] -= step * grad[f]
-		grad[f] = 0
-	}
-	g.forPairs(lo, hi, func(f int) {
-		v[f] -= step * grad[f]
-		grad[f] = 0
-	})
 	if g.scale < 1e-20 {
-		for f := range v {
-			v[f] *= g.scale
+		for f := range g.v {
+			g.v[f] *= g.scale
 		}
 		g.scale = 1
 	}
 	return loss, nil
 }
 
+// laneSplit returns where the batch's second lane starts: after the
+// sentences that hold about half its tokens, so that the two lanes take
+// about the same time (a sentence costs about its length). It depends on
+// the data alone, never on the threads.
+func (g *sgd) laneSplit(batch []int) int {
+	if len(batch) < 2 {
+		return len(batch)
+	}
+	d := g.obj.d
+	total := 0
+	for _, sent := range batch {
+		lo, hi := d.Sentence(sent)
+		total += hi - lo
+	}
+	half, sum := 0, 0
+	for half < len(batch)-1 {
+		lo, hi := d.Sentence(batch[half])
+		if 2*(sum+hi-lo) > total+(hi-lo) {
+			break
+		}
+		sum += hi - lo
+		half++
+	}
+	return max(half, 1)
+}
+
+// laneGradient sums the gradients of the lane's sentences, at the step's
+// starting weights, into its buffer, and their losses into its loss.
+func (g *sgd) laneGradient(ln *sgdLane) {
+	obj := g.obj
+	m, d, l := obj.m, obj.d, obj.m.NumLabels
+	f0 := m.NumFeatures()
+	ln.wk.sgdScale = g.scale
+	grad := ln.g
+	ln.loss = 0
+	for _, sent := range ln.sents {
+		ln.loss += ln.wk.sentence(obj, g.w, sent, grad)
+		lo, hi := d.Sentence(sent)
+		for tok := lo; tok < hi; tok++ {
+			y := d.Labels[tok]
+			for kk := d.TokenOff[tok]; kk < d.TokenOff[tok+1]; kk++ {
+				if f := m.Feature(d.Attrs[kk], y); f >= 0 {
+					grad[f] -= d.Value(kk)
+				}
+			}
+		}
+		if obj.transitions {
+			grad[f0+l*l+int(d.Labels[lo])]--
+			if !obj.local {
+				grad[f0+l*l+l+int(d.Labels[hi-1])]-- // a local model has no stop
+			}
+			for tok := lo + 1; tok < hi; tok++ {
+				grad[f0+int(d.Labels[tok-1])*l+int(d.Labels[tok])]--
+			}
+		}
+		m.AddTrigrams(grad, d.Labels[lo:hi], -1)
+		if m.PairOff != nil {
+			for tok := lo + 1; tok < hi; tok++ {
+				for kk := d.TokenOff[tok]; kk < d.TokenOff[tok+1]; kk++ {
+					if f := m.PairFeature(d.Attrs[kk], d.Labels[tok-1], d.Labels[tok]); f >= 0 {
+						grad[f] -= d.Value(kk)
+					}
+				}
+			}
+		}
+	}
+}
+
+// apply moves v by −stepSize times the lanes' gradients, the first
+// lane's then the second's, and clears their buffers, over the features
+// of the attributes aLo … aHi−1 that the lanes' sentences touch; the
+// range starting at 0 also takes the transition weights. Two disjoint
+// ranges can be applied side by side (attrSplit), each feature getting
+// the same subtractions in the same order as from one call over all.
+func (g *sgd) apply(aLo, aHi int) {
+	m, d := g.obj.m, g.obj.d
+	v, step := g.v, g.stepSize
+	lo32, hi32 := int32(aLo), int32(aHi)
+	for k := range g.lanes {
+		ln := &g.lanes[k]
+		if len(ln.sents) == 0 {
+			continue // a batch of one, or the end of an epoch
+		}
+		grad := ln.g
+		for _, sent := range ln.sents {
+			lo, hi := d.Sentence(sent)
+			for _, a := range d.Attrs[d.TokenOff[lo]:d.TokenOff[hi]] {
+				if a < lo32 || a >= hi32 {
+					continue
+				}
+				for f := m.FeatOff[a]; f < m.FeatOff[a+1]; f++ {
+					v[f] -= step * grad[f]
+					grad[f] = 0
+				}
+			}
+			g.forPairs(lo, hi, aLo, aHi, func(f int) {
+				v[f] -= step * grad[f]
+				grad[f] = 0
+			})
+		}
+		if aLo == 0 {
+			for f := m.NumFeatures(); f < m.PairBase(); f++ {
+				v[f] -= step * grad[f]
+				grad[f] = 0
+			}
+		}
+	}
+}
+
+// attrSplit returns the attribute that splits apply's work in two: the
+// state feature updates summed over the training sentences' attribute
+// occurrences. (Frequent attributes come first in the dictionary and have
+// the most features, so half the features would be far from half the work.)
+func (g *sgd) attrSplit() int {
+	m, d := g.obj.m, g.obj.d
+	work := make([]int64, m.NumAttrs())
+	var total int64
+	for _, sent := range g.obj.sents {
+		lo, hi := d.Sentence(sent)
+		for _, a := range d.Attrs[d.TokenOff[lo]:d.TokenOff[hi]] {
+			n := int64(m.FeatOff[a+1] - m.FeatOff[a])
+			work[a] += n
+			total += n
+		}
+	}
+	var sum int64
+	for a, n := range work {
+		if 2*(sum+n) > total {
+			return a
+		}
+		sum += n
+	}
+	return len(work)
+}
+
 // forPairs calls fn with the index in W of every pair feature of the
-// attributes of tokens lo+1 … hi−1 (the ones a sentence's step reads and
+// attributes aLo … aHi−1 of tokens lo+1 … hi−1 (the ones a sentence's step reads and
 // changes; an attribute met twice gives its features twice, which fn
 // must tolerate: its writes are idempotent).
-func (g *sgd) forPairs(lo, hi int, fn func(f int)) {
+func (g *sgd) forPairs(lo, hi, aLo, aHi int, fn func(f int)) {
 	m, d := g.obj.m, g.obj.d
 	if m.PairOff == nil {
 		return
@@ -194,6 +372,9 @@ func (g *sgd) forPairs(lo, hi int, fn func(f int)) {
 	for tok := lo + 1; tok < hi; tok++ {
 		for kk := d.TokenOff[tok]; kk < d.TokenOff[tok+1]; kk++ {
 			a := d.Attrs[kk]
+			if int(a) < aLo || int(a) >= aHi {
+				continue
+			}
 			for k := m.PairOff[a]; k < m.PairOff[a+1]; k++ {
 				fn(int(base + k))
 			}
@@ -245,3 +426,51 @@ func (g *sgd) restore(b []byte) (int, []learn.Point, error) {
 	g.es.restoreState(st)
 	return st.Epoch, st.Curve, nil
 }
+
+// spinner runs a function on a goroutine of its own each time start is
+// called, and wait returns when that run is done. Between runs the
+// goroutine spins (yielding the processor at each turn) instead of parking:
+// an SGD step's lane takes about 100 µs, and waking a parked goroutine
+// takes that long too — with a goroutine started per step, or woken by a
+// channel, the lanes ran side by side for only part of the time
+// (BenchmarkSGDEpochConll2000). It costs the spinning core while the
+// first lane's step is applied, and only during SGD.
+type spinner struct {
+	fn         func()
+	runs, done atomic.Uint64
+	closed     atomic.Bool
+}
+
+func newSpinner(fn func()) *spinner {
+	s := &spinner{fn: fn}
+	go s.loop()
+	return s
+}
+
+func (s *spinner) loop() {
+	for seen := uint64(0); ; {
+		for s.runs.Load() == seen {
+			if s.closed.Load() {
+				return
+			}
+			runtime.Gosched()
+		}
+		seen++
+		s.fn()
+		s.done.Store(seen)
+	}
+}
+
+// start begins a run; the caller must wait for it before the next.
+func (s *spinner) start() { s.runs.Add(1) }
+
+// wait returns when the run begun last is done; what it wrote is then
+// visible to the caller.
+func (s *spinner) wait() {
+	for s.done.Load() != s.runs.Load() {
+		runtime.Gosched()
+	}
+}
+
+// close ends the goroutine.
+func (s *spinner) close() { s.closed.Store(true) }

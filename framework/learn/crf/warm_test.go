@@ -2,6 +2,7 @@ package crf
 
 import (
 	"context"
+	"fmt"
 	"math"
 	"math/rand/v2"
 	"strings"
@@ -14,34 +15,41 @@ import (
 // TestWarmStart: warm_start_epochs = N is N epochs of algorithm = "sgd"
 // followed by L-BFGS continued from their model (the two-run recipe
 // measured in docs/results.md), bit for bit and iteration for iteration,
-// with 1 and 3 threads; it ends at plain L-BFGS's optimum up to the
-// stopping tolerance. So for the three forms.
+// with 1 and 3 threads, one sentence per SGD step and batches of 7 (whose
+// two lanes run side by side with 3 threads, one after the other with 1);
+// it ends at plain L-BFGS's optimum up to the stopping tolerance. So for
+// the three forms.
 func TestWarmStart(t *testing.T) {
 	r := rand.New(rand.NewPCG(31, 32))
 	train, test := learntest.Synthetic(r, 300, 1, false), learntest.Synthetic(r, 100, 1, false)
 	for _, form := range []Form{Chain, PerToken, Local} {
-		t.Run(form.String(), func(t *testing.T) { checkWarmStart(t, form, train, test) })
+		for _, batch := range []int{0, 7} {
+			t.Run(fmt.Sprintf("%v/batch=%d", form, batch), func(t *testing.T) { checkWarmStart(t, form, batch, train, test) })
+		}
 	}
 }
 
-func checkWarmStart(t *testing.T, form Form, train, test *feature.Dataset) {
+func checkWarmStart(t *testing.T, form Form, batch int, train, test *feature.Dataset) {
 	const epochs = 4
-	sgd, err := (&Learner{cfg: Config{Algorithm: "sgd", MaxIterations: epochs}, form: form}).Train(context.Background(), learntest.Problem(train, 1))
+	// A tight stopping rule, so that the warm-started and the plain
+	// L-BFGS both end near enough the one optimum to tag alike.
+	delta := 1e-9
+	sgd, err := (&Learner{cfg: Config{Algorithm: "sgd", MaxIterations: epochs, BatchSize: batch, Delta: &delta}, form: form}).Train(context.Background(), learntest.Problem(train, 1))
 	if err != nil {
 		t.Fatal(err)
 	}
 	p := learntest.Problem(train, 1)
 	p.Init = sgd.Model
-	twoRuns, err := (&Learner{form: form}).Train(context.Background(), p)
+	twoRuns, err := (&Learner{cfg: Config{Delta: &delta}, form: form}).Train(context.Background(), p)
 	if err != nil {
 		t.Fatal(err)
 	}
-	plain, err := (&Learner{form: form}).Train(context.Background(), learntest.Problem(train, 1))
+	plain, err := (&Learner{cfg: Config{Delta: &delta}, form: form}).Train(context.Background(), learntest.Problem(train, 1))
 	if err != nil {
 		t.Fatal(err)
 	}
 	for _, threads := range []int{1, 3} {
-		l := &Learner{cfg: Config{WarmStartEpochs: epochs}, form: form}
+		l := &Learner{cfg: Config{WarmStartEpochs: epochs, BatchSize: batch, Delta: &delta}, form: form}
 		if d := l.Validate(); d.HasErrors() {
 			t.Fatal(d)
 		}
@@ -103,5 +111,44 @@ func TestWarmStartRefused(t *testing.T) {
 		if d := (&Learner{cfg: Config{WarmStartEpochs: 3, InitModel: "m"}, form: form}).Validate(); d.HasErrors() {
 			t.Errorf("%v: %v", form, d)
 		}
+	}
+}
+
+// TestSpeedSettingsRefused: batch_size and history_precision are refused
+// where they would do nothing or something else than they say, with a
+// detail that names the setting; and taken where they apply.
+func TestSpeedSettingsRefused(t *testing.T) {
+	one := 1.0
+	for _, c := range []struct {
+		name string
+		cfg  Config
+		want string // "" when valid
+	}{
+		{"batch negative", Config{Algorithm: "sgd", BatchSize: -1}, "batch_size must be >= 1"},
+		{"batch without sgd", Config{BatchSize: 8}, `batch_size is SGD's`},
+		{"batch with sgd", Config{Algorithm: "sgd", BatchSize: 8}, ""},
+		{"batch with warm start", Config{WarmStartEpochs: 3, BatchSize: 8}, ""},
+		{"precision unknown", Config{HistoryPrecision: "float16"}, `history_precision must be "float64" or "float32"`},
+		{"precision with sgd", Config{Algorithm: "sgd", HistoryPrecision: "float32"}, `needs algorithm = "lbfgs" and c1 = 0`},
+		{"precision with l1", Config{C1: &one, HistoryPrecision: "float32"}, `needs algorithm = "lbfgs" and c1 = 0`},
+		{"precision float32", Config{HistoryPrecision: "float32", Memory: 12}, ""},
+		{"precision float64", Config{HistoryPrecision: "float64"}, ""},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			d := (&Learner{cfg: c.cfg}).Validate()
+			if c.want == "" {
+				if d.HasErrors() {
+					t.Errorf("refused: %v", d)
+				}
+				return
+			}
+			var found bool
+			for _, x := range d {
+				found = found || strings.Contains(x.Detail, c.want)
+			}
+			if !found {
+				t.Errorf("diagnostics %v, want one saying %q", d, c.want)
+			}
+		})
 	}
 }
