@@ -423,14 +423,20 @@ func TestAllocations(t *testing.T) {
 	}
 }
 
-func BenchmarkSeparable100k(b *testing.B) {
-	const n = 100_000
+// benchSeparable is the benchmarks' separable problem in n variables,
+// with curvatures from 1 to 1000.
+func benchSeparable(n int) Func {
 	a, c := make([]float64, n), make([]float64, n)
 	for i := range n {
 		a[i] = 1 + float64(i%1000)
 		c[i] = math.Cos(float64(i))
 	}
-	f := separable(a, c)
+	return separable(a, c)
+}
+
+func BenchmarkSeparable100k(b *testing.B) {
+	const n = 100_000
+	f := benchSeparable(n)
 	x := make([]float64, n)
 	for _, l1 := range []float64{0, 1} {
 		b.Run("L1="+formatFloat(l1), func(b *testing.B) {
@@ -596,12 +602,7 @@ func TestFloat32HistoryState(t *testing.T) {
 // float32 pairs (memory 10).
 func BenchmarkHistory(b *testing.B) {
 	const n, iters = 452_610, 40
-	a, c := make([]float64, n), make([]float64, n)
-	for i := range n {
-		a[i] = 1 + float64(i%1000)
-		c[i] = math.Cos(float64(i))
-	}
-	f := separable(a, c)
+	f := benchSeparable(n)
 	x := make([]float64, n)
 	for _, s := range []struct {
 		name string
