@@ -117,7 +117,7 @@ func (m *minimizer) remember32() {
 		m.partial[c], m.partial[chunks+c] = ys, yy
 	})
 	ys, yy := m.sumPartial(0), m.sumPartial(chunks)
-	if !(ys > 0) || !finite(yy) {
+	if !(ys > 0) || !finite(ys) || !finite(yy) {
 		if m.cnt == m.mem {
 			m.cnt--
 		}

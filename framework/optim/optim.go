@@ -39,9 +39,9 @@ type Settings struct {
 	// the State's point.
 	Resume *State
 	// Float32History stores the correction pairs in float32: half the
-	// memory per pair, so Memory = 12 costs about what 6 cost in float64
-	// (plus two vectors: the point and gradient a line search starts from
-	// are kept apart, in float64). A change of arithmetic — every
+	// memory per pair, and two float64 vectors more (the point and gradient
+	// a line search starts from, kept apart), so Memory = 10 costs what 6
+	// cost in float64. A change of arithmetic — every
 	// direction differs in its low bits — so off by default. Plain L-BFGS
 	// only (not with L1).
 	Float32History bool

@@ -624,3 +624,59 @@ func BenchmarkHistory(b *testing.B) {
 		})
 	}
 }
+
+// TestDirection32: the float32 history's fused two-loop recursion and
+// remember32 give the float64 ones' directions and ring, on pairs that
+// float32 holds exactly (multiples of 1/1024), with every fourth pair
+// rejected (s·y < 0), for histories that fill and wrap.
+func TestDirection32(t *testing.T) {
+	r := rand.New(rand.NewPCG(71, 72))
+	const n = 37
+	exact := func() float64 { return float64(r.IntN(8193)-4096) / 1024 }
+	for _, mem := range []int{1, 2, 3, 5} {
+		t.Run(fmt.Sprintf("memory=%d", mem), func(t *testing.T) {
+			var ms [2]*minimizer
+			for k, f32 := range []bool{false, true} {
+				s := Settings{Memory: mem, Float32History: f32}
+				if err := s.fill(); err != nil {
+					t.Fatal(err)
+				}
+				ms[k] = newMinimizer(make([]float64, n), rosenbrock, s)
+			}
+			x, g := make([]float64, n), make([]float64, n)
+			for i := range x {
+				x[i], g[i] = exact(), exact()
+			}
+			for it := 0; it < 12; it++ {
+				sv, yv := make([]float64, n), make([]float64, n)
+				for i := range sv {
+					sv[i] = exact()
+					yv[i] = sv[i] + exact()/8 // s·y > 0, mostly
+					if it%4 == 3 {
+						yv[i] = -sv[i] // rejected
+					}
+				}
+				for _, m := range ms {
+					copy(m.x, x)
+					copy(m.g, g)
+					m.startSearch()
+					for i := range sv {
+						m.x[i], m.g[i] = x[i]+sv[i], g[i]+yv[i]
+					}
+					m.remember()
+					m.direction()
+				}
+				if ms[0].cnt != ms[1].cnt || ms[0].end != ms[1].end {
+					t.Fatalf("iteration %d: float64 ring (%d pairs, end %d), float32 (%d, %d)", it, ms[0].cnt, ms[0].end, ms[1].cnt, ms[1].end)
+				}
+				for i := range ms[0].d {
+					if d0, d1 := ms[0].d[i], ms[1].d[i]; math.Abs(d0-d1) > 1e-9*(1+math.Abs(d0)) {
+						t.Fatalf("iteration %d: d[%d] = %v in float32, %v in float64", it, i, d1, d0)
+					}
+				}
+				copy(x, ms[0].x)
+				copy(g, ms[0].g)
+			}
+		})
+	}
+}

@@ -90,8 +90,9 @@ type Config struct {
 	WarmStartEpochs int `hcl:"warm_start_epochs,optional" json:"warm_start_epochs,omitempty"`
 	// HistoryPrecision is "float64" (default) or "float32": the precision
 	// in which L-BFGS keeps its memory correction pairs. float32 halves
-	// their memory, so memory = 12 costs what 6 do in float64; a change of
-	// arithmetic, so off by default (optim.Settings.Float32History).
+	// their memory (plus two float64 vectors: the line search's start), so
+	// memory = 10 costs what 6 do in float64; a change of arithmetic, so
+	// off by default (optim.Settings.Float32History).
 	// L-BFGS without c1 only.
 	HistoryPrecision string `hcl:"history_precision,optional" json:"history_precision,omitempty"`
 	// BatchSize is the number of sentences per SGD step (algorithm =

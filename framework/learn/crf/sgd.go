@@ -36,9 +36,11 @@ type sgd struct {
 	t      float64   // sentences seen: the step schedule's clock
 	w      []float64 // scratch: the scaled transition weights of the current step
 	lanes  [2]sgdLane
-	// second runs the second lane beside the first when there are two
-	// threads (and two processors); nil otherwise.
-	second *spinner
+	// parallel is set when there are two lanes, two workers and two
+	// processors; second then runs, during an epoch, the second lane
+	// beside the first (nil otherwise and between epochs).
+	parallel bool
+	second   *spinner
 	// applying tells second which half of a step it runs: the second
 	// lane's gradient, or the update of the attributes from split on.
 	applying bool
@@ -108,23 +110,38 @@ func (g *sgd) takeLanes() {
 		}
 	}
 	if lanes == 2 && len(obj.workers) > 1 && runtime.GOMAXPROCS(0) > 1 {
-		g.split = g.attrSplit()
-		g.second = newSpinner(func() {
-			if g.applying {
-				g.apply(g.split, g.obj.m.NumAttrs())
-			} else {
-				g.laneGradient(&g.lanes[1])
-			}
-		})
+		g.parallel, g.split = true, g.attrSplit()
+	}
+}
+
+// startSecond starts the goroutine that runs the second lane and the
+// second apply range, for one epoch: between epochs (dev scoring,
+// checkpoints, the log) it must not spin on a core that others need.
+func (g *sgd) startSecond() {
+	if !g.parallel {
+		return
+	}
+	g.second = newSpinner(func() {
+		if g.applying {
+			g.apply(g.split, g.obj.m.NumAttrs(), false)
+		} else {
+			g.laneGradient(&g.lanes[1])
+		}
+	})
+}
+
+// stopSecond ends the epoch's second goroutine, if any.
+func (g *sgd) stopSecond() {
+	if g.second != nil {
+		g.second.close()
+		g.second = nil
 	}
 }
 
 // release hands the workers and buffers back to the objective (L-BFGS
 // follows a warm start on them).
 func (g *sgd) release() {
-	if g.second != nil {
-		g.second.close()
-	}
+	g.stopSecond()
 	for k := range g.lanes {
 		ln := &g.lanes[k]
 		if ln.wk == nil {
@@ -143,6 +160,8 @@ func (g *sgd) epoch(k int, tick func(done int) error) (float64, error) {
 	g.epochs = k
 	order := g.order
 	g.rng.Shuffle(len(order), func(i, j int) { order[i], order[j] = order[j], order[i] })
+	g.startSecond()
+	defer g.stopSecond()
 	loss, nextTick := 0.0, 0
 	for i := 0; i < len(order); i += g.s.batch {
 		if i >= nextTick {
@@ -209,11 +228,11 @@ func (g *sgd) step(batch []int) (float64, error) {
 	if len(batch) > 1 && g.second != nil {
 		g.applying = true
 		g.second.start()
-		g.apply(0, g.split)
+		g.apply(0, g.split, true)
 		g.second.wait()
 		g.applying = false
 	} else {
-		g.apply(0, g.obj.m.NumAttrs())
+		g.apply(0, g.obj.m.NumAttrs(), true)
 	}
 	if g.scale < 1e-20 {
 		for f := range g.v {
@@ -294,11 +313,12 @@ func (g *sgd) laneGradient(ln *sgdLane) {
 
 // apply moves v by −stepSize times the lanes' gradients, the first
 // lane's then the second's, and clears their buffers, over the features
-// of the attributes aLo … aHi−1 that the lanes' sentences touch; the
-// range starting at 0 also takes the transition weights. Two disjoint
-// ranges can be applied side by side (attrSplit), each feature getting
-// the same subtractions in the same order as from one call over all.
-func (g *sgd) apply(aLo, aHi int) {
+// of the attributes aLo … aHi−1 that the lanes' sentences touch, and with
+// transitions the transition weights (exactly one of the calls of a step
+// takes them). Two disjoint ranges can be applied side by side
+// (attrSplit), each feature getting the same subtractions in the same
+// order as from one call over all.
+func (g *sgd) apply(aLo, aHi int, transitions bool) {
 	m, d := g.obj.m, g.obj.d
 	v, step := g.v, g.stepSize
 	lo32, hi32 := int32(aLo), int32(aHi)
@@ -324,7 +344,7 @@ func (g *sgd) apply(aLo, aHi int) {
 				grad[f] = 0
 			})
 		}
-		if aLo == 0 {
+		if transitions {
 			for f := m.NumFeatures(); f < m.PairBase(); f++ {
 				v[f] -= step * grad[f]
 				grad[f] = 0
@@ -433,8 +453,8 @@ func (g *sgd) restore(b []byte) (int, []learn.Point, error) {
 // an SGD step's lane takes about 100 µs, and waking a parked goroutine
 // takes that long too — with a goroutine started per step, or woken by a
 // channel, the lanes ran side by side for only part of the time
-// (BenchmarkSGDEpochConll2000). It costs the spinning core while the
-// first lane's step is applied, and only during SGD.
+// (BenchmarkSGDEpochConll2000). It costs the spinning core between the
+// steps of an epoch, and only then (sgd.startSecond).
 type spinner struct {
 	fn         func()
 	runs, done atomic.Uint64

@@ -17,9 +17,10 @@ import (
 // of iterations on; the objective is convex, so L-BFGS ends at the same
 // optimum up to its stopping tolerance (docs/results.md, issue 15).
 //
-// SGD is sequential, so the warm phase is thread-count independent, and
-// the L-BFGS phase reduces in a fixed order: the model stays byte-identical
-// across --threads. The phase takes no checkpoints and scores no dev set. A
+// SGD's steps, and with batch_size its two lanes and apply ranges, follow
+// from the data and the seed alone, so the warm phase is thread-count
+// independent, and the L-BFGS phase reduces in a fixed order: the model
+// stays byte-identical across --threads. The phase takes no checkpoints and scores no dev set. A
 // run resumed from an L-BFGS checkpoint runs it again (seeded, so the same
 // epochs, and cheap) although the checkpoint's weights replace its result:
 // the run's info, warm_start_loss included, is then that of the run it

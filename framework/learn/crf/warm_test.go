@@ -152,3 +152,37 @@ func TestSpeedSettingsRefused(t *testing.T) {
 		})
 	}
 }
+
+// TestSGDLanesThreads: with batch_size, SGD's bits do not depend on the
+// threads, also when the apply's two attribute ranges are lopsided: here
+// attribute 0, on every token, carries most of the work, so the range
+// split falls at 0 (the main goroutine's range is empty, and the
+// transition weights must still be applied once, by it).
+func TestSGDLanesThreads(t *testing.T) {
+	r := rand.New(rand.NewPCG(61, 62))
+	d := learntest.Synthetic(r, 200, 1, false)
+	for k, a := range d.Attrs {
+		d.Attrs[k] = (a + 1) % 5 // the bias, attribute 4, becomes 0
+	}
+	l := &Learner{cfg: Config{Algorithm: "sgd", MaxIterations: 5, BatchSize: 4}}
+	var want []float64
+	for _, threads := range []int{1, 2, 3} {
+		res, err := l.Train(context.Background(), learntest.Problem(d, threads))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if threads == 1 {
+			want = res.Model.W
+			g := &sgd{obj: &objective{m: res.Model, d: d, sents: allSentences(d)}}
+			if split := g.attrSplit(); split != 0 {
+				t.Fatalf("the data should split the apply at attribute 0, not %d", split)
+			}
+			continue
+		}
+		for f := range want {
+			if math.Float64bits(res.Model.W[f]) != math.Float64bits(want[f]) {
+				t.Fatalf("threads=%d: weight %d = %v, %v with one thread", threads, f, res.Model.W[f], want[f])
+			}
+		}
+	}
+}
