@@ -189,36 +189,44 @@ func (o *objective) countEmpirical() {
 }
 
 func countGold[T float32 | float64](o *objective, empirical []T) {
+	for _, s := range o.sents {
+		addGold(o, s, empirical, 1)
+	}
+}
+
+// addGold adds sign times sentence s's gold feature counts to dst: its
+// state and pair features, transitions, start and stop, and (into a
+// float64 dst) its trigrams. The counts once for the objective (sign 1),
+// and SGD's per-sentence gradient (sign −1: the same bits as subtracting).
+func addGold[T float32 | float64](o *objective, s int, dst []T, sign T) {
 	m, d, l := o.m, o.d, o.m.NumLabels
 	f0 := m.NumFeatures()
-	for _, s := range o.sents {
-		lo, hi := d.Sentence(s)
-		for t := lo; t < hi; t++ {
-			y := d.Labels[t]
+	lo, hi := d.Sentence(s)
+	for t := lo; t < hi; t++ {
+		y := d.Labels[t]
+		for k := d.TokenOff[t]; k < d.TokenOff[t+1]; k++ {
+			if f := m.Feature(d.Attrs[k], y); f >= 0 {
+				dst[f] += sign * T(d.Value(k))
+			}
+		}
+		if o.transitions && t > lo {
+			dst[f0+int(d.Labels[t-1])*l+int(y)] += sign
+		}
+		if t > lo && m.PairOff != nil {
 			for k := d.TokenOff[t]; k < d.TokenOff[t+1]; k++ {
-				if f := m.Feature(d.Attrs[k], y); f >= 0 {
-					empirical[f] += T(d.Value(k))
-				}
-			}
-			if o.transitions && t > lo {
-				empirical[f0+int(d.Labels[t-1])*l+int(y)]++
-			}
-			if t > lo && m.PairOff != nil {
-				for k := d.TokenOff[t]; k < d.TokenOff[t+1]; k++ {
-					if f := m.PairFeature(d.Attrs[k], d.Labels[t-1], y); f >= 0 {
-						empirical[f] += T(d.Value(k))
-					}
+				if f := m.PairFeature(d.Attrs[k], d.Labels[t-1], y); f >= 0 {
+					dst[f] += sign * T(d.Value(k))
 				}
 			}
 		}
-		if e, ok := any(empirical).([]float64); ok {
-			m.AddTrigrams(e, d.Labels[lo:hi], 1)
-		}
-		if o.transitions {
-			empirical[f0+l*l+int(d.Labels[lo])]++
-			if !o.local { // a local model has no stop
-				empirical[f0+l*l+l+int(d.Labels[hi-1])]++
-			}
+	}
+	if e, ok := any(dst).([]float64); ok {
+		m.AddTrigrams(e, d.Labels[lo:hi], float64(sign))
+	}
+	if o.transitions {
+		dst[f0+l*l+int(d.Labels[lo])] += sign
+		if !o.local { // a local model has no stop
+			dst[f0+l*l+l+int(d.Labels[hi-1])] += sign
 		}
 	}
 }

@@ -272,42 +272,11 @@ func (g *sgd) laneSplit(batch []int) int {
 // laneGradient sums the gradients of the lane's sentences, at the step's
 // starting weights, into its buffer, and their losses into its loss.
 func (g *sgd) laneGradient(ln *sgdLane) {
-	obj := g.obj
-	m, d, l := obj.m, obj.d, obj.m.NumLabels
-	f0 := m.NumFeatures()
 	ln.wk.sgdScale = g.scale
-	grad := ln.g
 	ln.loss = 0
 	for _, sent := range ln.sents {
-		ln.loss += ln.wk.sentence(obj, g.w, sent, grad)
-		lo, hi := d.Sentence(sent)
-		for tok := lo; tok < hi; tok++ {
-			y := d.Labels[tok]
-			for kk := d.TokenOff[tok]; kk < d.TokenOff[tok+1]; kk++ {
-				if f := m.Feature(d.Attrs[kk], y); f >= 0 {
-					grad[f] -= d.Value(kk)
-				}
-			}
-		}
-		if obj.transitions {
-			grad[f0+l*l+int(d.Labels[lo])]--
-			if !obj.local {
-				grad[f0+l*l+l+int(d.Labels[hi-1])]-- // a local model has no stop
-			}
-			for tok := lo + 1; tok < hi; tok++ {
-				grad[f0+int(d.Labels[tok-1])*l+int(d.Labels[tok])]--
-			}
-		}
-		m.AddTrigrams(grad, d.Labels[lo:hi], -1)
-		if m.PairOff != nil {
-			for tok := lo + 1; tok < hi; tok++ {
-				for kk := d.TokenOff[tok]; kk < d.TokenOff[tok+1]; kk++ {
-					if f := m.PairFeature(d.Attrs[kk], d.Labels[tok-1], d.Labels[tok]); f >= 0 {
-						grad[f] -= d.Value(kk)
-					}
-				}
-			}
-		}
+		ln.loss += ln.wk.sentence(g.obj, g.w, sent, ln.g)
+		addGold(g.obj, sent, ln.g, -1)
 	}
 }
 
