@@ -6,8 +6,9 @@ import (
 	"math"
 )
 
-// minimizer holds the state of one Minimize call. All slices are carved
-// out of a single allocation made by newMinimizer.
+// minimizer holds the state of one Minimize call. Its float64 slices are
+// carved out of a single allocation made by newMinimizer (the float32
+// history and its slot order are two more).
 type minimizer struct {
 	f      Func
 	s      Settings
