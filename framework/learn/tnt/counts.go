@@ -14,16 +14,15 @@ import (
 type counts struct {
 	nl, na              int
 	wordGroup, sufGroup int32
-	attrGroup, unknown  []int32
+	attrGroup           []int32
 	d                   *feature.Dataset
 
-	tags     *TagCounts
-	tagCount []float64 // f(t) over the training tokens
-	wordTag  []float64 // f(w, t), attribute-major (word attributes only)
-	wordFreq []float64 // f(w)
-	// pathAt[w] is a token of word w (-1: none): its suffix attributes
-	// are w's path.
-	pathAt []int
+	tags     *TagCounts // its Uni[:nl] is f(t) over the training tokens
+	wordTag  []float64  // f(w, t), attribute-major (word attributes only)
+	wordFreq []float64  // f(w)
+	// pathLo[w], pathHi[w] bound word w's suffix path in the dataset's
+	// Attrs (the attributes of a token of w; -1: w was never counted).
+	pathLo, pathHi []int32
 	// parent[s] is the suffix attribute before s on every path s is on
 	// (-1 for a root), depth[s] its place on them; -1 when s is on none.
 	parent, depth []int32
@@ -32,11 +31,11 @@ type counts struct {
 func newCounts(p *learn.Problem, word, suffix int) *counts {
 	na, nl := p.NumAttrs, p.NumLabels
 	c := &counts{nl: nl, na: na, wordGroup: int32(word), sufGroup: int32(suffix),
-		attrGroup: p.Mapper.AttrGroups(), unknown: p.Mapper.UnknownAttrs(), d: p.Train,
-		tags: NewTagCounts(nl), tagCount: make([]float64, nl), wordTag: make([]float64, na*nl),
-		wordFreq: make([]float64, na), pathAt: make([]int, na), parent: make([]int32, na), depth: make([]int32, na)}
+		attrGroup: p.Mapper.AttrGroups(), d: p.Train,
+		tags: NewTagCounts(nl), wordTag: make([]float64, na*nl), wordFreq: make([]float64, na),
+		pathLo: make([]int32, na), pathHi: make([]int32, na), parent: make([]int32, na), depth: make([]int32, na)}
 	for a := range na {
-		c.pathAt[a], c.parent[a], c.depth[a] = -1, -1, -1
+		c.pathLo[a], c.pathHi[a], c.parent[a], c.depth[a] = -1, -1, -1, -1
 	}
 	return c
 }
@@ -105,44 +104,34 @@ func (c *counts) token(s, t int) error {
 			return fmt.Errorf("tnt: token %d of sentence %d: a suffix_trie attribute at two places of the trie", t-d.SentOff[s]+1, s+1)
 		}
 	}
-	if at := c.pathAt[word]; at < 0 {
-		c.pathAt[word] = t
-	} else if !slices.Equal(c.path(at), path) {
+	if c.pathLo[word] < 0 {
+		c.pathLo[word], c.pathHi[word] = int32(lo), int32(hi)
+	} else if !slices.Equal(c.path(word), path) {
 		return fmt.Errorf("tnt: token %d of sentence %d: one word with two suffix paths; the emission template must read the word at offset 0 of the column the suffix_trie template reads, as written (no lowercase)", t-d.SentOff[s]+1, s+1)
 	}
 	y := int(d.Labels[t])
 	c.wordTag[int(word)*nl+y]++
 	c.wordFreq[word]++
-	c.tagCount[y]++
 	return nil
 }
 
-// path returns the suffix attributes of token t.
-func (c *counts) path(t int) []int32 {
-	d := c.d
-	lo, hi := -1, -1
-	for k := d.TokenOff[t]; k < d.TokenOff[t+1]; k++ {
-		if c.attrGroup[d.Attrs[k]] == c.sufGroup {
-			if lo < 0 {
-				lo = k
-			}
-			hi = k + 1
-		}
-	}
-	if lo < 0 {
+// path returns word w's suffix path (nil if w was never counted).
+func (c *counts) path(w int32) []int32 {
+	if c.pathLo[w] < 0 {
 		return nil
 	}
-	return d.Attrs[lo:hi]
+	return c.d.Attrs[c.pathLo[w]:c.pathHi[w]]
 }
 
 // tagProbs returns P̂(t) over the training tokens.
 func (c *counts) tagProbs() []float64 {
 	var n float64
-	for _, v := range c.tagCount {
+	tagCount := c.tags.Uni[:c.nl]
+	for _, v := range tagCount {
 		n += v
 	}
 	p := make([]float64, c.nl)
-	for t, v := range c.tagCount {
+	for t, v := range tagCount {
 		if n > 0 {
 			p[t] = v / n
 		}
@@ -170,10 +159,10 @@ func (c *counts) suffixWeights(w []float64, theta float64, rare int) {
 	}
 	cnt := make([]float64, len(nodes)*nl)
 	for a := range c.na {
-		if c.attrGroup[a] != c.wordGroup || c.pathAt[a] < 0 || c.wordFreq[a] > float64(rare) {
+		if c.attrGroup[a] != c.wordGroup || c.pathLo[a] < 0 || c.wordFreq[a] > float64(rare) {
 			continue
 		}
-		for _, s := range c.path(c.pathAt[a]) {
+		for _, s := range c.path(int32(a)) {
 			row := cnt[int(local[s])*nl:]
 			for t := range nl {
 				row[t] += c.wordTag[a*nl+t]
@@ -213,15 +202,16 @@ func (c *counts) suffixWeights(w []float64, theta float64, rare int) {
 // attributes, weigh 0.
 func (c *counts) wordWeights(w []float64) {
 	nl := c.nl
+	tagCount := c.tags.Uni[:nl]
 	for a := range c.na {
-		if c.attrGroup[a] != c.wordGroup || c.pathAt[a] < 0 {
+		if c.attrGroup[a] != c.wordGroup || c.pathLo[a] < 0 {
 			continue
 		}
-		path := c.path(c.pathAt[a])
+		path := c.path(int32(a))
 		for t := range nl {
 			v := Impossible
 			if f := c.wordTag[a*nl+t]; f > 0 {
-				v = logp(f / c.tagCount[t])
+				v = logp(f / tagCount[t])
 			}
 			for _, s := range path {
 				v -= w[int(s)*nl+t]

@@ -1,6 +1,10 @@
 package tnt
 
-import "math"
+import (
+	"math"
+
+	"github.com/trellis-nlp/trellis/framework/lattice"
+)
 
 // TagCounts are the tag n-gram counts of TnT's transitions over L labels.
 // A context index is a label or L for ⟨s⟩, an outcome index a label or L
@@ -132,30 +136,22 @@ func (tc *TagCounts) prob(lam [3]float64, ctxUni, ctxBi []float64, n float64, a,
 	return p
 }
 
-// weights writes the start weights (log P(t | ⟨s⟩, ⟨s⟩)) and the trigram
-// weights, in linear.AllTrigrams' order, of the interpolated model.
-func (tc *TagCounts) weights(lam [3]float64, start, tri []float64) {
+// weights writes the start weights (log P(t | ⟨s⟩, ⟨s⟩)) and the
+// weights of trigrams ts (tri[k] is ts[k]'s) of the interpolated model.
+func (tc *TagCounts) weights(lam [3]float64, start, tri []float64, ts []lattice.Trigram) {
 	l := tc.L
 	ctxUni, ctxBi, n := tc.contexts()
 	for t := 0; t < l; t++ {
 		start[t] = logp(tc.prob(lam, ctxUni, ctxBi, n, l, l, t))
 	}
-	// AllTrigrams: a from ⟨s⟩ (index L) then the labels, b a label, c
-	// from ⟨/s⟩ (index L) then the labels.
-	idx := func(v int) int {
-		if v < 0 {
+	idx := func(v int32) int { // the counts' index: L for a boundary
+		if v == lattice.Boundary {
 			return l
 		}
-		return v
+		return int(v)
 	}
-	k := 0
-	for a := -1; a < l; a++ {
-		for b := 0; b < l; b++ {
-			for c := -1; c < l; c++ {
-				tri[k] = logp(tc.prob(lam, ctxUni, ctxBi, n, idx(a), b, idx(c)))
-				k++
-			}
-		}
+	for k, tg := range ts {
+		tri[k] = logp(tc.prob(lam, ctxUni, ctxBi, n, idx(tg.A), idx(tg.B), idx(tg.C)))
 	}
 }
 

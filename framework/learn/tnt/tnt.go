@@ -130,7 +130,7 @@ func (l *Learner) Train(ctx context.Context, p *learn.Problem) (*learn.Result, e
 	if err != nil {
 		return nil, err
 	}
-	c.tags.weights(lambdas, m2.Start(), m2.TrigramWeights(m2.W))
+	c.tags.weights(lambdas, m2.Start(), m2.TrigramWeights(m2.W), m2.Trigrams)
 	p.Log.Info().Floats64("lambdas", lambdas[:]).Float64("theta", theta).Int("labels", p.NumLabels).Msg("tnt counted")
 	return &learn.Result{Model: m2, Info: map[string]any{
 		"lambda1": lambdas[0], "lambda2": lambdas[1], "lambda3": lambdas[2],
