@@ -147,6 +147,10 @@ type Mapper interface {
 	// only a learner that estimates it explicitly (the HMM, from values
 	// seen once) gives it weights.
 	UnknownAttrs() []int32
+	// GroupTypes()[g] is the template type of group g ("emission",
+	// "suffix_trie", …): a learner that reads particular templates (tnt)
+	// finds their groups by it.
+	GroupTypes() []string
 }
 
 var _ Mapper = (*feature.Mapper)(nil)
@@ -210,15 +214,6 @@ func (r *Registry) New(name string) (Learner, bool) {
 	}
 	return f(), true
 }
-
-// GroupTyper is a Mapper that knows the template type of each group
-// (feature.Mapper): a learner that reads particular templates (tnt) finds
-// their groups by it.
-type GroupTyper interface {
-	GroupTypes() []string
-}
-
-var _ GroupTyper = (*feature.Mapper)(nil)
 
 // TemplateInfo is what a spec tells a learner of one template block it
 // trains on.

@@ -15,7 +15,8 @@ import (
 	"github.com/trellis-nlp/trellis/framework/learn"
 )
 
-// groups is a feature mapper reduced to what the HMM reads of it.
+// groups is a feature mapper reduced to what the HMM reads of it (its
+// templates' types, which it does not read, empty).
 type groups struct {
 	attr, unknown []int32
 	n             int
@@ -24,6 +25,7 @@ type groups struct {
 func (g groups) NumGroups() int        { return g.n }
 func (g groups) AttrGroups() []int32   { return g.attr }
 func (g groups) UnknownAttrs() []int32 { return g.unknown }
+func (g groups) GroupTypes() []string  { return make([]string, g.n) }
 
 var _ learn.Mapper = groups{}
 

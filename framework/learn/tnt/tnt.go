@@ -140,12 +140,8 @@ func (l *Learner) Train(ctx context.Context, p *learn.Problem) (*learn.Result, e
 
 // groups finds the word and suffix template groups of m.
 func groups(m learn.Mapper) (word, suffix int, err error) {
-	gt, ok := m.(learn.GroupTyper)
-	if !ok {
-		return 0, 0, fmt.Errorf("tnt: the problem's feature mapper does not say its templates' types")
-	}
 	word, suffix = -1, -1
-	for g, t := range gt.GroupTypes() {
+	for g, t := range m.GroupTypes() {
 		switch {
 		case t == wordType && word < 0:
 			word = g
