@@ -99,13 +99,17 @@ func (s *Spec) hasBigramTemplate() bool {
 }
 
 // secondOrder reports whether the transition template sets order = 2.
-func (s *Spec) secondOrder() bool {
+func (s *Spec) secondOrder() bool { return s.secondOrderTemplate() != nil }
+
+// secondOrderTemplate returns the template that sets order = 2 (the
+// transition template), or nil.
+func (s *Spec) secondOrderTemplate() *TemplateInstance {
 	for _, t := range s.Features.Templates {
 		if feature.TemplateOrder(t.Template) == 2 {
-			return true
+			return t
 		}
 	}
-	return false
+	return nil
 }
 
 // checkInitModel says how m's templates or scheme differ from those li

@@ -845,13 +845,7 @@ func (s *Spec) checkBigramLearners() hcl.Diagnostics {
 // a second-order spec one of whose learners cannot train it
 // (learn.TrainsSecondOrder: the HMM, maxent, the MEMM, the latent CRF).
 func (s *Spec) checkOrderLearners() hcl.Diagnostics {
-	var second *TemplateInstance
-	for _, t := range s.Features.Templates {
-		if feature.TemplateOrder(t.Template) == 2 {
-			second = t
-			break
-		}
-	}
+	second := s.secondOrderTemplate()
 	if second == nil {
 		return nil
 	}
