@@ -369,6 +369,26 @@ func (w *Workspace) scaled(s *Scores) bool {
 	return w.scaledPass(s, logZ, w.edgeSpread, false)
 }
 
+// expStates writes each state row of s, exponentiated and shifted by its
+// largest finite score, into es, and returns logZ plus the shifts; false
+// when a row's spread with edgeSpread (the transitions') exceeds
+// maxSpread. The first step of the scaled passes of both orders.
+func expStates(es []float64, s *Scores, logZ, edgeSpread float64) (float64, bool) {
+	n, l := s.N, s.L
+	for i := 0; i < n; i++ {
+		row := s.State[i*l : (i+1)*l]
+		lo, m := finiteRange(row)
+		if m < lo {
+			m = 0 // no finite entry: the row is all zeros after exp
+		} else if edgeSpread+m-lo > maxSpread {
+			return 0, false
+		}
+		logZ += m
+		expShifted(es[i*l:(i+1)*l], row, m)
+	}
+	return logZ, true
+}
+
 // scaledPass is the scaled forward-backward of scaled and scaledAt: the
 // transitions into position i are the sentence's shared exp(Trans), or
 // with perPosition the block scaledAt made for i (transInto). logZ holds
@@ -379,16 +399,9 @@ func (w *Workspace) scaledPass(s *Scores, logZ, edgeSpread float64, perPosition 
 	n, l := s.N, s.L
 	alpha, beta, es := w.alpha[:n*l], w.beta[:n*l], w.expState[:n*l]
 	sums := w.sums[:n+1]
-	for i := 0; i < n; i++ {
-		row := s.State[i*l : (i+1)*l]
-		lo, m := finiteRange(row)
-		if m < lo {
-			m = 0 // no finite entry: the row is all zeros after exp
-		} else if edgeSpread+m-lo > maxSpread {
-			return false
-		}
-		logZ += m
-		expShifted(es[i*l:(i+1)*l], row, m)
+	logZ, ok := expStates(es, s, logZ, edgeSpread)
+	if !ok {
+		return false
 	}
 	// Forward.
 	sum := 0.0

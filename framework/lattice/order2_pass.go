@@ -185,19 +185,11 @@ func (w *Workspace) prepare2(s *Scores) (logZ, edgeSpread float64, ok bool) {
 	transSpread := w.transSpread
 	x.haveBlocks = s.TransAt != nil
 	if x.haveBlocks {
-		lp := w.lp
-		if need := max(n-1, 0) * w.l * lp; cap(w.expAt) < need {
-			w.expAt = make([]float64, need, 2*need)
+		var sp float64
+		if logZ, sp, ok = w.expBlocks(s, logZ); !ok {
+			return 0, 0, false
 		}
-		w.expAt = w.expAt[:max(n-1, 0)*w.l*lp]
-		for i := 1; i < n; i++ {
-			shift, sp, fine := w.expBlock(s, i)
-			if !fine {
-				return 0, 0, false
-			}
-			logZ += shift
-			transSpread = max(transSpread, sp)
-		}
+		transSpread = max(transSpread, sp)
 	} else {
 		logZ += float64(n-1) * w.transShift
 	}
@@ -266,16 +258,8 @@ func (w *Workspace) scaled2(s *Scores) bool {
 		return false
 	}
 	es := x.expState[:n*l]
-	for i := 0; i < n; i++ {
-		row := s.State[i*l : (i+1)*l]
-		lo, m := finiteRange(row)
-		if m < lo {
-			m = 0
-		} else if edgeSpread+m-lo > maxSpread {
-			return false
-		}
-		logZ += m
-		expShifted(es[i*l:(i+1)*l], row, m)
+	if logZ, ok = expStates(es, s, logZ, edgeSpread); !ok {
+		return false
 	}
 	alpha, sums := x.alpha[:n*sn], x.sums[:n+1]
 	clear(alpha[:sn])

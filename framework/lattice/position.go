@@ -19,24 +19,35 @@ import "math"
 // scaledAt runs the scaled pass with per-position transitions; false
 // means it underflowed or overflowed and the log-space pass must run.
 func (w *Workspace) scaledAt(s *Scores) bool {
-	n, l, lp := s.N, s.L, w.lp
 	w.prepareEdges(s)
+	logZ, transSpread, ok := w.expBlocks(s, w.startShift+w.stopShift)
+	if !ok {
+		return false
+	}
+	edgeSpread := transSpread + math.Max(spread(s.Start), spread(s.Stop))
+	return w.scaledPass(s, logZ, edgeSpread, true)
+}
+
+// expBlocks exponentiates the transitions into every position i ≥ 1 into
+// a block of its own (expBlock), and returns logZ plus their shifts and
+// the largest spread of a position's transitions; false when one over- or
+// underflowed. Shared by the scaled passes of both orders.
+func (w *Workspace) expBlocks(s *Scores, logZ float64) (float64, float64, bool) {
+	n, l, lp := s.N, s.L, w.lp
 	if need := max(n-1, 0) * l * lp; cap(w.expAt) < need {
 		w.expAt = make([]float64, need, 2*need)
 	}
 	w.expAt = w.expAt[:max(n-1, 0)*l*lp]
-	logZ := w.startShift + w.stopShift
-	transSpread := 0.0 // the largest spread of a position's transitions
+	transSpread := 0.0
 	for i := 1; i < n; i++ {
 		shift, sp, ok := w.expBlock(s, i)
 		if !ok {
-			return false
+			return 0, 0, false
 		}
 		logZ += shift
 		transSpread = max(transSpread, sp)
 	}
-	edgeSpread := transSpread + math.Max(spread(s.Start), spread(s.Stop))
-	return w.scaledPass(s, logZ, edgeSpread, true)
+	return logZ, transSpread, true
 }
 
 // block returns the exponentiated transitions into position i (L rows of
