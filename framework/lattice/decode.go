@@ -118,7 +118,10 @@ type Decoder struct {
 	// with their probabilities, and the clamped lattice's state scores.
 	nbPaths  [][]int32
 	nbScores []float64
-	seen     [][]int32
+	seen     [][]int32 // every labelling scored in the call, in order
+	seenP    []float64 // and its probability
+	counted  []int     // the seen labellings the current pass has counted
+	labels   []int32   // scratch: the labels of one state path
 	clamped  []float64
 }
 

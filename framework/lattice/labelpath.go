@@ -48,18 +48,28 @@ func (d *Decoder) LabelPath(dst []int32, s *Scores) float64 {
 	if math.IsInf(logZ, -1) || math.IsNaN(logZ) {
 		return math.Inf(-1)
 	}
+	// A labelling's probability does not depend on the pass: each is
+	// computed once per call (seen, seenP), and a pass counts each of its
+	// labellings once (counted).
+	d.seen, d.seenP = d.seen[:0], d.seenP[:0]
 	for k := 1; ; k = min(2*k, width) {
 		found := d.nbest(s, k)
-		d.seen = d.seen[:0]
+		d.counted = d.counted[:0]
 		mass := 0.0 // Σ of the seen labellings' probabilities
 		best, bestP := -1, -1.0
 		for r := 0; r < found; r++ {
 			labels := d.labelsOf(r, h)
-			if slices.ContainsFunc(d.seen, func(q []int32) bool { return slices.Equal(q, labels) }) {
+			j := slices.IndexFunc(d.seen, func(q []int32) bool { return slices.Equal(q, labels) })
+			if slices.Contains(d.counted, j) {
 				continue
 			}
-			p := math.Exp(d.clampedLogZ(s, labels, h) - logZ)
-			d.seen = append(d.seen, labels)
+			if j < 0 {
+				j = len(d.seen)
+				d.seen = append(d.seen, slices.Clone(labels))
+				d.seenP = append(d.seenP, math.Exp(d.clampedLogZ(s, labels, h)-logZ))
+			}
+			d.counted = append(d.counted, j)
+			p := d.seenP[j]
 			mass += p
 			if p > bestP {
 				bestP, best = p, r
@@ -90,13 +100,13 @@ func (d *Decoder) nbest(s *Scores, k int) int {
 	return d.ws.NBest(d.nbPaths[:k], d.nbScores, s, k)
 }
 
-// labelsOf returns the labels of state path r (a fresh slice: it is kept
-// among the seen labellings).
+// labelsOf returns the labels of state path r, in d's scratch buffer.
 func (d *Decoder) labelsOf(r, h int) []int32 {
-	labels := make([]int32, len(d.nbPaths[r]))
+	labels := slices.Grow(d.labels[:0], len(d.nbPaths[r]))[:len(d.nbPaths[r])]
 	for i, st := range d.nbPaths[r] {
 		labels[i] = st / int32(h)
 	}
+	d.labels = labels
 	return labels
 }
 
