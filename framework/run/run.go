@@ -796,7 +796,9 @@ func evaluateLearner(ctx context.Context, o Options, enc *encoded, li *spec.Lear
 	// `trellis tag` would. The loaded model sits beside the training
 	// encoding, so this phase, like encoding, is held to a tighter GC
 	// target: it was the peak of CoNLL-2000's CRF run once the others were
-	// cut.
+	// cut. TagSeconds is timed under it too, which `trellis tag` is not;
+	// the tagger allocates little, and GOGC 10 to 400 made no measurable
+	// difference to its CPU (docs/results.md, the tagging section).
 	defer tightenGC(o.PhaseGCPercent)()
 	loaded, err := model.Load(modelPath)
 	if err != nil {
