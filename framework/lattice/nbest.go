@@ -48,7 +48,7 @@ func (w *Workspace) NBest(dst [][]int32, scores []float64, s *Scores, k int) int
 				trans[p], head[p] = s.trans(i, p, y), 0
 			}
 			out := entries[(i*l+y)*k : (i*l+y+1)*k]
-			count[i*l+y] = int32(mergeTop(out, prev, count[(i-1)*l:i*l], trans, head, st, k))
+			count[i*l+y] = int32(mergeTop(out, prev, count[(i-1)*l:i*l], nil, trans, head, st, k))
 		}
 	}
 	return nbestFinish(dst, scores, cand, entries, count, s.Stop, nil, n, k)
@@ -97,35 +97,43 @@ func nbestFinish(dst [][]int32, scores []float64, cand, entries []nbestEntry, co
 
 // mergeTop writes into out the k best extensions into one node of the
 // previous position's partial paths, prev[p*k+r] (count[p] of them per
-// label p, best first): entry r of p scores prev[p*k+r].score + trans[p] +
-// st. Each label's list stays in order after the addition (rounding is
-// monotone), so the best are a k-way merge, O(k·L) instead of sorting all
-// k·L candidates; ties go to the lowest label, then the lowest rank —
-// the order of selectTop over the candidates listed by (label, rank), so
-// the paths are the same. head[p] is the next rank of p (zero on entry).
-// Non-finite scores (-Inf, NaN) are never kept. It returns how many it
-// wrote.
-func mergeTop(out, prev []nbestEntry, count []int32, trans []float64, head []int32, st float64, k int) int {
-	l := len(trans)
+// node p, best first), along the node's incoming edges: edge j comes from
+// node from[j] (from nil: edge j from node j), and entry r of its node
+// scores prev[p*k+r].score + trans[j] + st. Each edge's list stays in
+// order after the addition (rounding is monotone), so the best are a
+// k-way merge, O(k·edges) instead of sorting all the candidates; ties go
+// to the lowest edge, then the lowest rank — the order of selectTop over
+// the candidates listed by (edge, rank), so the paths are the same.
+// head[j] is the next rank of edge j (zero on entry). Non-finite scores
+// (-Inf, NaN) are never kept. It returns how many it wrote.
+func mergeTop(out, prev []nbestEntry, count, from []int32, trans []float64, head []int32, st float64, k int) int {
 	found := 0
 	for found < k {
 		best, bestV := -1, 0.0
-		for p := 0; p < l; p++ {
-			for head[p] < count[p] {
-				v := prev[p*k+int(head[p])].score + trans[p] + st
+		for j := range trans {
+			p := j
+			if from != nil {
+				p = int(from[j])
+			}
+			for head[j] < count[p] {
+				v := prev[p*k+int(head[j])].score + trans[j] + st
 				if !math.IsInf(v, -1) && !math.IsNaN(v) {
 					if best < 0 || v > bestV {
-						best, bestV = p, v
+						best, bestV = j, v
 					}
 					break
 				}
-				head[p]++ // never kept: skip it
+				head[j]++ // never kept: skip it
 			}
 		}
 		if best < 0 {
 			break
 		}
-		out[found] = nbestEntry{score: bestV, prev: int32(best), rank: head[best]}
+		p := best
+		if from != nil {
+			p = int(from[best])
+		}
+		out[found] = nbestEntry{score: bestV, prev: int32(p), rank: head[best]}
 		head[best]++
 		found++
 	}
