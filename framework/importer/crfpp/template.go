@@ -98,7 +98,10 @@ func Parse(name string, r io.Reader) (*File, error) {
 	for n := 1; sc.Scan(); n++ {
 		// CRF++ keeps a trailing CR as literal text; dropping it changes
 		// no feature's identity and lets a file saved on Windows import.
-		line := strings.TrimSuffix(sc.Text(), "\r")
+		// Every trailing CR, not just one (the scanner drops one itself):
+		// "B\r\r" would otherwise keep one, and its parts, written out
+		// and read again, lose it (FuzzParse found it; as corpus reading).
+		line := strings.TrimRight(sc.Text(), "\r")
 		if line == "" || line[0] == '#' {
 			continue
 		}
