@@ -92,6 +92,7 @@ type cellCache struct {
 	families []family
 	entries  int // entries in all families, for the bound
 	key      []byte
+	tokenIDs []int32 // extract's buffer for one token's IDs
 	// maxValues and maxEntries are the bounds (tests lower them).
 	maxValues, maxEntries int
 }
@@ -348,41 +349,64 @@ func (c *cellCache) newEntry(fam *family) int32 {
 // extract adds extractor g's attributes for sentence k of the batch to
 // sink, as x.Extract would have, through the caches.
 func (c *cellCache) extract(g int, x CellExtractor, k int, sink *sentenceSink) {
+	c.prepare(g, k)
+	unknown := c.unknownAttr(g, sink.enc)
+	ids := c.tokenIDs[:0]
+	for i := range c.batch[k].Len() {
+		ids = c.appendToken(ids[:0], g, x, k, i, unknown, sink)
+		for _, id := range ids {
+			sink.addID(i, id)
+		}
+	}
+	c.tokenIDs = ids
+}
+
+// prepare finds the entries of extractor g's families at every position
+// of sentence k of the batch, for appendToken.
+func (c *cellCache) prepare(g, k int) {
 	for f := c.famLo[g]; f < c.famHi[g]; f++ {
 		c.positions(f, k)
 	}
-	s := c.batch[k]
-	n := s.Len()
-	refs := c.shapes[g]
-	unknown := int32(-1)
-	if u := sink.enc.UnknownAttr; u != nil && !c.mode.grow {
-		unknown = u[g]
+}
+
+// unknownAttr is the attribute that stands for extractor g's unseen
+// values, or -1 (dropped).
+func (c *cellCache) unknownAttr(g int, e *Encoder) int32 {
+	if u := e.UnknownAttr; u != nil && !c.mode.grow {
+		return u[g]
 	}
-	counts := c.mode.dict.counts
-	for i := 0; i < n; i++ {
-		for m := range refs {
-			r := &refs[m]
-			fam := &c.families[r.family]
-			e := fam.at[i+r.start-fam.minStart]
-			if e < 0 {
-				continue
-			}
-			st := &fam.state[int(e)*fam.members+r.member]
-			switch {
-			case *st == 0:
-				*st = c.lookup(x, s, m, i, sink)
-				counts = c.mode.dict.counts // interning may have grown it
-			case c.mode.grow:
-				counts[*st-1]++ // as Intern counts every occurrence
-			}
-			switch {
-			case *st > 0:
-				sink.addID(i, *st-1)
-			case unknown >= 0:
-				sink.addID(i, unknown)
-			}
+	return -1
+}
+
+// appendToken appends to dst extractor g's attribute IDs at token i of
+// sentence k of the batch, in the order x.Extract adds them (prepare(g,
+// k) must have run), looking up (or interning and counting, when
+// training) what the caches have not met. It is the one kernel behind
+// extract (extractor-major) and Encoder.appendFused (token-major).
+func (c *cellCache) appendToken(dst []int32, g int, x CellExtractor, k, i int, unknown int32, sink *sentenceSink) []int32 {
+	refs := c.shapes[g]
+	for m := range refs {
+		r := &refs[m]
+		fam := &c.families[r.family]
+		e := fam.at[i+r.start-fam.minStart]
+		if e < 0 {
+			continue
+		}
+		st := &fam.state[int(e)*fam.members+r.member]
+		switch {
+		case *st == 0:
+			*st = c.lookup(x, c.batch[k], m, i, sink)
+		case c.mode.grow:
+			c.mode.dict.counts[*st-1]++ // as Intern counts every occurrence
+		}
+		switch {
+		case *st > 0:
+			dst = append(dst, *st-1)
+		case unknown >= 0:
+			dst = append(dst, unknown)
 		}
 	}
+	return dst
 }
 
 // lookup finds (or, training, interns) the key of shape m at token i:

@@ -138,3 +138,58 @@ func TestCellPathAfterPrune(t *testing.T) {
 		t.Fatal("interning after a prune differs between the cell path and plain extraction")
 	}
 }
+
+// backwards adds its attributes from the last token to the first, with a
+// value of 3 on the even tokens, so that the token-major path has to sort
+// them back stably and make values explicit.
+type backwards struct{}
+
+func (backwards) Extract(s *corpus.Sentence, sink Sink) error {
+	for i := s.Len() - 1; i >= 0; i-- {
+		sink.Add(i, []byte("b="+s.Tokens[i][0]), float64(1+2*(1-i%2)))
+		sink.Add(i, []byte("b#"), 1)
+	}
+	return nil
+}
+
+// TestTokenMajorMatchesPlain checks that tagging's token-major path
+// (cell extractors' IDs appended token by token between the other
+// extractors' looked-up attributes) gives the dataset of plain extraction
+// through the same index, with unit and real values, unknown attributes
+// mapped or dropped, and extractors of both kinds interleaved.
+func TestTokenMajorMatchesPlain(t *testing.T) {
+	train := []*corpus.Sentence{sent("the", "DT", "cat", "NN"), sent("The", "DT", "dog", "NN", "sat", "VBD", "down", "RP")}
+	xs := []Extractor{ngrams{1, []int{-1, 0, 1}}, backwards{}, ngrams{2, []int{-1, 0}}, wordExtractor{}, suffixExtractor{}, ngrams{3, []int{-2}}}
+	attrs := NewDictionary()
+	if err := NewEncoder(attrs, NewDictionary(), true, xs, -1).Encode(train); err != nil {
+		t.Fatal(err)
+	}
+	hidden := make([]Extractor, len(xs))
+	for g, x := range xs {
+		hidden[g] = hideCells{x}
+	}
+	test := []*corpus.Sentence{sent("the", "DT", "dog", "NN"), sent(), sent("a", "DT"), sent("The", "DT", "bird", "NN", "sat", "VBD"), sent("cat", "NN", "the", "DT", "Dog", "NN")}
+	for _, unknown := range [][]int32{nil, {0, -1, 1, 2, -1, 3}} {
+		for _, batch := range []int{1, 2, len(test)} {
+			t.Run(fmt.Sprintf("unknown %v batch %d", unknown, batch), func(t *testing.T) {
+				encode := func(xs []Extractor) *Dataset {
+					e := NewEncoder(DictionaryOf(attrs.Names()), NewDictionary(), false, xs, -1)
+					e.UnknownAttr = unknown
+					for lo := 0; lo < len(test); lo += batch {
+						if err := e.Encode(test[lo:min(lo+batch, len(test))]); err != nil {
+							t.Fatal(err)
+						}
+					}
+					return e.Dataset()
+				}
+				got, want := encode(xs), encode(hidden)
+				if got.Values == nil {
+					t.Fatal("no values: the test's real values were lost")
+				}
+				if !reflect.DeepEqual(got, want) {
+					t.Fatalf("token-major dataset\n%+v\nwant\n%+v", got, want)
+				}
+			})
+		}
+	}
+}

@@ -71,3 +71,19 @@ func (d *Dataset) Check(numAttrs, numLabels int) error {
 	}
 	return nil
 }
+
+// materializeValues makes Values explicit (all 1 so far), before the
+// first value that is not 1 is appended.
+func (d *Dataset) materializeValues() {
+	d.Values = make([]float64, len(d.Attrs), cap(d.Attrs))
+	for k := range d.Values {
+		d.Values[k] = 1
+	}
+}
+
+// padValues gives the attributes appended without a value the value 1.
+func (d *Dataset) padValues() {
+	for len(d.Values) < len(d.Attrs) {
+		d.Values = append(d.Values, 1)
+	}
+}
