@@ -32,6 +32,12 @@ type Chain struct {
 	// lists share one array, edges.
 	preds [][]edge
 	edges []edge
+	// wide is whether Viterbi takes a position in one step over every
+	// label and predecessor (viterbiStep, where the processor has it)
+	// rather than label by label over the lists: it does L·⌈L/8⌉ vector
+	// steps whatever the constraints, so it is chosen unless the lists
+	// are short enough to cost less (wideCost).
+	wide bool
 	// order2 and trigram, when set (SetOrder2), make the lattices the
 	// chain is attached to second order.
 	order2  *Order2
@@ -98,6 +104,28 @@ func (c *Chain) prepare() {
 			c.preds[cur] = c.edges[first:len(c.edges):len(c.edges)]
 		}
 	}
+	c.wide = wideCost(l) <= c.scanCost()
+}
+
+// wideCost is the work of viterbiStep at one position, in vector steps:
+// every predecessor for each block of eight labels.
+func wideCost(l int) int { return l * ((l + 7) / 8) }
+
+// scanCost is the work of the label-by-label scan at one position, in the
+// same units: a vector step per four predecessors and about six for the
+// call and the lanes' merge where a label has no list, and about two per
+// listed predecessor (a scalar step and its unpredictable branch) and two
+// per list. The weights are rough; both ways give the same bits.
+func (c *Chain) scanCost() int {
+	cost := 0
+	for _, es := range c.preds {
+		if es == nil {
+			cost += (c.l+3)/4 + 6
+			continue
+		}
+		cost += 2*len(es) + 2
+	}
+	return cost
 }
 
 // Attach makes s use the chain: its Trans, Start and Stop become the

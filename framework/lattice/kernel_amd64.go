@@ -6,6 +6,28 @@ import "golang.org/x/sys/cpu"
 // hardware, read once, like gonum's own dispatch.
 var hasAVX = cpu.X86.HasAVX
 
+// hasAVX512 is whether it runs the AVX-512 kernels (viterbiStep).
+var hasAVX512 = cpu.X86.HasAVX512F
+
+//go:noescape
+func viterbiStepAVX512(cur []float64, bp []int32, prev, trans, st []float64)
+
+// viterbiStep is one first-order Viterbi position for every label at once
+// (the AVX-512 kernel), where the processor has it: it returns false, and
+// does nothing, where it does not, and the caller scans label by label.
+// Both give the same bits (viterbiStepGo is the portable statement).
+func viterbiStep(cur []float64, bp []int32, prev, trans, st []float64) bool {
+	if !hasAVX512 {
+		return false
+	}
+	l := len(cur)
+	if len(bp) < l || len(prev) < l || len(st) < l || len(trans) < l*l {
+		panic("lattice: viterbiStep slices too short")
+	}
+	viterbiStepAVX512(cur, bp, prev, trans, st)
+	return true
+}
+
 //go:noescape
 func forwardAVX(dst, prev, t []float64, lp int)
 

@@ -11,3 +11,7 @@ func outer(acc, a, q []float64, lp int)                 { outerGo(acc, a, q, lp)
 func expShifted(dst, x []float64, shift float64)        { expShiftedGo(dst, x, shift) }
 
 func maxPlus(prev, tr []float64) (float64, int32) { return maxPlusGo(prev, tr) }
+
+// viterbiStep has no portable vector form: the caller scans label by
+// label.
+func viterbiStep(cur []float64, bp []int32, prev, trans, st []float64) bool { return false }
