@@ -7,20 +7,30 @@ import "golang.org/x/sys/cpu"
 // package lattice.
 var hasAVX = cpu.X86.HasAVX
 
+// hasAVX512 is whether it runs addRowsAVX512 (GODEBUG=cpu.avx512f=off
+// turns it off).
+var hasAVX512 = cpu.X86.HasAVX512F
+
+//go:noescape
+func addRowsAVX512(dst, rows []float64, idx []int32, stride int)
+
 //go:noescape
 func addRowsAVX(dst, rows []float64, idx []int32, stride int)
 
 //go:noescape
 func addToRowsAVX(rows []float64, idx []int32, stride int, src []float64)
 
-// addRows is addRowsGo, four columns at a time on AVX.
+// addRows is addRowsGo, eight columns at a time on AVX-512, four on AVX.
 func addRows(dst, rows []float64, idx []int32, stride int) {
 	checkRows(len(dst), len(rows), idx, stride)
-	if hasAVX {
+	switch {
+	case hasAVX512:
+		addRowsAVX512(dst, rows, idx, stride)
+	case hasAVX:
 		addRowsAVX(dst, rows, idx, stride)
-		return
+	default:
+		addRowsGo(dst, rows, idx, stride)
 	}
-	addRowsGo(dst, rows, idx, stride)
 }
 
 // addToRows is addToRowsGo, four columns at a time on AVX.

@@ -26,41 +26,64 @@ func randomRows(r *rand.Rand, n int) []float64 {
 	return v
 }
 
-// TestRowKernelsSameBits checks that the dispatched row kernels (AVX on
-// a processor that has it) give the bits of the portable loops, for every
-// width from 1 to 41 (tails of 1–3 columns after the 16- and 4-column
-// groups), strides wider than the rows, empty index lists and repeated
-// rows. NaN payloads aside (see firstDiff).
+// TestRowKernelsSameBits checks that the dispatched row kernels (AVX-512
+// and AVX on a processor that has them) give the bits of the portable
+// loops, for every width from 1 to 41 (tails of 1–3 columns after the
+// 16- and 4-column groups; masked registers in the second block of 32),
+// strides wider than the rows, empty index lists and repeated rows, and
+// that nothing is written past the row. NaN payloads aside (see
+// firstDiff).
 func TestRowKernelsSameBits(t *testing.T) {
 	if !hasAVX {
 		t.Log("this processor has no AVX (or GODEBUG turned it off): the portable kernels are checked against themselves")
 	}
-	r := rand.New(rand.NewPCG(15, 4))
-	for cols := 1; cols <= 41; cols++ {
-		t.Run(fmt.Sprintf("cols=%d", cols), func(t *testing.T) {
-			for trial := 0; trial < 30; trial++ {
-				stride := cols + r.IntN(5)
-				nrows := 1 + r.IntN(12)
-				rows := randomRows(r, nrows*stride)
-				idx := make([]int32, r.IntN(2*nrows+1))
-				for k := range idx {
-					idx[k] = int32(r.IntN(nrows))
-				}
-				dst := randomRows(r, cols)
-				want, got := slices.Clone(dst), slices.Clone(dst)
-				addRowsGo(want, rows, idx, stride)
-				addRows(got, rows, idx, stride)
-				if !sameNumbers(got, want) {
-					t.Fatalf("addRows stride %d idx %v: got %v, want %v", stride, idx, got, want)
-				}
-				wantRows, gotRows := slices.Clone(rows), slices.Clone(rows)
-				addToRowsGo(wantRows, idx, stride, dst)
-				addToRows(gotRows, idx, stride, dst)
-				if !sameNumbers(gotRows, wantRows) {
-					t.Fatalf("addToRows stride %d idx %v: got %v, want %v", stride, idx, gotRows, wantRows)
-				}
+	kernels := []bool{true}
+	defer useAVX512(hasAVX512)
+	if useAVX512(true) {
+		kernels = append(kernels, false)
+	}
+	for _, wide := range kernels {
+		useAVX512(wide)
+		t.Run(fmt.Sprintf("avx512=%v", hasAVX512), func(t *testing.T) {
+			r := rand.New(rand.NewPCG(15, 4))
+			for cols := 1; cols <= 41; cols++ {
+				t.Run(fmt.Sprintf("cols=%d", cols), func(t *testing.T) {
+					for trial := 0; trial < 30; trial++ {
+						checkRowKernels(t, r, cols)
+					}
+				})
 			}
 		})
+	}
+}
+
+func checkRowKernels(t *testing.T, r *rand.Rand, cols int) {
+	t.Helper()
+	stride := cols + r.IntN(5)
+	nrows := 1 + r.IntN(12)
+	rows := randomRows(r, nrows*stride)
+	idx := make([]int32, r.IntN(2*nrows+1))
+	for k := range idx {
+		idx[k] = int32(r.IntN(nrows))
+	}
+	dst := randomRows(r, cols)
+	want := slices.Clone(dst)
+	got := append(slices.Clone(dst), 42, 42, 42, 42, 42, 42, 42, 42, 42)
+	addRowsGo(want, rows, idx, stride)
+	addRows(got[:cols], rows, idx, stride)
+	if !sameNumbers(got[:cols], want) {
+		t.Fatalf("addRows stride %d idx %v: got %v, want %v", stride, idx, got[:cols], want)
+	}
+	for _, v := range got[cols:] {
+		if v != 42 {
+			t.Fatalf("addRows stride %d: wrote past the row: %v", stride, got[cols:])
+		}
+	}
+	wantRows, gotRows := slices.Clone(rows), slices.Clone(rows)
+	addToRowsGo(wantRows, idx, stride, dst)
+	addToRows(gotRows, idx, stride, dst)
+	if !sameNumbers(gotRows, wantRows) {
+		t.Fatalf("addToRows stride %d idx %v: got %v, want %v", stride, idx, gotRows, wantRows)
 	}
 }
 
