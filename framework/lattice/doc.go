@@ -33,7 +33,12 @@
 // instruction, each lane keeping its best with a strict > in increasing
 // order, the lanes merged preferring the higher score and then the lower
 // label — the scalar scan's answer, which kernel.go keeps as the
-// portable form.
+// portable form. On a processor with AVX-512, a first-order position
+// without per-position transitions is one call instead
+// (viterbiStepAVX512, viterbi_amd64.s): eight labels per register, every
+// predecessor in increasing order with a strict >, which again is each
+// label's scalar scan; the chain takes it when it costs less than the
+// lists (Chain.wide), as it does for IOB2 chunking.
 //
 // # Forward-backward kernels
 //
