@@ -175,7 +175,7 @@ func (s *sentenceSink) addID(i int, id int32) {
 			s.res = append(s.res, resolved{int32(i), id, s.group, 1})
 			return
 		}
-		s.queue = append(s.queue, queued{h: uint64(id), start: -1, token: int32(i), value: 1})
+		s.queue = append(s.queue, queued{h: uint64(id), start: -1, token: int32(i), group: s.group, value: 1})
 		return
 	}
 	s.tokens[i] = append(s.tokens[i], attrValue{id, 1})
@@ -506,7 +506,7 @@ func (e *Encoder) encodeEach(sents []*corpus.Sentence) error {
 // token, extractor by extractor, the cell extractors' IDs straight from
 // the caches and the others' from sink.res (looked up already). It is
 // appendResolved's result without collecting the cell path's IDs and
-// sorting them into token order, which cost a tenth of tagging's time.
+// sorting them into token order (4% of tagging CoNLL-2000's CPU).
 func (e *Encoder) appendFused(s *corpus.Sentence, cells *cellCache, sink *sentenceSink) {
 	d := e.data
 	// Stable: a token's attributes stay in extractor order, and in the
