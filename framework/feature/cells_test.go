@@ -152,24 +152,54 @@ func (backwards) Extract(s *corpus.Sentence, sink Sink) error {
 	return nil
 }
 
+// fetcher stands for a plugin (Fetcher): it runs backwards over a batch
+// and replays each sentence's attributes through Sink.Add.
+type fetcher struct{ backwards }
+
+func (f fetcher) ExtractBatch(sents []*corpus.Sentence, sinks []Sink) error {
+	for k, s := range sents {
+		if err := f.Extract(s, sinks[k]); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func (fetcher) Prefetch([]*corpus.Sentence) {}
+func (fetcher) Forget()                     {}
+
+func (f fetcher) Fetch(sents []*corpus.Sentence) (Fetched, error) {
+	return fetchedBatch{f, sents}, nil
+}
+
+type fetchedBatch struct {
+	f     fetcher
+	sents []*corpus.Sentence
+}
+
+func (b fetchedBatch) Replay(k int, sink Sink) { _ = b.f.Extract(b.sents[k], sink) }
+
 // TestTokenMajorMatchesPlain checks that tagging's token-major path
 // (cell extractors' IDs appended token by token between the other
 // extractors' looked-up attributes) gives the dataset of plain extraction
 // through the same index, with unit and real values, unknown attributes
-// mapped or dropped, and extractors of both kinds interleaved.
+// mapped or dropped, and extractors of both kinds and a Fetcher interleaved. A sentence of nine
+// tokens gives the sort more entries than Go sorts by insertion, so an
+// unstable sort would show.
 func TestTokenMajorMatchesPlain(t *testing.T) {
 	train := []*corpus.Sentence{sent("the", "DT", "cat", "NN"), sent("The", "DT", "dog", "NN", "sat", "VBD", "down", "RP")}
-	xs := []Extractor{ngrams{1, []int{-1, 0, 1}}, backwards{}, ngrams{2, []int{-1, 0}}, wordExtractor{}, suffixExtractor{}, ngrams{3, []int{-2}}}
+	xs := []Extractor{ngrams{1, []int{-1, 0, 1}}, backwards{}, ngrams{2, []int{-1, 0}}, wordExtractor{}, fetcher{}, suffixExtractor{}, ngrams{3, []int{-2}}}
 	attrs := NewDictionary()
 	if err := NewEncoder(attrs, NewDictionary(), true, xs, -1).Encode(train); err != nil {
 		t.Fatal(err)
 	}
 	hidden := make([]Extractor, len(xs))
 	for g, x := range xs {
-		hidden[g] = hideCells{x}
+		hidden[g] = hideCells{x} // a plain Extractor: neither cells nor fetching
 	}
-	test := []*corpus.Sentence{sent("the", "DT", "dog", "NN"), sent(), sent("a", "DT"), sent("The", "DT", "bird", "NN", "sat", "VBD"), sent("cat", "NN", "the", "DT", "Dog", "NN")}
-	for _, unknown := range [][]int32{nil, {0, -1, 1, 2, -1, 3}} {
+	test := []*corpus.Sentence{sent("the", "DT", "dog", "NN"), sent(), sent("a", "DT"), sent("The", "DT", "bird", "NN", "sat", "VBD"),
+		sent("cat", "NN", "the", "DT", "Dog", "NN"), sent("the", "DT", "cat", "NN", "sat", "VBD", "down", "RP", "The", "DT", "dog", "NN", "sat", "VBD", "a", "DT", "cat", "NN")}
+	for _, unknown := range [][]int32{nil, {0, -1, 1, 2, 4, -1, 3}} {
 		for _, batch := range []int{1, 2, len(test)} {
 			t.Run(fmt.Sprintf("unknown %v batch %d", unknown, batch), func(t *testing.T) {
 				encode := func(xs []Extractor) *Dataset {

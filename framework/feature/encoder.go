@@ -481,7 +481,7 @@ func (e *Encoder) encodeEach(sents []*corpus.Sentence) error {
 				fb.Replay(k, sink)
 				continue
 			}
-			if cells != nil && cells.shapes[g] != nil {
+			if e.tokenMajor(cells, g) {
 				cells.prepare(g, 0) // its attributes go in token by token, in appendFused
 				continue
 			}
@@ -503,7 +503,7 @@ func (e *Encoder) encodeEach(sents []*corpus.Sentence) error {
 }
 
 // appendFused appends sentence s to the dataset token by token: at each
-// token, extractor by extractor, the cell extractors' IDs straight from
+// token, extractor by extractor, the cell extractors' IDs (tokenMajor) straight from
 // the caches and the others' from sink.res (looked up already). It is
 // appendResolved's result without collecting the cell path's IDs and
 // sorting them into token order (4% of tagging CoNLL-2000's CPU).
@@ -520,7 +520,7 @@ func (e *Encoder) appendFused(s *corpus.Sentence, cells *cellCache, sink *senten
 	}
 	for i := range s.Len() {
 		for g, x := range e.Extractors {
-			if cells.shapes[g] != nil {
+			if e.tokenMajor(cells, g) {
 				d.Attrs = cells.appendToken(d.Attrs, g, x.(CellExtractor), 0, i, cells.unknownAttr(g, e), sink)
 				if d.Values != nil {
 					d.padValues()
@@ -538,7 +538,19 @@ func (e *Encoder) appendFused(s *corpus.Sentence, cells *cellCache, sink *senten
 		d.TokenOff = append(d.TokenOff, len(d.Attrs))
 		d.Labels = append(d.Labels, e.labelID(s, i))
 	}
+	if len(other) > 0 {
+		// Every entry has a token of s and the group of an extractor
+		// that is not token-major: one left over is a bug here.
+		panic(fmt.Sprintf("feature: appendFused left %d attributes unplaced", len(other)))
+	}
 	d.SentOff = append(d.SentOff, len(d.Labels))
+}
+
+// tokenMajor reports whether encodeEach adds extractor g's attributes
+// through appendFused's cell path: a CellExtractor whose attributes were
+// not fetched from another process.
+func (e *Encoder) tokenMajor(cells *cellCache, g int) bool {
+	return cells != nil && cells.shapes[g] != nil && e.fetched[g] == nil
 }
 
 func (e *Encoder) appendSentence(s *corpus.Sentence, sink *sentenceSink) {

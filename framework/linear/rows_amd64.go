@@ -20,7 +20,8 @@ func addRowsAVX(dst, rows []float64, idx []int32, stride int)
 //go:noescape
 func addToRowsAVX(rows []float64, idx []int32, stride int, src []float64)
 
-// addRows is addRowsGo, eight columns at a time on AVX-512, four on AVX.
+// addRows is addRowsGo, in passes of 32 columns (four registers of
+// eight) on AVX-512, of 16 and then 4 on AVX.
 func addRows(dst, rows []float64, idx []int32, stride int) {
 	checkRows(len(dst), len(rows), idx, stride)
 	switch {
