@@ -51,27 +51,14 @@ func TestViterbiStepAVX512(t *testing.T) {
 		t.Skip("this processor has no AVX-512: the label-by-label scan runs, and the other tests check it")
 	}
 	r := rand.New(rand.NewPCG(24, 11))
-	special := []float64{math.Inf(-1), math.Inf(1), math.NaN(), 0, math.Copysign(0, -1)}
-	fill := func(x []float64) {
-		for k := range x {
-			switch r.IntN(8) {
-			case 0:
-				x[k] = special[r.IntN(len(special))]
-			case 1, 2, 3:
-				x[k] = float64(r.IntN(3))
-			default:
-				x[k] = r.NormFloat64()
-			}
-		}
-	}
 	const guard = 9
 	for _, l := range []int{1, 2, 7, 8, 9, 15, 16, 17, 23, 24, 25, 40} {
 		t.Run(fmt.Sprintf("L=%d", l), func(t *testing.T) {
 			for trial := 0; trial < 2000; trial++ {
 				prev, trans, st := make([]float64, l), make([]float64, l*l), make([]float64, l)
-				fill(prev)
-				fill(trans)
-				fill(st)
+				fillScanScores(r, prev)
+				fillScanScores(r, trans)
+				fillScanScores(r, st)
 				cur, bp := make([]float64, l+guard), make([]int32, l+guard)
 				for k := l; k < l+guard; k++ {
 					cur[k], bp[k] = 42, 42

@@ -142,26 +142,32 @@ func TestKernelsNonFinite(t *testing.T) {
 	}
 }
 
+// fillScanScores fills x with scores for the Viterbi scans' tests: ties
+// (small integers), -Inf, +Inf, NaN and signed zeros among ordinary
+// numbers.
+func fillScanScores(r *rand.Rand, x []float64) {
+	special := []float64{math.Inf(-1), math.Inf(1), math.NaN(), 0, math.Copysign(0, -1)}
+	for k := range x {
+		switch r.IntN(8) {
+		case 0:
+			x[k] = special[r.IntN(len(special))]
+		case 1, 2, 3:
+			x[k] = float64(r.IntN(3))
+		default:
+			x[k] = r.NormFloat64()
+		}
+	}
+}
+
 // TestMaxPlus checks the Viterbi scan against its portable form on ties
 // (small integers), -Inf, +Inf and NaN, at every length.
 func TestMaxPlus(t *testing.T) {
 	r := rand.New(rand.NewPCG(12, 3))
-	special := []float64{math.Inf(-1), math.Inf(1), math.NaN(), 0, math.Copysign(0, -1)}
 	for trial := 0; trial < 50000; trial++ {
 		n := r.IntN(40)
 		prev, tr := make([]float64, n), make([]float64, n+r.IntN(3))
-		for _, x := range [][]float64{prev, tr} {
-			for k := range x {
-				switch r.IntN(8) {
-				case 0:
-					x[k] = special[r.IntN(len(special))]
-				case 1, 2, 3:
-					x[k] = float64(r.IntN(3))
-				default:
-					x[k] = r.NormFloat64()
-				}
-			}
-		}
+		fillScanScores(r, prev)
+		fillScanScores(r, tr)
 		b1, a1 := maxPlus(prev, tr)
 		b2, a2 := maxPlusGo(prev, tr)
 		if math.Float64bits(b1) != math.Float64bits(b2) || a1 != a2 {
