@@ -33,7 +33,7 @@ type Chain struct {
 	preds [][]edge
 	edges []edge
 	// wide is whether Viterbi takes a position in one step over every
-	// label and predecessor (viterbiStep, where the processor has it)
+	// label and predecessor (viterbiStep, on a processor with AVX-512)
 	// rather than label by label over the lists: it does L·⌈L/8⌉ vector
 	// steps whatever the constraints, so it is chosen unless the lists
 	// are short enough to cost less (wideCost).
@@ -104,7 +104,7 @@ func (c *Chain) prepare() {
 			c.preds[cur] = c.edges[first:len(c.edges):len(c.edges)]
 		}
 	}
-	c.wide = wideCost(l) <= c.scanCost()
+	c.wide = hasAVX512 && wideCost(l) <= c.scanCost()
 }
 
 // wideCost is the work of viterbiStep at one position, in vector steps:

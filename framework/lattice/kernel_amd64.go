@@ -13,19 +13,14 @@ var hasAVX512 = cpu.X86.HasAVX512F
 func viterbiStepAVX512(cur []float64, bp []int32, prev, trans, st []float64)
 
 // viterbiStep is one first-order Viterbi position for every label at once
-// (the AVX-512 kernel), where the processor has it: it returns false, and
-// does nothing, where it does not, and the caller scans label by label.
-// Both give the same bits (viterbiStepGo is the portable statement).
-func viterbiStep(cur []float64, bp []int32, prev, trans, st []float64) bool {
-	if !hasAVX512 {
-		return false
-	}
+// (the AVX-512 kernel). Only a chain that chose it (Chain.wide, never
+// without AVX-512) calls it; it gives the bits of the label-by-label scan.
+func viterbiStep(cur []float64, bp []int32, prev, trans, st []float64) {
 	l := len(cur)
 	if len(bp) < l || len(prev) < l || len(st) < l || len(trans) < l*l {
 		panic("lattice: viterbiStep slices too short")
 	}
 	viterbiStepAVX512(cur, bp, prev, trans, st)
-	return true
 }
 
 //go:noescape

@@ -12,6 +12,10 @@ func expShifted(dst, x []float64, shift float64)        { expShiftedGo(dst, x, s
 
 func maxPlus(prev, tr []float64) (float64, int32) { return maxPlusGo(prev, tr) }
 
-// viterbiStep has no portable vector form: the caller scans label by
-// label.
-func viterbiStep(cur []float64, bp []int32, prev, trans, st []float64) bool { return false }
+// hasAVX512 is false off amd64: no chain chooses the wide step.
+const hasAVX512 = false
+
+// viterbiStep has no portable form; Chain.wide is never set off amd64.
+func viterbiStep(cur []float64, bp []int32, prev, trans, st []float64) {
+	panic("lattice: the wide Viterbi step runs on amd64 only")
+}

@@ -45,7 +45,8 @@ func (w *Workspace) Viterbi(dst []int32, s *Scores) float64 {
 		cur := delta[i*l : (i+1)*l]
 		bp := back[i*l : (i+1)*l]
 		st := state[i*l : (i+1)*l]
-		if s.TransAt == nil && c.wide && viterbiStep(cur, bp, prev, c.trans, st) {
+		if s.TransAt == nil && c.wide {
+			viterbiStep(cur, bp, prev, c.trans, st)
 			continue
 		}
 		// Resliced to len(cur), so that the compiler drops the bounds
