@@ -630,7 +630,7 @@ func (enc *encoded) readVocabulary(sch scheme.Scheme, sents []*corpus.Sentence) 
 			}
 		}
 	}
-	if sch != scheme.BMES && sch != scheme.BI {
+	if !sch.IsSegmentation() {
 		return nil
 	}
 	enc.words = map[string]bool{}
@@ -741,7 +741,7 @@ func newProblem(o Options, enc *encoded, li *spec.LearnerInstance, log zerolog.L
 	}
 	if enc.dev != nil {
 		p.Dev = enc.dev
-		p.DevScore = devScorer(enc, s.Labels.Training(), constraints, o.Threads)
+		p.DevScore = devScorer(enc, s.Labels.Training(), constraints, li, o.Threads)
 	}
 	return p
 }
@@ -878,25 +878,13 @@ func tagTest(ctx context.Context, o Options, enc *encoded, tg *tagger.Tagger, le
 		bar = o.Progress.Start("tagging "+testC.Name+" with "+learner, st.Size(), "read").Bytes()
 		src = progress.Reader{R: in, T: bar}
 	}
+	cols := eval.Columns{Label: labelCol, Word: enc.wordColumn, Segmentation: enc.words != nil}
+	if vocab != nil {
+		cols.Vocabulary = vocab
+	}
 	tokens, err := tg.Stream(ctx, f.NewReader(src, testC.Path, corpus.ReadOptions{}), f.NewWriter(bw), testC.Split.Keep,
 		func(st *corpus.Sentence, pred []string) {
-			es := eval.Sentence{Gold: make([]string, st.Len()), Pred: pred}
-			if vocab != nil {
-				es.OOV = make([]bool, st.Len())
-			}
-			if enc.words != nil {
-				es.Chars = make([]string, st.Len())
-			}
-			for i := range es.Gold {
-				es.Gold[i] = st.Tokens[i][labelCol]
-				if vocab != nil {
-					es.OOV[i] = !vocab.Has(st.Tokens[i][enc.wordColumn])
-				}
-				if es.Chars != nil {
-					es.Chars[i] = st.Tokens[i][enc.wordColumn]
-				}
-			}
-			sents = append(sents, es)
+			sents = append(sents, eval.NewSentence(st.Tokens, pred, cols))
 		})
 	bar.Done()
 	if err == nil {
@@ -940,64 +928,100 @@ func compareLearners(res *Result, sch scheme.Scheme, seed uint64) error {
 // segmentationVocabulary returns the words of the training corpus, for
 // OOV word recall in segmentation (nil for other schemes).
 func segmentationVocabulary(sch scheme.Scheme, enc *encoded) map[string]bool {
-	if sch != scheme.BMES && sch != scheme.BI {
+	if !sch.IsSegmentation() {
 		return nil
 	}
 	return enc.words
 }
 
 // devScorer returns the function learners call to score a model on the
-// dev corpus with the experiment's main metric. Sentences are decoded by
-// up to threads goroutines, each writing only its own sentences' slots, and
+// dev corpus with the experiment's main metric, decoding as the tagger
+// will decode the test corpus (devDecoder).
+func devScorer(enc *encoded, sch scheme.Scheme, constraints *lattice.Constraints, li *spec.LearnerInstance, threads int) func(m *linear.Model) float64 {
+	d := newDevDecoder(enc, constraints, li, threads)
+	return func(m *linear.Model) float64 {
+		r := eval.Evaluate(d.decode(m), eval.Options{Scheme: sch})
+		return MainMetric(r, sch)
+	}
+}
+
+// devDecoder labels the dev corpus with a model in training the way
+// tagger.Tagger labels the test corpus with the saved model: the
+// learner's decode method and beam, the scheme's constraints, and the
+// same loosening of a lattice without an allowed path
+// (lattice.Relaxation). So a candidate or an epoch chosen on dev is
+// chosen by the labels tagging would give. Sentences are decoded by up
+// to threads goroutines, each writing only its own sentences' slots, and
 // evaluated in corpus order, so the score does not depend on the thread
-// count.
-func devScorer(enc *encoded, sch scheme.Scheme, constraints *lattice.Constraints, threads int) func(m *linear.Model) float64 {
-	labels := enc.mapper.Labels().Names()
+// count. Calls never overlap (they share sents and scorer).
+type devDecoder struct {
+	enc         *encoded
+	constraints *lattice.Constraints
+	method      lattice.Method
+	beam        int
+	threads     int
+	sents       []eval.Sentence // Gold from the corpus, Pred rewritten by each decode
+	scorer      linear.Scorer   // one packed copy of the state weights
+}
+
+func newDevDecoder(enc *encoded, constraints *lattice.Constraints, li *spec.LearnerInstance, threads int) *devDecoder {
 	n := enc.dev.NumSentences()
-	sents := make([]eval.Sentence, n)
+	d := &devDecoder{enc: enc, constraints: constraints, method: li.Decode, beam: li.Beam,
+		threads: max(1, min(threads, n)), sents: make([]eval.Sentence, n)}
 	labelCol := enc.mapper.Columns().Label
-	for k := range sents {
+	for k := range d.sents {
 		st := enc.devSents[k]
-		sents[k].Gold = make([]string, st.Len())
-		sents[k].Pred = make([]string, st.Len())
-		for i := range sents[k].Gold {
-			sents[k].Gold[i] = st.Tokens[i][labelCol]
+		d.sents[k].Gold = make([]string, st.Len())
+		d.sents[k].Pred = make([]string, st.Len())
+		for i := range d.sents[k].Gold {
+			d.sents[k].Gold[i] = st.Tokens[i][labelCol]
 		}
 	}
-	threads = max(1, min(threads, n))
-	// Calls never overlap (they share sents), so one packed copy of the
-	// state weights serves them all.
-	var scorer linear.Scorer
-	return func(m *linear.Model) float64 {
-		scorer.Reset(m, m.W)
-		// A latent model decodes over its states (constraints inherited
-		// from their labels) and is scored on their labels.
-		chain := m.Chain(m.W, constraints)
-		var wg sync.WaitGroup
-		for w := 0; w < threads; w++ {
-			wg.Add(1)
-			go func(w int) {
-				defer wg.Done()
-				ws := lattice.NewWorkspace(m.NumLabels)
-				var sc lattice.Scores
-				chain.Attach(&sc)
-				var path []int32
-				for k := w; k < n; k += threads {
-					scorer.Lattice(&sc, enc.dev, k)
-					path = append(path[:0], make([]int32, sc.N)...)
-					if sc.N > 0 {
-						ws.Viterbi(path, &sc)
-					}
-					m.ToLabels(path)
-					for i, y := range path {
-						sents[k].Pred[i] = labels[y]
-					}
-				}
-			}(w)
+	return d
+}
+
+// decode labels every dev sentence with m and returns them, the
+// predictions in the training scheme (valid until the next call).
+func (d *devDecoder) decode(m *linear.Model) []eval.Sentence {
+	d.scorer.Reset(m, m.W)
+	// A latent model decodes over its states (constraints inherited from
+	// their labels) and is scored on their labels.
+	chain := m.Chain(m.W, d.constraints)
+	var relax lattice.Relaxation
+	if d.constraints != nil {
+		relax.Free = m.Chain(m.W, nil)
+	}
+	var wg sync.WaitGroup
+	for w := 0; w < d.threads; w++ {
+		wg.Add(1)
+		go func(w int) {
+			defer wg.Done()
+			d.decodeShare(m, chain, relax, w)
+		}(w)
+	}
+	wg.Wait()
+	return d.sents
+}
+
+// decodeShare decodes the dev sentences w, w+threads, … with m.
+func (d *devDecoder) decodeShare(m *linear.Model, chain *lattice.Chain, relax lattice.Relaxation, w int) {
+	labels := d.enc.mapper.Labels().Names()
+	dec := lattice.NewDecoder(lattice.NewWorkspace(m.NumLabels), d.method, d.beam)
+	dec.States = m.States() // posterior decoding sums a latent model's states
+	var sc, decoded lattice.Scores
+	chain.Attach(&sc)
+	var path []int32
+	for k := w; k < len(d.sents); k += d.threads {
+		d.scorer.Lattice(&sc, d.enc.dev, k)
+		path = append(path[:0], make([]int32, sc.N)...)
+		if sc.N > 0 {
+			decoded = sc
+			dec.DecodeRelaxed(path, &decoded, relax)
 		}
-		wg.Wait()
-		r := eval.Evaluate(sents, eval.Options{Scheme: sch})
-		return MainMetric(r, sch)
+		m.ToLabels(path)
+		for i, y := range path {
+			d.sents[k].Pred[i] = labels[y]
+		}
 	}
 }
 
@@ -1022,7 +1046,7 @@ func WriteTable(w io.Writer, res *Result, sch scheme.Scheme) {
 		}
 		sort.Strings(names)
 	}
-	seg := sch == scheme.BMES || sch == scheme.BI
+	seg := sch.IsSegmentation()
 	width := 14
 	for _, n := range names {
 		width = max(width, len(n))

@@ -215,7 +215,7 @@ func trainCandidate(ctx context.Context, o Options, e *encoded, li *spec.Learner
 	tr := &trained{}
 	p := newProblem(o, e, li, o.Log.With().Str("learner", li.Name).Interface("candidate", c).Logger(), constraints)
 	p.Observe = func(pt learn.Point) { tr.curve = append(tr.curve, pt) }
-	score := devScorer(e, s.Labels.Training(), constraints, o.Threads)
+	score := devScorer(e, s.Labels.Training(), constraints, cli, o.Threads)
 	// In cross-validation e.dev is the held-out fold: the learner must
 	// not see it while training.
 	p.Dev, p.DevScore = nil, nil

@@ -100,7 +100,7 @@ func response(name string, out tagged, req *TagRequest) TagResponse {
 	}
 	for k, d := range out.detailed {
 		// The detailed decoder loosens a lattice without an allowed path
-		// (tagger.relax: unconstrained, then first order),
+		// (lattice.Relaxation: unconstrained, then first order),
 		// so every sentence has at least one path.
 		resp.Labels[k], resp.Probabilities[k] = d.Paths[0], tagger.Finite(d.Probabilities[0])
 		if req.Marginals {

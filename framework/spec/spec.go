@@ -256,8 +256,9 @@ type LearnerInstance struct {
 	Learner learn.Learner `json:"-"`
 	Config  any           `json:"config"`
 	Range   hcl.Range     `json:"-"`
-	// Decode is how the learner's model tags the test corpus (decode =
-	// "viterbi", the default, "greedy", "beam" or "posterior"); Beam is
+	// Decode is how the learner's model tags the test corpus and how dev
+	// scoring labels the dev corpus (decode = "viterbi", the default,
+	// "greedy", "beam", "posterior" or "labelpath"); Beam is
 	// the width of "beam". They are settings of every learner, decoded
 	// beside type (decodeDecoding).
 	Decode lattice.Method `json:"decode,omitempty"`

@@ -63,7 +63,7 @@ func (t *Tagger) TagDetailed(sents []*corpus.Sentence, k int) ([]Decoded, error)
 		t.scorer.Lattice(&t.scores, data, j)
 		sc := t.scores
 		found := t.best(paths, scores, &sc, k, kStates)
-		for found == 0 && t.relax(&sc) {
+		for found == 0 && t.relax.Relax(&sc) {
 			// No allowed path: loosen the lattice, as Tag does.
 			found = t.best(paths, scores, &sc, k, kStates)
 		}

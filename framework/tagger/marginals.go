@@ -36,7 +36,7 @@ func (t *Tagger) Marginals(sents []*corpus.Sentence) ([][][]float64, error) {
 			out[k] = [][]float64{}
 			continue
 		}
-		for logZ := t.ws.ForwardBackward(&sc); math.IsInf(logZ, -1) && t.relax(&sc); {
+		for logZ := t.ws.ForwardBackward(&sc); math.IsInf(logZ, -1) && t.relax.Relax(&sc); {
 			logZ = t.ws.ForwardBackward(&sc)
 		}
 		flat := make([]float64, n*l)

@@ -39,7 +39,7 @@ func (t *Tagger) Replica(reg *feature.Registry) (*Tagger, error) {
 	enc := feature.NewEncoder(t.enc.Attrs, t.enc.Labels, false, xs, -1) // no gold labels, as New
 	enc.UnknownAttr = t.enc.UnknownAttr
 	r := &Tagger{Model: t.Model, Format: t.Format, mapper: mp, extractors: xs, enc: enc, documents: t.documents,
-		ws: lattice.NewWorkspace(t.Model.Linear.NumLabels), scorer: t.scorer, chain: t.chain, free: t.free,
+		ws: lattice.NewWorkspace(t.Model.Linear.NumLabels), scorer: t.scorer, chain: t.chain, relax: t.relax,
 		from: t.from, to: t.to, convert: t.convert}
 	r.dec = lattice.NewDecoder(r.ws, t.dec.Method, t.dec.Width)
 	r.dec.States = t.dec.States

@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"io"
-	"math"
 
 	"github.com/trellis-nlp/trellis/framework/corpus"
 	"github.com/trellis-nlp/trellis/framework/feature"
@@ -35,11 +34,12 @@ type Tagger struct {
 	dec        *lattice.Decoder // runs in ws
 	// scorer lays out the model's state weights for scoring; scores has
 	// the model's transitions attached once, constraints applied (chain).
-	// free is the chain without constraints, for sentences whose every
-	// path the constraints forbid (free == chain when unconstrained).
-	scorer      *linear.Scorer
-	chain, free *lattice.Chain
-	scores      lattice.Scores
+	// relax loosens a sentence's lattice whose every path is forbidden
+	// (its Free is the chain without constraints when there are any).
+	scorer *linear.Scorer
+	chain  *lattice.Chain
+	relax  lattice.Relaxation
+	scores lattice.Scores
 	// decoded is the lattice decodeStates found its path in: scores, or
 	// scores loosened by relax.
 	decoded lattice.Scores
@@ -102,8 +102,7 @@ func New(m *model.Model, reg *feature.Registry, opt Options) (*Tagger, error) {
 	t.dec.States = m.Linear.States() // posterior decoding sums a latent model's states
 	lm := m.Linear
 	t.scorer = lm.NewScorer(lm.W)
-	t.free = lm.Chain(lm.W, nil)
-	t.chain = t.free
+	t.chain = lm.Chain(lm.W, nil)
 	if t.from, err = scheme.Parse(m.Scheme); err == nil {
 		t.to, err = scheme.Parse(m.Output())
 	}
@@ -117,6 +116,7 @@ func New(m *model.Model, reg *feature.Registry, opt Options) (*Tagger, error) {
 		constrained = *opt.Constrained
 	}
 	if constrained {
+		t.relax.Free = t.chain
 		t.chain = lm.Chain(lm.W, scheme.Constraints(m.Labels, t.from))
 	}
 	t.chain.Attach(&t.scores)
@@ -231,31 +231,8 @@ func (t *Tagger) decodeStates(data *feature.Dataset, k int) []int32 {
 	}
 	t.path = t.path[:n]
 	t.decoded = t.scores
-	score := t.dec.Decode(t.path, &t.decoded)
-	for math.IsInf(score, -1) && t.relax(&t.decoded) {
-		score = t.ws.Viterbi(t.path, &t.decoded)
-	}
+	t.dec.DecodeRelaxed(t.path, &t.decoded, t.relax)
 	return t.path
-}
-
-// relax loosens sc, a sentence's lattice whose every path is forbidden,
-// by one step and reports whether it could: first to the chain without
-// the scheme's constraints (the model's labels cannot satisfy them), then,
-// for a second-order model, to the first-order lattice of the same scores
-// (the label trigrams seen in training leave no path through a sentence
-// unlike any in training). So every sentence gets the best path of the
-// tightest lattice that has one. sc must be a copy, never t.scores, which
-// keeps the chain for the next sentence.
-func (t *Tagger) relax(sc *lattice.Scores) bool {
-	switch {
-	case t.free != t.chain && sc.Chain != t.free:
-		t.free.Attach(sc)
-	case sc.Order2 != nil:
-		sc.Order2, sc.Trigram = nil, nil
-	default:
-		return false
-	}
-	return true
 }
 
 // BatchSize is how many sentences Stream encodes per call: large enough to
