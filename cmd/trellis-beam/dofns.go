@@ -17,6 +17,7 @@ import (
 
 	"github.com/trellis-nlp/trellis/builtin"
 	"github.com/trellis-nlp/trellis/framework/corpus"
+	"github.com/trellis-nlp/trellis/framework/eval"
 	"github.com/trellis-nlp/trellis/framework/plugin"
 	"github.com/trellis-nlp/trellis/framework/scheme"
 	"github.com/trellis-nlp/trellis/framework/tagger"
@@ -140,7 +141,7 @@ func (f *tagFn) Setup(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	f.seg = sch == scheme.BMES || sch == scheme.BI
+	f.seg = sch.IsSegmentation()
 	f.vocab, f.word = tg.Vocabulary(), tg.WordColumn()
 	f.w = tg.Format.NewWriter(&f.buf)
 	return nil
@@ -210,23 +211,12 @@ func (f *tagFn) flush(ctx context.Context, emit func(string), score func(Scored)
 // word is unknown to the model, and the tokens for segmentation, as
 // `trellis eval` collects them.
 func (f *tagFn) scored(s *corpus.Sentence, pred []string) Scored {
-	sc := Scored{Gold: make([]string, s.Len()), Pred: pred}
-	for i := range sc.Gold {
-		sc.Gold[i] = s.Tokens[i][f.labelCol]
-	}
+	cols := eval.Columns{Label: f.labelCol, Word: f.word, Segmentation: f.seg}
 	if f.vocab != nil {
-		sc.OOV = make([]bool, s.Len())
-		for i := range sc.OOV {
-			sc.OOV[i] = !f.vocab.Has(s.Tokens[i][f.word])
-		}
+		cols.Vocabulary = f.vocab
 	}
-	if f.seg {
-		sc.Chars = make([]string, s.Len())
-		for i := range sc.Chars {
-			sc.Chars[i] = s.Tokens[i][0]
-		}
-	}
-	return sc
+	es := eval.NewSentence(s.Tokens, pred, cols)
+	return Scored{Gold: es.Gold, Pred: es.Pred, OOV: es.OOV, Chars: es.Chars}
 }
 
 // parse reads in's text back into a sentence whose line numbers are the

@@ -377,26 +377,14 @@ func (a *app) cmdEval(ctx context.Context, args []string) error {
 		return err
 	}
 	var sents []eval.Sentence
-	vocab, word := tg.Vocabulary(), tg.WordColumn()
+	vocab := tg.Vocabulary()
+	cols := eval.Columns{Label: labelCol, Word: tg.WordColumn(), Segmentation: sch.IsSegmentation()}
+	if vocab != nil {
+		cols.Vocabulary = vocab
+	}
 	_, err = tg.Stream(ctx, tg.Format.NewReader(in, name, corpus.ReadOptions{}), nil, nil,
 		func(s *corpus.Sentence, pred []string) {
-			es := eval.Sentence{Gold: make([]string, s.Len()), Pred: pred}
-			for i := range es.Gold {
-				es.Gold[i] = s.Tokens[i][labelCol]
-			}
-			if vocab != nil {
-				es.OOV = make([]bool, s.Len())
-				for i := range es.OOV {
-					es.OOV[i] = !vocab.Has(s.Tokens[i][word])
-				}
-			}
-			if sch == scheme.BMES || sch == scheme.BI {
-				es.Chars = make([]string, s.Len())
-				for i := range es.Chars {
-					es.Chars[i] = s.Tokens[i][0]
-				}
-			}
-			sents = append(sents, es)
+			sents = append(sents, eval.NewSentence(s.Tokens, pred, cols))
 		})
 	if err != nil {
 		return err

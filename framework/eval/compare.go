@@ -36,7 +36,7 @@ func metricName(s scheme.Scheme) string {
 	switch {
 	case s.HasSpans():
 		return "f1"
-	case isSegmentation(s):
+	case s.IsSegmentation():
 		return "word_f1"
 	}
 	return "accuracy"
@@ -61,7 +61,7 @@ func sentenceCounts(sents []Sentence, s scheme.Scheme) []counts {
 			gc = scheme.Chunks(gc[:0], st.Gold, s)
 			pc = scheme.Chunks(pc[:0], st.Pred, s)
 			out[i] = counts{matchChunks(gc, pc, nil), len(gc), len(pc)}
-		case isSegmentation(s):
+		case s.IsSegmentation():
 			gw = segWords(gw[:0], st.Gold)
 			pw = segWords(pw[:0], st.Pred)
 			out[i] = counts{matchSpans(gw, pw, nil), len(gw), len(pw)}

@@ -16,6 +16,50 @@ type Sentence struct {
 	Chars      []string // per token: the character, for segmentation OOV scoring
 }
 
+// Vocabulary is the words a model knows (tagger.Vocabulary).
+type Vocabulary interface {
+	Has(word string) bool
+}
+
+// Columns say how NewSentence reads a tagged sentence's cells.
+type Columns struct {
+	// Label is the column of the gold labels, Word that of the words.
+	Label, Word int
+	// Vocabulary, when set, marks the tokens whose word it does not
+	// have (Sentence.OOV). Leave it nil, not a typed nil, when the model
+	// does not tell.
+	Vocabulary Vocabulary
+	// Segmentation keeps each token's word as Sentence.Chars, for the
+	// out-of-vocabulary recall of segmented words (not without a word
+	// column: Word < 0).
+	Segmentation bool
+}
+
+// NewSentence is the scored sentence of a tagged one: tokens is a
+// [T][columns] matrix whose row i holds token i's cells, pred the T
+// predicted labels (kept, not copied). run, `trellis eval` and
+// trellis-beam all build their sentences here.
+func NewSentence(tokens [][]string, pred []string, c Columns) Sentence {
+	n := len(tokens)
+	s := Sentence{Gold: make([]string, n), Pred: pred}
+	if c.Vocabulary != nil {
+		s.OOV = make([]bool, n)
+	}
+	if c.Segmentation && c.Word >= 0 {
+		s.Chars = make([]string, n)
+	}
+	for i, tok := range tokens {
+		s.Gold[i] = tok[c.Label]
+		if s.OOV != nil {
+			s.OOV[i] = !c.Vocabulary.Has(tok[c.Word])
+		}
+		if s.Chars != nil {
+			s.Chars[i] = tok[c.Word]
+		}
+	}
+	return s
+}
+
 // Options select how sentences are scored.
 type Options struct {
 	Scheme scheme.Scheme
@@ -101,8 +145,6 @@ func (p *PRF) finish() {
 	p.F1 = f1(p.Precision, p.Recall)
 }
 
-func isSegmentation(s scheme.Scheme) bool { return s == scheme.BMES || s == scheme.BI }
-
 func check(i int, s *Sentence) {
 	// Evaluate has no error result: mismatched lengths are a caller bug
 	// (the decoder produces one label per token), so fail loudly.
@@ -154,7 +196,7 @@ type evaluator struct {
 
 func newEvaluator(sents []Sentence, o Options) *evaluator {
 	e := &evaluator{o: o, r: &Result{Sentences: len(sents), PerLabel: map[string]*PRF{}},
-		spans: o.Scheme.HasSpans(), seg: isSegmentation(o.Scheme), labels: labelIndex{ids: map[string]int{}}}
+		spans: o.Scheme.HasSpans(), seg: o.Scheme.IsSegmentation(), labels: labelIndex{ids: map[string]int{}}}
 	if e.spans {
 		e.r.PerType = map[string]*PRF{}
 	}

@@ -422,3 +422,25 @@ func BenchmarkCompare(b *testing.B) {
 		Compare(x, y, Options{Scheme: scheme.IOB2}, 100, 1)
 	}
 }
+
+type wordSet map[string]bool
+
+func (w wordSet) Has(s string) bool { return w[s] }
+
+// TestNewSentence reads gold labels, OOV marks and segmentation words
+// from the columns named, and keeps pred.
+func TestNewSentence(t *testing.T) {
+	tokens := [][]string{{"a", "x", "B"}, {"b", "y", "E"}}
+	pred := []string{"B", "M"}
+	s := NewSentence(tokens, pred, Columns{Label: 2, Word: 1, Vocabulary: wordSet{"x": true}, Segmentation: true})
+	if !reflect.DeepEqual(s, Sentence{Gold: []string{"B", "E"}, Pred: pred, OOV: []bool{false, true}, Chars: []string{"x", "y"}}) {
+		t.Fatalf("got %+v", s)
+	}
+	if &s.Pred[0] != &pred[0] {
+		t.Error("pred copied, want kept")
+	}
+	s = NewSentence(tokens, pred, Columns{Label: 0, Word: -1, Segmentation: true})
+	if s.OOV != nil || s.Chars != nil || !reflect.DeepEqual(s.Gold, []string{"a", "b"}) {
+		t.Fatalf("without vocabulary and word column: got %+v", s)
+	}
+}

@@ -152,7 +152,7 @@ func (f *Fit) Suggest(declared Scheme) (s Scheme, ok bool) {
 		return None, false
 	}
 	order := checked
-	if declared == BMES || declared == BI {
+	if declared.IsSegmentation() {
 		order = segmentation
 	}
 	for _, c := range order {

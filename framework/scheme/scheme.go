@@ -81,6 +81,12 @@ func (s Scheme) HasSpans() bool {
 	return s == IOB1 || s == IOB2 || s == BIOES
 }
 
+// IsSegmentation reports whether labels of s mark word boundaries in a
+// sequence of characters (BMES, BI), scored as words.
+func (s Scheme) IsSegmentation() bool {
+	return s == BMES || s == BI
+}
+
 // Split separates a label into its prefix and type at the first '-':
 // "B-NP" gives ("B", "NP"), "O" gives ("O", ""), and a label without '-'
 // is all prefix.
