@@ -233,7 +233,7 @@ func checkBeam(t *testing.T, s *Scores) {
 		if !math.IsInf(score, -1) {
 			t.Fatalf("greedy found %v (%v) where the construction dead-ends", got, score)
 		}
-	} else if !equalPath(got, want) || !close(score, SequenceScore(s, want), 1e-12) {
+	} else if !equalPath(got, want) || !near(score, SequenceScore(s, want), 1e-12) {
 		t.Fatalf("greedy %v (%v), construction %v (%v)", got, score, want, SequenceScore(s, want))
 	}
 	for width := 1; width <= s.L+1; width++ {
@@ -245,7 +245,7 @@ func checkBeam(t *testing.T, s *Scores) {
 			}
 			continue
 		}
-		if !equalPath(got, want) || !close(bs, SequenceScore(s, want), 1e-12) {
+		if !equalPath(got, want) || !near(bs, SequenceScore(s, want), 1e-12) {
 			t.Fatalf("beam %d: %v (%v), explicit beam search %v", width, got, bs, want)
 		}
 		if width == 1 && (!equalPath(got, bruteGreedy(s)) || !equalBits(bs, score)) {
@@ -303,7 +303,7 @@ func TestPosteriorForbiddenOnlyInTransAt(t *testing.T) {
 			// must not leak into this one.
 			got := make([]int32, n)
 			_, wantScore := brutePosterior(s)
-			if score := d.Posterior(got, s); !math.IsInf(wantScore, -1) && (!allowedPath(s, got) || !close(score, wantScore, 1e-9)) {
+			if score := d.Posterior(got, s); !math.IsInf(wantScore, -1) && (!allowedPath(s, got) || !near(score, wantScore, 1e-9)) {
 				t.Fatalf("reused decoder: %v (%v), brute force best %v", got, score, wantScore)
 			}
 		}
@@ -357,7 +357,7 @@ func TestPosteriorStates(t *testing.T) {
 		for i, y := range got {
 			want += math.Log(lm[i*labels+int(y)/k])
 		}
-		if !close(score, want, 1e-9) {
+		if !near(score, want, 1e-9) {
 			t.Fatalf("score %v, sum of the path's log label marginals %v", score, want)
 		}
 	}
@@ -378,7 +378,7 @@ func checkPosterior(t *testing.T, s *Scores) {
 	if !allowedPath(s, got) {
 		t.Fatalf("posterior path %v is forbidden", got)
 	}
-	if !close(score, wantScore, 1e-9) {
+	if !near(score, wantScore, 1e-9) {
 		t.Fatalf("posterior %v (%v), brute force %v (%v)", got, score, want, wantScore)
 	}
 	if !equalPath(got, want) {
@@ -442,7 +442,7 @@ func TestDecodeConstrained(t *testing.T) {
 				}
 				continue
 			}
-			if !allowedPath(s, got) || !close(score, SequenceScore(s, got), 1e-12) || score > vs+1e-9*math.Max(1, math.Abs(vs)) {
+			if !allowedPath(s, got) || !near(score, SequenceScore(s, got), 1e-12) || score > vs+1e-9*math.Max(1, math.Abs(vs)) {
 				t.Fatalf("%v: %v (%v), allowed %v, Viterbi %v (%v)", m, got, score, allowedPath(s, got), vit, vs)
 			}
 			if m == DecodeViterbi && !equalPath(got, vit) {

@@ -53,7 +53,7 @@ func enumerate(s *Scores) []scoredPath {
 	return all
 }
 
-func close(a, b, tol float64) bool {
+func near(a, b, tol float64) bool {
 	if math.IsInf(a, 0) || math.IsInf(b, 0) {
 		return a == b
 	}
@@ -130,15 +130,15 @@ func checkLattice(t *testing.T, w *Workspace, s *Scores) {
 
 	path := make([]int32, n)
 	best := w.Viterbi(path, s)
-	if !close(best, all[0].score, 1e-9) {
+	if !near(best, all[0].score, 1e-9) {
 		t.Fatalf("N=%d L=%d: Viterbi score %v, brute force %v", n, l, best, all[0].score)
 	}
-	if !math.IsInf(best, -1) && !close(SequenceScore(s, path), best, 1e-9) {
+	if !math.IsInf(best, -1) && !near(SequenceScore(s, path), best, 1e-9) {
 		t.Fatalf("Viterbi path scores %v, reported %v", SequenceScore(s, path), best)
 	}
 
 	got := w.ForwardBackward(s)
-	if !close(got, logZ, 1e-9) {
+	if !near(got, logZ, 1e-9) {
 		t.Fatalf("N=%d L=%d: log Z %v, brute force %v", n, l, got, logZ)
 	}
 	// Marginals.
@@ -211,10 +211,10 @@ func checkLattice(t *testing.T, w *Workspace, s *Scores) {
 			t.Fatalf("N=%d L=%d: NBest(%d) found %d, want %d", n, l, k, found, want)
 		}
 		for j := 0; j < found; j++ {
-			if !close(sc[j], all[j].score, 1e-9) {
+			if !near(sc[j], all[j].score, 1e-9) {
 				t.Fatalf("NBest(%d)[%d] score %v, brute force %v", k, j, sc[j], all[j].score)
 			}
-			if !close(SequenceScore(s, dst[j]), sc[j], 1e-9) {
+			if !near(SequenceScore(s, dst[j]), sc[j], 1e-9) {
 				t.Fatalf("NBest path %v scores %v, reported %v", dst[j], SequenceScore(s, dst[j]), sc[j])
 			}
 			for m := 0; m < j; m++ {
@@ -288,7 +288,7 @@ func TestConstrained(t *testing.T) {
 			}
 			continue
 		}
-		if !allowed(path) || !close(score, want[0].score, 1e-12) {
+		if !allowed(path) || !near(score, want[0].score, 1e-12) {
 			t.Fatalf("constrained Viterbi %v (%v), want %v (%v)", path, score, want[0].path, want[0].score)
 		}
 		k := 4
@@ -298,7 +298,7 @@ func TestConstrained(t *testing.T) {
 			t.Fatalf("constrained NBest found %d, want %d", found, min(k, len(want)))
 		}
 		for j := 0; j < found; j++ {
-			if !allowed(dst[j]) || !close(sc[j], want[j].score, 1e-12) {
+			if !allowed(dst[j]) || !near(sc[j], want[j].score, 1e-12) {
 				t.Fatalf("constrained NBest[%d] = %v (%v), want score %v", j, dst[j], sc[j], want[j].score)
 			}
 		}
@@ -423,7 +423,7 @@ func TestScaledPerPosition(t *testing.T) {
 		ref.n = n
 		ref.logSpace = true
 		ref.logForwardBackward(s)
-		if !close(got, ref.logZ, 1e-9) {
+		if !near(got, ref.logZ, 1e-9) {
 			t.Fatalf("trial %d: scaled log Z %v, log-space %v", trial, got, ref.logZ)
 		}
 	}

@@ -135,21 +135,21 @@ func checkOrder2(t *testing.T, w *Workspace, s *Scores, ts []Trigram, c *Constra
 	scores := make([]float64, len(all))
 	for k, p := range all {
 		scores[k] = p.score
-		if got := SequenceScore(s, p.path); !close(got, p.score, 1e-12) {
+		if got := SequenceScore(s, p.path); !near(got, p.score, 1e-12) {
 			t.Fatalf("SequenceScore(%v) = %v, brute force %v", p.path, got, p.score)
 		}
 	}
 	path := make([]int32, s.N)
 	best := w.Viterbi(path, s)
-	if !close(best, all[0].score, 1e-12) {
+	if !near(best, all[0].score, 1e-12) {
 		t.Fatalf("Viterbi score %v, brute force %v", best, all[0].score)
 	}
-	if !math.IsInf(best, -1) && !close(bruteScore2(s, ts, c, path), best, 1e-12) {
+	if !math.IsInf(best, -1) && !near(bruteScore2(s, ts, c, path), best, 1e-12) {
 		t.Fatalf("Viterbi path %v scores %v, Viterbi says %v", path, bruteScore2(s, ts, c, path), best)
 	}
 	checkNBest2(t, w, s, ts, c, all)
 	logZ := LogSumExp(scores)
-	if got := w.ForwardBackward(s); !close(got, logZ, 1e-9) {
+	if got := w.ForwardBackward(s); !near(got, logZ, 1e-9) {
 		t.Fatalf("log Z %v, brute force %v (log space %v)", got, logZ, w.logSpace)
 	}
 	if math.IsInf(logZ, -1) {
@@ -187,10 +187,10 @@ func checkPosterior2(t *testing.T, s *Scores, all []scoredPath, logZ float64) {
 	d := NewDecoder(NewWorkspace(l), DecodePosterior, 0)
 	path := make([]int32, n)
 	got := d.Posterior(path, s)
-	if !close(got, want, 1e-9) {
+	if !near(got, want, 1e-9) {
 		t.Fatalf("posterior score %v, brute force %v", got, want)
 	}
-	if score := d.Decode(path, s); math.IsInf(score, -1) || !close(score, SequenceScore(s, path), 1e-12) {
+	if score := d.Decode(path, s); math.IsInf(score, -1) || !near(score, SequenceScore(s, path), 1e-12) {
 		t.Fatalf("posterior path %v scores %v under the lattice (Decode says %v)", path, SequenceScore(s, path), score)
 	}
 }
@@ -210,7 +210,7 @@ func checkNBest2(t *testing.T, w *Workspace, s *Scores, ts []Trigram, c *Constra
 		t.Fatalf("NBest found %d, brute force has %d finite of which %d asked", found, finite, k)
 	}
 	for j := 0; j < found; j++ {
-		if !close(sc[j], all[j].score, 1e-12) || !close(bruteScore2(s, ts, c, dst[j]), sc[j], 1e-12) {
+		if !near(sc[j], all[j].score, 1e-12) || !near(bruteScore2(s, ts, c, dst[j]), sc[j], 1e-12) {
 			t.Fatalf("NBest %d: %v scores %v (brute %v), rank %d of brute force scores %v", j, dst[j], sc[j], bruteScore2(s, ts, c, dst[j]), j, all[j].score)
 		}
 	}
@@ -255,7 +255,7 @@ func checkMarginals2(t *testing.T, w *Workspace, s *Scores, ts []Trigram, c *Con
 	got := make([]float64, n*l)
 	w.StateMarginals(got)
 	for k := range got {
-		if !close(got[k], label[k], 1e-9) || !close(w.StateMarginal(k/l, k%l), label[k], 1e-9) {
+		if !near(got[k], label[k], 1e-9) || !near(w.StateMarginal(k/l, k%l), label[k], 1e-9) {
 			t.Fatalf("label marginal %d: %v, brute force %v", k, got[k], label[k])
 		}
 	}
@@ -263,7 +263,7 @@ func checkMarginals2(t *testing.T, w *Workspace, s *Scores, ts []Trigram, c *Con
 	for i := 1; i < n; i++ {
 		w.PairMarginals(pm, s, i)
 		for k, v := range pm {
-			if want := pair[i*l*l+k]; !close(v, want, 1e-9) || !close(w.PairMarginal(s, i, k/l, k%l), want, 1e-9) {
+			if want := pair[i*l*l+k]; !near(v, want, 1e-9) || !near(w.PairMarginal(s, i, k/l, k%l), want, 1e-9) {
 				t.Fatalf("pair marginal at %d of %d: %v, brute force %v", i, k, v, want)
 			}
 		}
@@ -271,14 +271,14 @@ func checkMarginals2(t *testing.T, w *Workspace, s *Scores, ts []Trigram, c *Con
 	gb := make([]float64, l*l)
 	w.AddTransMarginals(gb, s, 1)
 	for k := range gb {
-		if !close(gb[k], bigrams[k], 1e-9) {
+		if !near(gb[k], bigrams[k], 1e-9) {
 			t.Fatalf("expected bigram %d: %v, brute force %v", k, gb[k], bigrams[k])
 		}
 	}
 	gt := make([]float64, len(ts))
 	w.AddTrigramMarginals(gt, s, 1)
 	for k := range gt {
-		if !close(gt[k], tri[k], 1e-9) {
+		if !near(gt[k], tri[k], 1e-9) {
 			t.Fatalf("expected trigram %v: %v, brute force %v", ts[k], gt[k], tri[k])
 		}
 	}
