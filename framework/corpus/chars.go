@@ -143,25 +143,6 @@ func charLabel(pos, length int, bi bool) string {
 	return labelM
 }
 
-// CharLabels returns one label per character (rune) of words: for scheme
-// "BI" B then I..., otherwise (BMES, any case) S for a one-character word
-// and B M... E for a longer one. Empty words contribute nothing.
-func CharLabels(words []string, scheme string) []string {
-	bi := strings.EqualFold(scheme, "BI")
-	n := 0
-	for _, w := range words {
-		n += utf8.RuneCountInString(w)
-	}
-	labels := make([]string, 0, n)
-	for _, w := range words {
-		length := utf8.RuneCountInString(w)
-		for pos := range length {
-			labels = append(labels, charLabel(pos, length, bi))
-		}
-	}
-	return labels
-}
-
 // startsWord reports whether a character labelled cur, after one labelled
 // prev, begins a new word. Only B/M/I followed by M/E/I continue a word,
 // which repairs ill-formed sequences sensibly: a word begins at B or S, or
@@ -173,7 +154,7 @@ func startsWord(prev, cur string) bool {
 }
 
 // WordsFromLabels joins characters into words by their B/M/E/S or B/I
-// labels, the inverse of CharLabels. Ill-formed sequences (a tagger's
+// labels. Ill-formed sequences (a tagger's
 // output need not be well formed) are read leniently: a character
 // continues the current word only if it is labelled M, E or I and the
 // previous one B, M or I. So a word begins at B or S, or at M/E/I after

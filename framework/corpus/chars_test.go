@@ -4,6 +4,7 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"unicode/utf8"
 )
 
 func TestReadChars(t *testing.T) {
@@ -153,4 +154,23 @@ func TestWriteChars(t *testing.T) {
 	if want := "扬帆  远东\n希腊  的\n"; b.String() != want {
 		t.Errorf("output %q, want %q", b.String(), want)
 	}
+}
+
+// CharLabels, the inverse of WordsFromLabels, returns one label per character (rune) of words: for scheme
+// "BI" B then I..., otherwise (BMES, any case) S for a one-character word
+// and B M... E for a longer one. Empty words contribute nothing.
+func CharLabels(words []string, scheme string) []string {
+	bi := strings.EqualFold(scheme, "BI")
+	n := 0
+	for _, w := range words {
+		n += utf8.RuneCountInString(w)
+	}
+	labels := make([]string, 0, n)
+	for _, w := range words {
+		length := utf8.RuneCountInString(w)
+		for pos := range length {
+			labels = append(labels, charLabel(pos, length, bi))
+		}
+	}
+	return labels
 }

@@ -87,3 +87,28 @@ func (d *Dataset) padValues() {
 		d.Values = append(d.Values, 1)
 	}
 }
+
+// Remap rewrites attribute IDs after Dictionary.Prune, dropping the pruned
+// ones (remap[id] == -1) in place.
+func (d *Dataset) Remap(remap []int32) {
+	w := 0
+	start := 0
+	for t := 0; t < d.NumTokens(); t++ {
+		end := d.TokenOff[t+1]
+		for k := start; k < end; k++ {
+			if nid := remap[d.Attrs[k]]; nid >= 0 {
+				d.Attrs[w] = nid
+				if d.Values != nil {
+					d.Values[w] = d.Values[k]
+				}
+				w++
+			}
+		}
+		start = end
+		d.TokenOff[t+1] = w
+	}
+	d.Attrs = d.Attrs[:w]
+	if d.Values != nil {
+		d.Values = d.Values[:w]
+	}
+}

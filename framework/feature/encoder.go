@@ -216,9 +216,6 @@ func (e *Encoder) Dataset() *Dataset { return e.data }
 func (e *Encoder) Reset() {
 	d := e.data
 	d.Attrs, d.Labels = d.Attrs[:0], d.Labels[:0]
-	if d.Values != nil {
-		d.Values = d.Values[:0]
-	}
 	d.TokenOff, d.SentOff = d.TokenOff[:1], d.SentOff[:1]
 	d.Values = nil
 }
@@ -664,29 +661,4 @@ func (e *Encoder) Prune(minCount int) {
 	}
 	e.AttrGroup = e.AttrGroup[:kept]
 	e.data.Remap(remap)
-}
-
-// Remap rewrites attribute IDs after Dictionary.Prune, dropping the pruned
-// ones (remap[id] == -1) in place.
-func (d *Dataset) Remap(remap []int32) {
-	w := 0
-	start := 0
-	for t := 0; t < d.NumTokens(); t++ {
-		end := d.TokenOff[t+1]
-		for k := start; k < end; k++ {
-			if nid := remap[d.Attrs[k]]; nid >= 0 {
-				d.Attrs[w] = nid
-				if d.Values != nil {
-					d.Values[w] = d.Values[k]
-				}
-				w++
-			}
-		}
-		start = end
-		d.TokenOff[t+1] = w
-	}
-	d.Attrs = d.Attrs[:w]
-	if d.Values != nil {
-		d.Values = d.Values[:w]
-	}
 }

@@ -14,9 +14,10 @@ type Scores struct {
 	Stop  []float64
 	// TransAt, when set, holds per-position transition terms, (N-1)*L*L
 	// of them: the bigram prev → cur into position i (1 <= i < N) scores
-	// Trans[prev*L+cur] + TransAt[(i-1)*L*L+prev*L+cur]. Nil means every
-	// position uses Trans alone, as every model but a locally normalized
-	// one (the MEMM, whose normalizers linear.Scorer puts here) does.
+	// Trans[prev*L+cur] + TransAt[(i-1)*L*L+prev*L+cur]. linear.Scorer
+	// puts here a model's pair features (input-conditioned transitions)
+	// and a locally normalized model's normalizers (the MEMM). Nil means
+	// every position uses Trans alone.
 	TransAt []float64
 	// TransAtExp, when set with TransAt, holds exp(TransAt) entry by
 	// entry. A caller that builds TransAt as sums of weights can give it

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math"
 	"math/bits"
+	"slices"
 	"sync/atomic"
 
 	"github.com/trellis-nlp/trellis/framework/feature"
@@ -119,7 +120,7 @@ func observedLists(data *feature.Dataset, numAttrs int) (off, lab []int32) {
 		}
 		for k := data.TokenOff[t]; k < data.TokenOff[t+1]; k++ {
 			a := data.Attrs[k]
-			if !containsLabel(seen[a], y) {
+			if !slices.Contains(seen[a], y) {
 				seen[a] = append(seen[a], y)
 			}
 		}
@@ -204,7 +205,7 @@ func WithPairs(m *Model, data *feature.Dataset, pair []bool) *Model {
 			key := p*l + c
 			for k := data.TokenOff[t]; k < data.TokenOff[t+1]; k++ {
 				a := data.Attrs[k]
-				if int(a) < len(pair) && pair[a] && !containsLabel(seen[a], key) {
+				if int(a) < len(pair) && pair[a] && !slices.Contains(seen[a], key) {
 					seen[a] = append(seen[a], key)
 				}
 			}
@@ -222,15 +223,6 @@ func WithPairs(m *Model, data *feature.Dataset, pair []bool) *Model {
 	out.PairOff, out.PairKey = pairOff, pairKey
 	out.W = append(out.W, make([]float64, len(pairKey))...)
 	return out
-}
-
-func containsLabel(ys []int32, y int32) bool {
-	for _, v := range ys {
-		if v == y {
-			return true
-		}
-	}
-	return false
 }
 
 func sortLabels(ys []int32) {

@@ -3,6 +3,7 @@ package run
 import (
 	"context"
 	"fmt"
+	"slices"
 	"sort"
 	"time"
 
@@ -135,7 +136,7 @@ func searchCV(ctx context.Context, o Options, li *spec.LearnerInstance, rec *run
 	s := o.Spec
 	var counts []int
 	for _, c := range rec.Candidates {
-		if mc := minCount(s, c.Settings); !containsInt(counts, mc) {
+		if mc := minCount(s, c.Settings); !slices.Contains(counts, mc) {
 			counts = append(counts, mc)
 		}
 	}
@@ -168,15 +169,6 @@ func searchCV(ctx context.Context, o Options, li *spec.LearnerInstance, rec *run
 		}
 	}
 	return nil
-}
-
-func containsInt(xs []int, x int) bool {
-	for _, v := range xs {
-		if v == x {
-			return true
-		}
-	}
-	return false
 }
 
 // encodeFold encodes fold f of k of the train corpus as a training part

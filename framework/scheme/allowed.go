@@ -1,5 +1,7 @@
 package scheme
 
+import "strings"
+
 // Allowed reports which label bigrams are well-formed in scheme s, for a
 // decoder to forbid the rest. trans is row-major, trans[prev*len(labels)+cur];
 // start[y] tells whether y may open a sentence and stop[y] whether it may
@@ -40,7 +42,7 @@ func Allowed(labels []string, s Scheme) (trans, start, stop []bool) {
 	types := make([]string, n)
 	for i, l := range labels {
 		p, t := Split(l)
-		if len(p) == 1 && containsByte(known, p[0]) {
+		if len(p) == 1 && strings.IndexByte(known, p[0]) >= 0 {
 			prefix[i] = p[0]
 		}
 		types[i] = t
@@ -62,15 +64,6 @@ func Allowed(labels []string, s Scheme) (trans, start, stop []bool) {
 		}
 	}
 	return trans, start, stop
-}
-
-func containsByte(s string, b byte) bool {
-	for i := 0; i < len(s); i++ {
-		if s[i] == b {
-			return true
-		}
-	}
-	return false
 }
 
 // isContinuation reports whether prefix c continues a chunk (or word) that

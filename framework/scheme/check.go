@@ -1,6 +1,9 @@
 package scheme
 
-import "fmt"
+import (
+	"fmt"
+	"strings"
+)
 
 // Contradiction is the first place a gold label sequence breaks the rules
 // of a scheme.
@@ -53,7 +56,7 @@ func check(labels []string, s Scheme, prefixes bool) (Contradiction, bool) {
 	var prevType, prevLabel string
 	for i, l := range labels {
 		p, t := Split(l)
-		if len(p) != 1 || !containsByte(known, p[0]) {
+		if len(p) != 1 || strings.IndexByte(known, p[0]) < 0 {
 			if prefixes {
 				return Contradiction{i, fmt.Sprintf("%q has none of the %s prefixes (%s)", l, s, prefixList(known))}, true
 			}

@@ -666,7 +666,7 @@ func (s *Spec) decodeLabels(content *hcl.BodyContent, ctx *hcl.EvalContext) hcl.
 		s.Labels.Constrained = *cfg.Constrained
 	}
 	for _, c := range s.Corpora {
-		if !contains(c.Columns, cfg.Column) {
+		if !slices.Contains(c.Columns, cfg.Column) {
 			diags = append(diags, errorAt(attrRange(b, "column"), "Unknown label column",
 				fmt.Sprintf("Corpus %q has no column %q.%s", c.Name, cfg.Column, registry.Hint(cfg.Column, c.Columns))))
 			continue
@@ -722,7 +722,7 @@ func (s *Spec) decodeFeatures(content *hcl.BodyContent, ctx *hcl.EvalContext, re
 	base := 0
 	if train := s.Corpus(s.evalTrainName(content)); train != nil {
 		cols = slices.Clone(train.Columns)
-		label = index(cols, s.Labels.Column)
+		label = slices.Index(cols, s.Labels.Column)
 		base = len(cols)
 		// The learners' stage columns follow the corpus's (a name that
 		// clashes with one is reported at its stage block).
@@ -1174,7 +1174,7 @@ func (s *Spec) decodeEvaluation(content *hcl.BodyContent, ctx *hcl.EvalContext) 
 		if role.name == "" && role.attr != "train" {
 			continue
 		}
-		if s.Corpus(role.name) == nil && !contains(s.declared, role.name) {
+		if s.Corpus(role.name) == nil && !slices.Contains(s.declared, role.name) {
 			diags = append(diags, errorAt(attrRange(b, role.attr), "Unknown corpus", registry.DidYouMean(role.name, names, "corpus")))
 		}
 	}
@@ -1182,13 +1182,3 @@ func (s *Spec) decodeEvaluation(content *hcl.BodyContent, ctx *hcl.EvalContext) 
 	return diags
 }
 
-func contains(list []string, s string) bool { return index(list, s) >= 0 }
-
-func index(list []string, s string) int {
-	for i, v := range list {
-		if v == s {
-			return i
-		}
-	}
-	return -1
-}

@@ -5,6 +5,7 @@ import (
 	"math"
 	"math/rand/v2"
 	"reflect"
+	"slices"
 	"sort"
 	"strings"
 
@@ -323,7 +324,7 @@ func (s *Spec) decodeTuneSetting(a *hcl.Attribute, ctx *hcl.EvalContext, li *Lea
 	rng := a.NameRange.Ptr()
 	if a.Name != MinCountSetting {
 		if _, ok := settingField(li.Learner.Config(), a.Name); !ok {
-			if contains(settings, a.Name) {
+			if slices.Contains(settings, a.Name) {
 				return st, hcl.Diagnostics{errorAt(rng, "Setting is not a number",
 					fmt.Sprintf("Learner %q (type %s) setting %q is not a number; tune searches number settings.", li.Name, li.Type, a.Name))}
 			}
