@@ -168,6 +168,9 @@ func (x *explainer) write(s *corpus.Sentence, ex tagger.Explanation) error {
 		if te.RestCount > 0 {
 			fmt.Fprintf(x.w, "    %+9.4f  (%s)\n", te.Rest, plural.Count(te.RestCount, "more feature"))
 		}
+		if te.Encoder != nil {
+			fmt.Fprintf(x.w, "    %+9.4f  encoder\n", *te.Encoder)
+		}
 		if te.Start != nil {
 			fmt.Fprintf(x.w, "    %+9.4f  start → %s\n", *te.Start, te.Label)
 		}

@@ -11,6 +11,7 @@ import (
 	"github.com/trellis-nlp/trellis/framework/feature"
 	"github.com/trellis-nlp/trellis/framework/lattice"
 	"github.com/trellis-nlp/trellis/framework/linear"
+	"github.com/trellis-nlp/trellis/framework/neural"
 	"github.com/trellis-nlp/trellis/framework/progress"
 	"github.com/trellis-nlp/trellis/framework/registry"
 )
@@ -65,6 +66,48 @@ type Problem struct {
 	// its attribute and label IDs are a prefix of this Problem's (see
 	// feature.FitOptions Base). NewModel starts from its weights.
 	Init *linear.Model
+	// Encoder, when set, is a neural encoder to train jointly with the
+	// model (the learner's encoder setting): its label scores are added
+	// to the templates' state scores. Only an EncoderLearner takes it.
+	Encoder *Encoder
+}
+
+// Encoder is a neural encoder and its training inputs.
+type Encoder struct {
+	// Net holds the initial weights; training changes them in place, so
+	// DevScore, which reads Net, scores the current ones.
+	Net *neural.Network
+	// Train holds the input IDs of each training sentence, in Train's
+	// order; Counts[id] is how often word id occurs in them.
+	Train  []neural.Encoded
+	Counts []int32
+}
+
+// EncoderLearner is implemented by learners that train a neural encoder
+// jointly with their model (Problem.Encoder): the CRF (a BiLSTM-CRF) and
+// maxent (a BiLSTM-softmax). The spec refuses an encoder on any other
+// learner with a diagnostic, and RefuseEncoder does at training time.
+type EncoderLearner interface {
+	TrainsEncoder() bool
+	// EncoderSettings are the learner's own settings that it still reads
+	// when it trains an encoder (the encoder block has the others: the
+	// optimizer, epochs, batches); the spec refuses the rest.
+	EncoderSettings() []string
+}
+
+// TrainsEncoder reports whether learner l trains a neural encoder.
+func TrainsEncoder(l Learner) bool {
+	el, ok := l.(EncoderLearner)
+	return ok && el.TrainsEncoder()
+}
+
+// RefuseEncoder is the error of a learner named name that cannot train
+// p's encoder, nil when p has none.
+func RefuseEncoder(p *Problem, name string) error {
+	if p.Encoder == nil {
+		return nil
+	}
+	return fmt.Errorf("%s cannot train a neural encoder; use crf or maxent", name)
 }
 
 // PairLearner is implemented by learners that can train input-conditioned
@@ -180,7 +223,9 @@ type Checkpoints struct {
 // Result is a trained model plus what the learner wants recorded.
 type Result struct {
 	Model *linear.Model
-	Info  map[string]any
+	// Network is the trained encoder of a Problem with one, nil otherwise.
+	Network *neural.Network
+	Info    map[string]any
 }
 
 // Learner trains one kind of model. The lifecycle mirrors templates:

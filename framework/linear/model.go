@@ -510,3 +510,41 @@ func (m *Model) Sorted() bool {
 	}
 	return true
 }
+
+// AddStateGradient adds to g (laid out as W), for the tokens lo, lo+1, …
+// of d, each state feature's value times its label's entry in that
+// token's row of rows, an [N][L] matrix (N = len(rows)/L): with rows the
+// marginals, the CRF gradient's expectations; with marginals minus gold,
+// the gradient of a loss whose state-score gradient rows are.
+func (m *Model) AddStateGradient(g []float64, d *feature.Dataset, lo int, rows []float64) {
+	l := m.NumLabels
+	n := len(rows) / l
+	off, featLabel := m.FeatOff, m.FeatLabel
+	for i := 0; i < n; i++ {
+		row := rows[i*l : (i+1)*l]
+		t := lo + i
+		k0, k1 := d.TokenOff[t], d.TokenOff[t+1]
+		attrs := d.Attrs[k0:k1]
+		if d.Values == nil {
+			for _, a := range attrs {
+				f0, f1 := off[a], off[a+1]
+				lab := featLabel[f0:f1]
+				gf := g[f0:f1]
+				gf = gf[:len(lab)]
+				for j, y := range lab {
+					gf[j] += row[y]
+				}
+			}
+			continue
+		}
+		vals := d.Values[k0:k1]
+		for k, a := range attrs {
+			v := vals[k]
+			f0, f1 := off[a], off[a+1]
+			gf := g[f0:f1]
+			for j, y := range featLabel[f0:f1] {
+				gf[j] += v * row[y]
+			}
+		}
+	}
+}

@@ -16,6 +16,7 @@ import (
 	"github.com/trellis-nlp/trellis/framework/fileio"
 	"github.com/trellis-nlp/trellis/framework/lattice"
 	"github.com/trellis-nlp/trellis/framework/linear"
+	"github.com/trellis-nlp/trellis/framework/neural"
 	"github.com/trellis-nlp/trellis/framework/plural"
 )
 
@@ -35,6 +36,11 @@ const Version = 2
 // second-order models are written in it, so an older trellis refuses them
 // as too new instead of misreading their weights.
 const SecondOrderVersion = 3
+
+// NeuralVersion is the format of a model with a neural encoder
+// (Header.Encoder): version 3 with the network's weights after the
+// stage models. Only such models are written in it.
+const NeuralVersion = 4
 
 // PlainVersion is the format of models without an encoding or local
 // normalization.
@@ -59,6 +65,10 @@ type Model struct {
 	// model reads as columns, one per Header.Stages entry (stage.go); the
 	// file carries them after the weights.
 	StageModels []*Model
+	// Network is the neural encoder whose label scores join the linear
+	// model's state scores (Header.Encoder), nil for most models; the
+	// file carries its weights last.
+	Network *neural.Network
 }
 
 // Header is the JSON part of a model file.
@@ -103,9 +113,12 @@ type Header struct {
 	Trigrams int `json:"trigrams,omitempty"`
 	// UnknownAttrs[g] is the attribute standing for template g's values
 	// unseen in training (see feature.Mapper.UnknownAttrs).
-	UnknownAttrs []int32    `json:"unknown_attrs"`
-	Learner      Learner    `json:"learner"`
-	Provenance   Provenance `json:"provenance"`
+	UnknownAttrs []int32 `json:"unknown_attrs"`
+	// Encoder is the network's header (configuration, vocabulary,
+	// columns; format version 4), nil without a network.
+	Encoder    *neural.Header `json:"encoder,omitempty"`
+	Learner    Learner        `json:"learner"`
+	Provenance Provenance     `json:"provenance"`
 }
 
 // Learner records which learner made the model and how.
@@ -176,6 +189,10 @@ func (m *Model) encode() ([]byte, error) {
 	if err != nil {
 		return nil, err
 	}
+	net, err := m.encodeNetwork(&h)
+	if err != nil {
+		return nil, err
+	}
 	h.Version = h.FormatVersion()
 	meta, err := json.Marshal(h)
 	if err != nil {
@@ -194,6 +211,9 @@ func (m *Model) encode() ([]byte, error) {
 	}
 	if h.Trigrams != 0 {
 		size += 8 + 12*h.Trigrams
+	}
+	if net != nil {
+		size += 8 + len(net)
 	}
 	b := make([]byte, 0, size)
 	b = append(b, magic[:]...)
@@ -223,6 +243,10 @@ func (m *Model) encode() ([]byte, error) {
 		b = le.AppendUint64(b, uint64(len(st)))
 		b = append(b, st...)
 	}
+	if net != nil {
+		b = le.AppendUint64(b, uint64(len(net)))
+		b = append(b, net...)
+	}
 	sum := sha256.Sum256(b)
 	return append(b, sum[:]...), nil
 }
@@ -241,6 +265,9 @@ func uvarintLen(x uint64) int {
 // in an encoding, locally normalized, with pair features, hidden states or
 // stages, PlainVersion for every other.
 func (h *Header) FormatVersion() int {
+	if h.Encoder != nil {
+		return NeuralVersion
+	}
 	if h.Trigrams != 0 {
 		return SecondOrderVersion
 	}
@@ -372,11 +399,11 @@ func Decode(data []byte) (*Model, error) {
 		return nil, ErrNotModel
 	}
 	version := binary.LittleEndian.Uint32(data[len(magic):])
-	if version != PlainVersion && version != Version && version != SecondOrderVersion {
-		if version > SecondOrderVersion {
-			return nil, fmt.Errorf("model file format version %d is newer than this trellis supports (%d); use a newer trellis", version, SecondOrderVersion)
+	if version < PlainVersion || version > NeuralVersion {
+		if version > NeuralVersion {
+			return nil, fmt.Errorf("model file format version %d is newer than this trellis supports (%d); use a newer trellis", version, NeuralVersion)
 		}
-		return nil, fmt.Errorf("model file format version %d is not supported (this trellis reads versions %d to %d)", version, PlainVersion, SecondOrderVersion)
+		return nil, fmt.Errorf("model file format version %d is not supported (this trellis reads versions %d to %d)", version, PlainVersion, NeuralVersion)
 	}
 	if len(data) < len(magic)+4+sha256.Size {
 		return nil, fmt.Errorf("truncated model file (%s)", plural.Count(len(data), "byte"))
@@ -394,8 +421,8 @@ func Decode(data []byte) (*Model, error) {
 			return nil, fmt.Errorf("model header: %w", err)
 		}
 		// The header repeats the format version; the two must agree.
-		if m.Version > SecondOrderVersion {
-			return nil, fmt.Errorf("model header says format version %d, newer than this trellis supports (%d); use a newer trellis", m.Version, SecondOrderVersion)
+		if m.Version > NeuralVersion {
+			return nil, fmt.Errorf("model header says format version %d, newer than this trellis supports (%d); use a newer trellis", m.Version, NeuralVersion)
 		}
 		if m.Version != int(version) {
 			return nil, fmt.Errorf("corrupted model: header says format version %d, the file says %d", m.Version, version)
@@ -442,6 +469,9 @@ func Decode(data []byte) (*Model, error) {
 	if r.err == nil {
 		m.StageModels, r.err = decodeStages(r, m.Stages)
 	}
+	if r.err == nil && m.Encoder != nil {
+		m.Network, r.err = decodeNetwork(r, m.Encoder)
+	}
 	if r.err != nil {
 		return nil, r.err
 	}
@@ -460,6 +490,9 @@ func Decode(data []byte) (*Model, error) {
 	}
 	if len(m.Attrs) != m.Linear.NumAttrs() {
 		return nil, fmt.Errorf("corrupted model: %d attribute names for %d attributes", len(m.Attrs), m.Linear.NumAttrs())
+	}
+	if m.Network != nil && m.Network.Labels != m.Linear.NumLabels {
+		return nil, fmt.Errorf("corrupted model: the network scores %d labels, the model has %d", m.Network.Labels, m.Linear.NumLabels)
 	}
 	for g, a := range m.UnknownAttrs {
 		if a < -1 || int(a) >= len(m.Attrs) {

@@ -29,6 +29,7 @@ import (
 	"github.com/trellis-nlp/trellis/framework/learn"
 	"github.com/trellis-nlp/trellis/framework/linear"
 	"github.com/trellis-nlp/trellis/framework/model"
+	"github.com/trellis-nlp/trellis/framework/neural"
 	"github.com/trellis-nlp/trellis/framework/progress"
 	htmlreport "github.com/trellis-nlp/trellis/framework/report"
 	"github.com/trellis-nlp/trellis/framework/rundir"
@@ -150,6 +151,8 @@ type encoded struct {
 	wordColumn int
 	// stage is the first stage of a second stage's encoding (stage.go).
 	stage *stageRun
+	// neural holds each encoder block's inputs, by name (neural.go).
+	neural map[string]*neuralInputs
 }
 
 // wordColumnName is the word column's name, as the model records it ("" for
@@ -551,6 +554,9 @@ func encodeSentences(ctx context.Context, o Options, mp *feature.Mapper, sents [
 	if err != nil {
 		return nil, err
 	}
+	if err := enc.encodeNeural(s, sents); err != nil {
+		return nil, err
+	}
 	if enc.devSents, err = readDev(); err != nil {
 		return nil, err
 	}
@@ -657,7 +663,10 @@ type learnerResult struct {
 func runLearner(ctx context.Context, o Options, enc *encoded, li *spec.LearnerInstance, constraints *lattice.Constraints, dataHashes map[string]string, pre *trained) (*learnerResult, error) {
 	log := o.Log.With().Str("learner", li.Name).Logger()
 	lm := &LearnerMetrics{Learner: li.Type}
-	p := newProblem(o, enc, li, log, constraints)
+	p, err := newProblem(o, enc, li, log, constraints)
+	if err != nil {
+		return nil, err
+	}
 	p.Observe = func(pt learn.Point) { lm.Curve = append(lm.Curve, pt) }
 	modelPath := rundir.ModelPath(o.OutDir, li.Name)
 	if pre != nil {
@@ -710,7 +719,7 @@ func saveAndEvaluate(ctx context.Context, o Options, enc *encoded, li *spec.Lear
 		return nil, fmt.Errorf("%s produced %w; no model written", li.Type, err)
 	}
 
-	m, err := newModel(s, enc, li, res.Model, dataHashes)
+	m, err := newModel(s, enc, li, res, dataHashes)
 	if err != nil {
 		return nil, err
 	}
@@ -729,7 +738,7 @@ func saveAndEvaluate(ctx context.Context, o Options, enc *encoded, li *spec.Lear
 // (and dev) data, the mapper, the constraints, the model it continues
 // from (init_model) and the run's settings. It is the one place a
 // learn.Problem is built (runs, Train, tuning candidates).
-func newProblem(o Options, enc *encoded, li *spec.LearnerInstance, log zerolog.Logger, constraints *lattice.Constraints) *learn.Problem {
+func newProblem(o Options, enc *encoded, li *spec.LearnerInstance, log zerolog.Logger, constraints *lattice.Constraints) (*learn.Problem, error) {
 	s := o.Spec
 	p := &learn.Problem{
 		Train: enc.train, NumAttrs: enc.mapper.Attrs().Len(), NumLabels: enc.mapper.Labels().Len(),
@@ -739,16 +748,24 @@ func newProblem(o Options, enc *encoded, li *spec.LearnerInstance, log zerolog.L
 	if li.InitModel != nil {
 		p.Init = li.InitModel.Model.Linear
 	}
+	var net *neural.Network
+	if li.Encoder != nil {
+		var err error
+		if p.Encoder, err = enc.encoderProblem(s, li, p.NumLabels); err != nil {
+			return nil, err
+		}
+		net = p.Encoder.Net
+	}
 	if enc.dev != nil {
 		p.Dev = enc.dev
-		p.DevScore = devScorer(enc, s.Labels.Training(), constraints, li, o.Threads)
+		p.DevScore = devScorer(enc, s.Labels.Training(), constraints, li, net, o.Threads)
 	}
-	return p
+	return p, nil
 }
 
 // newModel is the model file of weights trained by learner li: the
 // weights with the mapper, format, scheme and provenance they go with.
-func newModel(s *spec.Spec, enc *encoded, li *spec.LearnerInstance, weights *linear.Model, dataHashes map[string]string) (*model.Model, error) {
+func newModel(s *spec.Spec, enc *encoded, li *spec.LearnerInstance, res *learn.Result, dataHashes map[string]string) (*model.Model, error) {
 	cfg, err := json.Marshal(li.Config)
 	if err != nil {
 		return nil, err
@@ -761,7 +778,8 @@ func newModel(s *spec.Spec, enc *encoded, li *spec.LearnerInstance, weights *lin
 			Learner:    model.Learner{Name: li.Name, Type: li.Type, Config: cfg},
 			Provenance: model.Provenance{Experiment: s.Name, SpecHash: s.Hash, DataHashes: dataHashes, Seed: s.Seed, Trellis: Version()},
 		},
-		Linear: weights,
+		Linear:  res.Model,
+		Network: res.Network,
 	}
 	if s.Labels.Encode != scheme.None {
 		m.OutputScheme = s.Labels.Scheme.String()
@@ -937,8 +955,9 @@ func segmentationVocabulary(sch scheme.Scheme, enc *encoded) map[string]bool {
 // devScorer returns the function learners call to score a model on the
 // dev corpus with the experiment's main metric, decoding as the tagger
 // will decode the test corpus (devDecoder).
-func devScorer(enc *encoded, sch scheme.Scheme, constraints *lattice.Constraints, li *spec.LearnerInstance, threads int) func(m *linear.Model) float64 {
+func devScorer(enc *encoded, sch scheme.Scheme, constraints *lattice.Constraints, li *spec.LearnerInstance, net *neural.Network, threads int) func(m *linear.Model) float64 {
 	d := newDevDecoder(enc, constraints, li, threads)
+	d.net = net
 	return func(m *linear.Model) float64 {
 		r := eval.Evaluate(d.decode(m), eval.Options{Scheme: sch})
 		return MainMetric(r, sch)
@@ -962,6 +981,9 @@ type devDecoder struct {
 	threads     int
 	sents       []eval.Sentence // Gold from the corpus, Pred rewritten by each decode
 	scorer      linear.Scorer   // one packed copy of the state weights
+	// net, when set, is the encoder trained with the model: its label
+	// scores, under its weights at the call, join the templates'.
+	net *neural.Network
 }
 
 func newDevDecoder(enc *encoded, constraints *lattice.Constraints, li *spec.LearnerInstance, threads int) *devDecoder {
@@ -1003,6 +1025,20 @@ func (d *devDecoder) decode(m *linear.Model) []eval.Sentence {
 	return d.sents
 }
 
+// adder is a goroutine's Adder of the network's scores, nil without one.
+func (d *devDecoder) adder() *neural.Adder {
+	if d.net == nil {
+		return nil
+	}
+	a, err := d.net.NewAdder(d.enc.mapper.Columns().Names)
+	if err != nil {
+		// The run checked the columns against the training corpus's
+		// format, which the dev corpus shares.
+		panic(err)
+	}
+	return a
+}
+
 // decodeShare decodes the dev sentences w, w+threads, … with m.
 func (d *devDecoder) decodeShare(m *linear.Model, chain *lattice.Chain, relax lattice.Relaxation, w int) {
 	labels := d.enc.mapper.Labels().Names()
@@ -1011,8 +1047,14 @@ func (d *devDecoder) decodeShare(m *linear.Model, chain *lattice.Chain, relax la
 	var sc, decoded lattice.Scores
 	chain.Attach(&sc)
 	var path []int32
+	add := d.adder()
 	for k := w; k < len(d.sents); k += d.threads {
 		d.scorer.Lattice(&sc, d.enc.dev, k)
+		if add != nil {
+			if err := add.Add(sc.State, d.enc.devSents[k]); err != nil {
+				panic(err) // the vocabulary maps every value to an ID
+			}
+		}
 		path = append(path[:0], make([]int32, sc.N)...)
 		if sc.N > 0 {
 			decoded = sc

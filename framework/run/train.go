@@ -99,7 +99,10 @@ func trainOne(ctx context.Context, o Options, enc *encoded, li *spec.LearnerInst
 		// The labels are in the training encoding (encodeSentences).
 		constraints = scheme.Constraints(enc.mapper.Labels().Names(), o.Spec.Labels.Training())
 	}
-	p := newProblem(o, enc, li, o.Log.With().Str("learner", li.Name).Logger(), constraints)
+	p, err := newProblem(o, enc, li, o.Log.With().Str("learner", li.Name).Logger(), constraints)
+	if err != nil {
+		return nil, err
+	}
 	res, err := li.Learner.Train(ctx, p)
 	if err != nil {
 		return nil, fmt.Errorf("learner %q: %w", li.Name, err)
@@ -107,5 +110,5 @@ func trainOne(ctx context.Context, o Options, enc *encoded, li *spec.LearnerInst
 	if err := checkFinite(res.Model.W); err != nil {
 		return nil, fmt.Errorf("learner %q: %s produced %w", li.Name, li.Type, err)
 	}
-	return newModel(o.Spec, enc, li, res.Model, dataHashes)
+	return newModel(o.Spec, enc, li, res, dataHashes)
 }

@@ -205,9 +205,12 @@ func trainCandidate(ctx context.Context, o Options, e *encoded, li *spec.Learner
 		constraints = scheme.Constraints(e.mapper.Labels().Names(), s.Labels.Training())
 	}
 	tr := &trained{}
-	p := newProblem(o, e, li, o.Log.With().Str("learner", li.Name).Interface("candidate", c).Logger(), constraints)
+	p, err := newProblem(o, e, cli, o.Log.With().Str("learner", li.Name).Interface("candidate", c).Logger(), constraints)
+	if err != nil {
+		return nil, 0, err
+	}
 	p.Observe = func(pt learn.Point) { tr.curve = append(tr.curve, pt) }
-	score := devScorer(e, s.Labels.Training(), constraints, cli, o.Threads)
+	score := p.DevScore
 	// In cross-validation e.dev is the held-out fold: the learner must
 	// not see it while training.
 	p.Dev, p.DevScore = nil, nil

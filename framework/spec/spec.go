@@ -42,11 +42,13 @@ type Spec struct {
 	Seed        uint64            `json:"seed"`
 	Variables   map[string]string `json:"variables"`
 
-	Corpora    []*Corpus          `json:"corpora"`
-	Labels     Labels             `json:"labels"`
-	Features   Features           `json:"features"`
-	Learners   []*LearnerInstance `json:"learners"`
-	Evaluation Evaluation         `json:"evaluation"`
+	Corpora  []*Corpus          `json:"corpora"`
+	Labels   Labels             `json:"labels"`
+	Features Features           `json:"features"`
+	Learners []*LearnerInstance `json:"learners"`
+	// Encoders are the encoder blocks: neural encoders that learners name.
+	Encoders   []*Encoder `json:"encoders,omitempty"`
+	Evaluation Evaluation `json:"evaluation"`
 	// Tunes are the tune blocks: learner settings picked on the dev
 	// corpus or by cross-validation on the train corpus.
 	Tunes []*Tune `json:"tunes,omitempty"`
@@ -271,6 +273,9 @@ type LearnerInstance struct {
 	// InitModel is the model a learner with init_model continues
 	// training from (see initmodel.go), nil for the others.
 	InitModel *InitModel `json:"init_model,omitempty"`
+	// Encoder is the encoder block the learner trains with its model
+	// (encoder = "name"), nil for a learner of templates only.
+	Encoder *Encoder `json:"encoder,omitempty"`
 }
 
 // Evaluation is the evaluation block.
@@ -328,6 +333,7 @@ var rootSchema = &hcl.BodySchema{
 		{Type: "labels"},
 		{Type: "features"},
 		{Type: "learner", LabelNames: []string{"name"}},
+		{Type: "encoder", LabelNames: []string{"name"}},
 		{Type: "evaluation"},
 		{Type: "tune", LabelNames: []string{"learner"}},
 	},
@@ -356,6 +362,7 @@ func Decode(filename string, src []byte, vars map[string]string, reg Registries)
 	diags = append(diags, s.decodeCorpora(content.Blocks.OfType("corpus"), ctx)...)
 	diags = append(diags, s.decodeLabels(content, ctx)...)
 	diags = append(diags, s.decodeFeatures(content, ctx, reg.Templates, peekStageColumns(content.Blocks.OfType("learner"), ctx))...)
+	diags = append(diags, s.decodeEncoders(content.Blocks.OfType("encoder"), ctx, s.evalTrainName(content))...)
 	diags = append(diags, s.decodeLearners(content.Blocks.OfType("learner"), ctx, reg.Learners)...)
 	diags = append(diags, s.checkBigramLearners()...)
 	diags = append(diags, s.checkOrderLearners()...)
@@ -975,7 +982,7 @@ func (s *Spec) decodeLearners(blocks hcl.Blocks, ctx *hcl.EvalContext, reg *lear
 			continue
 		}
 		head, rest, d := b.Body.PartialContent(&hcl.BodySchema{Attributes: []hcl.AttributeSchema{
-			{Name: "type", Required: true}, {Name: "decode"}, {Name: "beam"}}, Blocks: stageSchema.Blocks})
+			{Name: "type", Required: true}, {Name: "decode"}, {Name: "beam"}, {Name: "encoder"}}, Blocks: stageSchema.Blocks})
 		if diags = append(diags, d...); d.HasErrors() {
 			continue
 		}
@@ -1016,6 +1023,10 @@ func (s *Spec) decodeLearners(blocks hcl.Blocks, ctx *hcl.EvalContext, reg *lear
 		}
 		li := &LearnerInstance{Name: name, Type: typ, Learner: l, Config: l.Config(), Range: b.DefRange,
 			Decode: method, Beam: beam, Stage: stage, body: rest, ctx: ctx}
+		if d := s.decodeLearnerEncoder(li, head, rest, ctx); d.HasErrors() {
+			diags = append(diags, d...)
+			continue
+		}
 		if c, ok := l.(learn.Continuer); ok && c.InitModel() != "" {
 			li.InitModel = &InitModel{Path: s.path(c.InitModel()), Range: *attrRange(b, "init_model")}
 		}
@@ -1181,4 +1192,3 @@ func (s *Spec) decodeEvaluation(content *hcl.BodyContent, ctx *hcl.EvalContext) 
 	s.Evaluation = cfg
 	return diags
 }
-

@@ -60,7 +60,7 @@ func (t *Tagger) TagDetailed(sents []*corpus.Sentence, k int) ([]Decoded, error)
 	paths := make([][]int32, kStates)
 	scores := make([]float64, kStates)
 	for j, s := range sents {
-		t.scorer.Lattice(&t.scores, data, j)
+		t.lattice(&t.scores, data, j)
 		sc := t.scores
 		found := t.best(paths, scores, &sc, k, kStates)
 		for found == 0 && t.relax.Relax(&sc) {

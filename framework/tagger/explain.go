@@ -2,6 +2,7 @@ package tagger
 
 import (
 	"cmp"
+	"fmt"
 	"math"
 	"slices"
 
@@ -29,8 +30,8 @@ type TokenExplanation struct {
 	// ("B-NP#1"), whose weights the features and transitions are; empty
 	// for other models.
 	HiddenState string `json:"hidden_state,omitempty"`
-	// Score is State + Trans + Start + Stop + Trigram + StopTrigram
-	// (those present).
+	// Score is State + Encoder + Trans + Start + Stop + Trigram +
+	// StopTrigram (those present).
 	Score float64 `json:"score"`
 	// State is the sum of the contributions of every state feature of the
 	// token for Label.
@@ -43,6 +44,9 @@ type TokenExplanation struct {
 	Features  []Contribution `json:"features"`
 	Rest      float64        `json:"rest"`
 	RestCount int            `json:"rest_count"`
+	// Encoder is the network's label score of the token for Label (a
+	// model with a neural encoder; nil otherwise).
+	Encoder *float64 `json:"encoder,omitempty"`
 	// Trans is the transition score from the previous predicted label
 	// (nil on the first token, and for models without transitions),
 	// input-conditioned transitions included.
@@ -126,6 +130,7 @@ func (t *Tagger) explain(data *feature.Dataset, k, top int) Explanation {
 	}
 	lm := t.Model.Linear
 	start, _ := data.Sentence(k)
+	net := t.networkScores(k, n)
 	for i, y := range path {
 		te := t.explainToken(data, start+i, int(y), top)
 		if lm.States() > 1 {
@@ -133,6 +138,10 @@ func (t *Tagger) explain(data *feature.Dataset, k, top int) Explanation {
 		}
 		ex.Labels[i] = te.Label
 		te.Score = te.State
+		if net != nil {
+			te.Encoder = ptr(net[i*sc.L+int(y)])
+			te.Score += *te.Encoder
+		}
 		transitions := t.Model.Linear.Transitions
 		if i > 0 && (transitions || transAt(&sc, i, int(path[i-1]), int(y)) != 0) {
 			te.Trans = ptr(transAt(&sc, i, int(path[i-1]), int(y)))
@@ -160,6 +169,19 @@ func (t *Tagger) explain(data *feature.Dataset, k, top int) Explanation {
 		ex.Tokens[i] = te
 	}
 	return ex
+}
+
+// networkScores is the network's [N][L] label scores of sentence k of the
+// batch, nil without a network.
+func (t *Tagger) networkScores(k, n int) []float64 {
+	if t.net == nil {
+		return nil
+	}
+	out := make([]float64, n*t.Model.Linear.NumLabels)
+	if err := t.net.Add(out, t.batch[k]); err != nil {
+		panic(fmt.Sprintf("tagger: network: %v", err)) // as in lattice
+	}
+	return out
 }
 
 // explainTrigrams sets a second-order model's trigram weights of token i

@@ -24,7 +24,7 @@ func (t *Tagger) ScoreOnly(sents []*corpus.Sentence) (func(k int) int, error) {
 	}
 	data := t.enc.Dataset()
 	return func(k int) int {
-		t.scorer.Lattice(&t.scores, data, k)
+		t.lattice(&t.scores, data, k)
 		return t.scores.N
 	}, nil
 }

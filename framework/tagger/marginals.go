@@ -29,7 +29,7 @@ func (t *Tagger) Marginals(sents []*corpus.Sentence) ([][][]float64, error) {
 	states := make([]float64, 0, lm.NumLabels)
 	out := make([][][]float64, len(sents))
 	for k := range sents {
-		t.scorer.Lattice(&t.scores, data, k)
+		t.lattice(&t.scores, data, k)
 		sc := t.scores
 		n := sc.N
 		if n == 0 {

@@ -41,6 +41,12 @@ func (t *Tagger) Replica(reg *feature.Registry) (*Tagger, error) {
 	r := &Tagger{Model: t.Model, Format: t.Format, mapper: mp, extractors: xs, enc: enc, documents: t.documents,
 		ws: lattice.NewWorkspace(t.Model.Linear.NumLabels), scorer: t.scorer, chain: t.chain, relax: t.relax,
 		from: t.from, to: t.to, convert: t.convert}
+	if t.net != nil {
+		if r.net, err = t.Model.Network.NewAdder(t.Format.Columns()); err != nil {
+			r.Close()
+			return nil, err
+		}
+	}
 	r.dec = lattice.NewDecoder(r.ws, t.dec.Method, t.dec.Width)
 	r.dec.States = t.dec.States
 	r.chain.Attach(&r.scores)

@@ -48,6 +48,7 @@ func (t *Tagger) newStages(reg *feature.Registry) error {
 // encode encodes a batch into t.enc: with stages, over rows extended by
 // the first stages' labels (restored before it returns).
 func (t *Tagger) encode(sents []*corpus.Sentence) error {
+	t.batch = sents
 	if len(t.stages) == 0 {
 		return t.enc.Encode(sents)
 	}
@@ -106,6 +107,13 @@ func (t *Tagger) restoreRows(sents []*corpus.Sentence) {
 // stages: the columns the input must have.
 func (t *Tagger) readColumns() (read, undeclared []string) {
 	read, undeclared = t.mapper.ReadColumns()
+	if net := t.Model.Network; net != nil {
+		for _, c := range append([]string{net.WordColumn}, net.Columns...) {
+			if !slices.Contains(read, c) {
+				read = append(read, c)
+			}
+		}
+	}
 	for _, st := range t.stages {
 		r, u := st.readColumns()
 		for _, c := range r {

@@ -10,6 +10,7 @@ import (
 	"github.com/trellis-nlp/trellis/framework/lattice"
 	"github.com/trellis-nlp/trellis/framework/linear"
 	"github.com/trellis-nlp/trellis/framework/model"
+	"github.com/trellis-nlp/trellis/framework/neural"
 	"github.com/trellis-nlp/trellis/framework/scheme"
 )
 
@@ -40,6 +41,11 @@ type Tagger struct {
 	chain  *lattice.Chain
 	relax  lattice.Relaxation
 	scores lattice.Scores
+	// net adds a model's network scores to the state scores (nil without
+	// a network); batch is the batch encode last encoded, whose sentence
+	// k is the dataset's sentence k.
+	net   *neural.Adder
+	batch []*corpus.Sentence
 	// decoded is the lattice decodeStates found its path in: scores, or
 	// scores loosened by relax.
 	decoded lattice.Scores
@@ -97,6 +103,12 @@ func New(m *model.Model, reg *feature.Registry, opt Options) (*Tagger, error) {
 		// Greedy and beam search extend paths by one label and read first-order scores only.
 		t.Close()
 		return nil, fmt.Errorf("%s decoding reads first-order scores only; a second-order model decodes with viterbi or posterior", opt.Decode)
+	}
+	if m.Network != nil {
+		if t.net, err = m.Network.NewAdder(f.Columns()); err != nil {
+			t.Close()
+			return nil, fmt.Errorf("model network: %w", err)
+		}
 	}
 	t.dec = lattice.NewDecoder(t.ws, opt.Decode, opt.Beam)
 	t.dec.States = m.Linear.States() // posterior decoding sums a latent model's states
@@ -224,7 +236,7 @@ func (t *Tagger) decode(data *feature.Dataset, k int) []int32 {
 // decodeStates is decode without the mapping of a latent model's states
 // to their labels; t.scores holds the sentence's lattice afterwards.
 func (t *Tagger) decodeStates(data *feature.Dataset, k int) []int32 {
-	t.scorer.Lattice(&t.scores, data, k)
+	t.lattice(&t.scores, data, k)
 	n := t.scores.N
 	if cap(t.path) < n {
 		t.path = make([]int32, n)
@@ -233,6 +245,20 @@ func (t *Tagger) decodeStates(data *feature.Dataset, k int) []int32 {
 	t.decoded = t.scores
 	t.dec.DecodeRelaxed(t.path, &t.decoded, t.relax)
 	return t.path
+}
+
+// lattice fills sc with the scores of sentence k of data, the batch
+// encode last encoded: the linear model's, plus its network's label
+// scores when it has one.
+func (t *Tagger) lattice(sc *lattice.Scores, data *feature.Dataset, k int) {
+	t.scorer.Lattice(sc, data, k)
+	if t.net != nil {
+		if err := t.net.Add(sc.State, t.batch[k]); err != nil {
+			// The vocabulary maps every cell to an ID of the network's
+			// tables, which the model file's header sized.
+			panic(fmt.Sprintf("tagger: network: %v", err))
+		}
+	}
 }
 
 // BatchSize is how many sentences Stream encodes per call: large enough to

@@ -24,6 +24,7 @@ import (
 	"github.com/rs/zerolog"
 
 	"github.com/trellis-nlp/trellis/framework/learn"
+	"github.com/trellis-nlp/trellis/framework/learn/joint"
 	"github.com/trellis-nlp/trellis/framework/linear"
 	"github.com/trellis-nlp/trellis/framework/optim"
 )
@@ -181,6 +182,7 @@ type Learner struct {
 
 var _ learn.Learner = (*Learner)(nil)
 var _ learn.PairLearner = (*Learner)(nil)
+var _ learn.EncoderLearner = (*Learner)(nil)
 
 // New returns a CRF learner with default settings.
 func New() learn.Learner { return &Learner{} }
@@ -320,6 +322,9 @@ func (l *Learner) Validate() hcl.Diagnostics {
 // Train implements learn.Learner.
 func (l *Learner) Train(ctx context.Context, p *learn.Problem) (*learn.Result, error) {
 	s := l.settings()
+	if p.Encoder != nil {
+		return l.trainEncoder(ctx, p, s)
+	}
 	if !l.TrainsPairs() {
 		if err := learn.RefusePairs(p, s.name); err != nil {
 			return nil, err
@@ -386,6 +391,43 @@ func (l *Learner) Train(ctx context.Context, p *learn.Problem) (*learn.Result, e
 	}
 	return &learn.Result{Model: m, Info: info}, nil
 }
+
+// trainEncoder trains p's neural encoder with the model (package joint):
+// the CRF form makes a BiLSTM-CRF, maxent a BiLSTM-softmax. c2 and
+// features mean what they mean without an encoder; the encoder block
+// has the rest of the training's settings.
+func (l *Learner) trainEncoder(ctx context.Context, p *learn.Problem, s settings) (*learn.Result, error) {
+	if !l.TrainsEncoder() {
+		return nil, learn.RefuseEncoder(p, s.name)
+	}
+	if err := learn.RefusePairs(p, s.name+" with an encoder"); err != nil {
+		return nil, err
+	}
+	if err := learn.RefuseSecondOrder(p, s.name+" with an encoder"); err != nil {
+		return nil, err
+	}
+	p = l.problem(p)
+	m, err := learn.StartModel(l.cfg.Features, p)
+	if err != nil {
+		return nil, err
+	}
+	out := joint.CRF
+	if l.form == PerToken {
+		out = joint.Softmax
+	}
+	p.Log.Info().Int("features", m.NumFeatures()).Int("labels", m.NumOutputLabels()).Int("parameters", p.Encoder.Net.Enc.Params.Size()).
+		Str("output", map[joint.Output]string{joint.CRF: "crf", joint.Softmax: "softmax"}[out]).Msg(s.name + " training with an encoder")
+	return joint.Train(ctx, p, m, out, joint.Settings{C2: s.c2})
+}
+
+// TrainsEncoder implements learn.EncoderLearner: the CRF without hidden
+// states (a BiLSTM-CRF) and maxent (a BiLSTM-softmax) do.
+func (l *Learner) TrainsEncoder() bool {
+	return l.form == PerToken || l.form == Chain && l.cfg.HiddenStates < 2
+}
+
+// EncoderSettings implements learn.EncoderLearner.
+func (l *Learner) EncoderSettings() []string { return []string{"c2", "features"} }
 
 // TrainsPairs implements learn.PairLearner: the CRF trains
 // input-conditioned transitions; maxent has no transitions, the MEMM's

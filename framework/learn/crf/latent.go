@@ -253,7 +253,7 @@ func (wk *worker) latentSentence(o *objective, x []float64, s int, g []float64) 
 			stop[last+j] -= mc[(n-1)*k+j]
 		}
 	}
-	addStateExpectations(m, d, lo, marg, g)
+	m.AddStateGradient(g, d, lo, marg)
 	return logZ - logZClamped
 }
 

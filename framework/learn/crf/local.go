@@ -50,7 +50,7 @@ func (wk *worker) localSentence(o *objective, x []float64, s int, g []float64) f
 			}
 		}
 	}
-	addStateExpectations(m, d, lo, marg, g)
+	m.AddStateGradient(g, d, lo, marg)
 	return loss
 }
 

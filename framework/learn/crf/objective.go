@@ -390,7 +390,7 @@ func (wk *worker) sentence(o *objective, x []float64, s int, g []float64) float6
 			o.hot.AddExpectations(g, wk.hotG, d.Attrs[d.TokenOff[t]:d.TokenOff[t+1]], marg[i*l:(i+1)*l])
 		}
 	} else {
-		addStateExpectations(m, d, lo, marg, g)
+		m.AddStateGradient(g, d, lo, marg)
 	}
 	if m.PairOff != nil {
 		wk.addPairExpectations(m, d, lo, g, o.transitions)
@@ -443,42 +443,6 @@ func (wk *worker) addPairExpectations(m *linear.Model, d *feature.Dataset, lo in
 			gs = gs[:len(ks)]
 			for j, key := range ks {
 				gs[j] += v * pair[key]
-			}
-		}
-	}
-}
-
-// addStateExpectations adds to g, for the tokens lo, lo+1, … of d, each
-// state feature's value times the probability of its label in that
-// token's row of marg (N×L).
-func addStateExpectations(m *linear.Model, d *feature.Dataset, lo int, marg, g []float64) {
-	l := m.NumLabels
-	n := len(marg) / l
-	off, featLabel := m.FeatOff, m.FeatLabel
-	for i := 0; i < n; i++ {
-		row := marg[i*l : (i+1)*l]
-		t := lo + i
-		k0, k1 := d.TokenOff[t], d.TokenOff[t+1]
-		attrs := d.Attrs[k0:k1]
-		if d.Values == nil {
-			for _, a := range attrs {
-				f0, f1 := off[a], off[a+1]
-				lab := featLabel[f0:f1]
-				gf := g[f0:f1]
-				gf = gf[:len(lab)]
-				for j, y := range lab {
-					gf[j] += row[y]
-				}
-			}
-			continue
-		}
-		vals := d.Values[k0:k1]
-		for k, a := range attrs {
-			v := vals[k]
-			f0, f1 := off[a], off[a+1]
-			gf := g[f0:f1]
-			for j, y := range featLabel[f0:f1] {
-				gf[j] += v * row[y]
 			}
 		}
 	}

@@ -1,0 +1,151 @@
+// network.go holds Network, a trained (or training) encoder with its
+// vocabulary, how a model file records it, and Adder, which adds its
+// label scores to a sentence's lattice.
+
+package neural
+
+import (
+	"bytes"
+	"fmt"
+	"math/rand/v2"
+	"slices"
+
+	"github.com/trellis-nlp/trellis/framework/corpus"
+	"github.com/trellis-nlp/trellis/framework/nn"
+)
+
+// Header is what a model file records of a network in its JSON header;
+// the weights follow in binary (nn.Params.WriteTo).
+type Header struct {
+	Config Config `json:"config"`
+	Vocab  *Vocab `json:"vocab"`
+	// WordColumn and Columns name the columns the network reads.
+	WordColumn string   `json:"word_column"`
+	Columns    []string `json:"columns,omitempty"`
+	// Labels is the width of the label scores: the model's labels.
+	Labels int `json:"labels"`
+	// VectorsSHA256 pins the pretrained vectors file the word table
+	// started from, "" without one.
+	VectorsSHA256 string `json:"vectors_sha256,omitempty"`
+}
+
+// Network is an encoder with its vocabulary: what turns a sentence's
+// cells into label scores.
+type Network struct {
+	Header
+	Enc *nn.Encoder[float32]
+}
+
+// New builds the network of h with every weight zero (Init or ReadWeights
+// gives it weights).
+func New(h Header) (*Network, error) {
+	if h.Vocab == nil || len(h.Vocab.Words) == 0 || h.Labels < 1 {
+		return nil, fmt.Errorf("neural: a network needs a vocabulary and labels")
+	}
+	h.Vocab.index()
+	c := h.Config
+	ec := nn.EncoderConfig{Words: len(h.Vocab.Words), WordDim: c.WordDim, Hidden: c.Hidden, Layers: c.Layers, Labels: h.Labels}
+	if c.Dropout != nil {
+		ec.InputDropout, ec.OutputDropout = *c.Dropout, *c.Dropout
+	}
+	if c.Char == CharCNN {
+		ec.Chars, ec.CharDim, ec.CharFilters, ec.CharWindow = len(h.Vocab.Chars), c.CharDim, c.CharFilters, c.CharWindow
+	}
+	if len(h.Columns) != len(h.Vocab.Columns) {
+		return nil, fmt.Errorf("neural: %d columns for %d column tables", len(h.Columns), len(h.Vocab.Columns))
+	}
+	for i, name := range h.Columns {
+		ec.Extra = append(ec.Extra, nn.Column{Name: name, Size: len(h.Vocab.Columns[i]), Dim: c.Columns[name]})
+	}
+	enc, err := nn.NewEncoder[float32](ec)
+	if err != nil {
+		return nil, err
+	}
+	return &Network{Header: h, Enc: enc}, nil
+}
+
+// ColumnNames lists the embedded columns of c in a fixed order (sorted).
+func ColumnNames(c *Config) []string {
+	names := make([]string, 0, len(c.Columns))
+	for n := range c.Columns {
+		names = append(names, n)
+	}
+	slices.Sort(names)
+	return names
+}
+
+// Init draws the weights from seed (nn.Params.Init's fixed order).
+func (n *Network) Init(seed uint64) {
+	n.Enc.Params.Init(rand.New(rand.NewPCG(seed, 0x656e63)))
+}
+
+// Weights returns the weights as a model file stores them.
+func (n *Network) Weights() ([]byte, error) {
+	var b bytes.Buffer
+	_, err := n.Enc.Params.WriteTo(&b)
+	return b.Bytes(), err
+}
+
+// ReadWeights loads weights written by Weights; they must be all of data.
+func (n *Network) ReadWeights(data []byte) error {
+	r := bytes.NewReader(data)
+	if _, err := n.Enc.Params.ReadFrom(r); err != nil {
+		return err
+	}
+	if r.Len() != 0 {
+		return fmt.Errorf("neural: %d bytes after the network's weights", r.Len())
+	}
+	return nil
+}
+
+// Input finds the columns the network reads among a format's columns.
+func (n *Network) Input(columns []string) (Input, error) {
+	in := Input{Word: slices.Index(columns, n.WordColumn)}
+	if in.Word < 0 {
+		return in, fmt.Errorf("the network reads column %q, which the format (columns %v) lacks", n.WordColumn, columns)
+	}
+	for _, name := range n.Columns {
+		c := slices.Index(columns, name)
+		if c < 0 {
+			return in, fmt.Errorf("the network reads column %q, which the format (columns %v) lacks", name, columns)
+		}
+		in.Columns = append(in.Columns, c)
+	}
+	return in, nil
+}
+
+// Adder adds a network's label scores to sentences' state scores at
+// inference (no dropout). It is one goroutine's: it keeps the network's
+// workspace and the sentence's input IDs, and allocates nothing once warm.
+type Adder struct {
+	net *Network
+	in  Input
+	ws  *nn.Workspace[float32]
+	enc Encoded
+}
+
+// NewAdder returns an Adder of n for sentences with the given columns.
+func (n *Network) NewAdder(columns []string) (*Adder, error) {
+	in, err := n.Input(columns)
+	if err != nil {
+		return nil, err
+	}
+	return &Adder{net: n, in: in, ws: n.Enc.NewWorkspace()}, nil
+}
+
+// Add adds the network's label scores of s to state, an [N][L] matrix
+// whose element [i][y] is the state score of label y at token i.
+func (a *Adder) Add(state []float64, s *corpus.Sentence) error {
+	if s.Len() == 0 {
+		return nil
+	}
+	a.net.Vocab.Encode(&a.enc, s, a.in)
+	scores, err := a.ws.Forward(&a.enc.Sentence, nil)
+	if err != nil {
+		return err
+	}
+	for k, v := range scores {
+		state[k] += float64(v)
+	}
+	return nil
+}
