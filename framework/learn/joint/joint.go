@@ -79,9 +79,7 @@ func Train(ctx context.Context, p *learn.Problem, m *linear.Model, out Output, s
 	loop := &learn.Loop{Name: "encoder", Unit: "epoch", Steps: t.cfg.Epochs, Work: p.Train.NumSentences(), WorkUnit: "sentences",
 		Hint: "lower the encoder's learning_rate or set clip", Step: t.epoch, Weights: func() []float64 { return m.W },
 		Evaluate: t.evaluate}
-	if p.Checkpoints != nil {
-		p.Log.Warn().Msg("the encoder's training does not checkpoint yet: an interrupted run starts again")
-	}
+	loop.Save, loop.Restore = t.save, t.restore
 	if err := loop.Run(ctx, p); err != nil {
 		return nil, err
 	}
@@ -117,9 +115,10 @@ type trainer struct {
 	sinceBest int
 }
 
-// optimizer is what nn's SGD and Adam share.
+// optimizer is nn's Optimizer with its settings reachable (the epoch the
+// schedule sees).
 type optimizer[T nn.Float] interface {
-	Step(ps *nn.Params[T]) float64
+	nn.Optimizer[T]
 	settings() *nn.Settings
 }
 
@@ -169,6 +168,11 @@ func newTrainer(p *learn.Problem, m *linear.Model, out Output, s Settings) (*tra
 // epoch runs training epoch k (1-based) and returns its mean loss per
 // sentence.
 func (t *trainer) epoch(k int, tick func(done int) error) (float64, error) {
+	// The order is a function of the seed and the epoch alone, so a
+	// resumed run draws the one it would have.
+	for i := range t.order {
+		t.order[i] = int32(i)
+	}
 	rng := rand.New(rand.NewPCG(t.p.Seed, uint64(k)))
 	rng.Shuffle(len(t.order), func(i, j int) { t.order[i], t.order[j] = t.order[j], t.order[i] })
 	t.netOpt.settings().Epoch, t.linOpt.settings().Epoch = k-1, k-1

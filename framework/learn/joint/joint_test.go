@@ -320,3 +320,57 @@ func linearBytes(w []float64) []byte {
 	}
 	return b
 }
+
+// TestResume interrupts training after epoch 2 (a checkpoint saved every
+// epoch) and resumes from it in a new trainer: the model and network end
+// with the bytes of the uninterrupted run, and the curve is replayed.
+func TestResume(t *testing.T) {
+	r := rand.New(rand.NewPCG(9, 9))
+	train, trainY := toy(r, 60)
+	dev, devY := toy(r, 20)
+	run := func(resume []byte, keep *[][]byte) ([]byte, int) {
+		cfg := tinyConfig()
+		cfg.Epochs = 6
+		drop := 0.3
+		cfg.Dropout = &drop
+		p, m := problem(t, train, trainY, true, cfg, 2)
+		net := p.Encoder.Net
+		p.DevScore = func(m *linear.Model) float64 { return accuracy(t, m, net, dev, devY, true) }
+		p.Checkpoints = &learn.Checkpoints{Every: 1, Resume: resume, Save: func(b []byte) error {
+			if keep != nil {
+				*keep = append(*keep, b)
+			}
+			return nil
+		}}
+		points := 0
+		p.Observe = func(learn.Point) { points++ }
+		res, err := Train(context.Background(), p, m, CRF, Settings{C2: 1})
+		if err != nil {
+			t.Fatal(err)
+		}
+		w, err := res.Network.Weights()
+		if err != nil {
+			t.Fatal(err)
+		}
+		return append(w, linearBytes(res.Model.W)...), points
+	}
+	var states [][]byte
+	whole, points := run(nil, &states)
+	if len(states) < 2 {
+		t.Fatalf("%d checkpoints saved, want at least 2", len(states))
+	}
+	resumed, replayed := run(states[1], nil)
+	if !bytes.Equal(whole, resumed) {
+		t.Fatal("the resumed run's weights differ from the uninterrupted run's")
+	}
+	if replayed != points {
+		t.Fatalf("resumed run observed %d points, the uninterrupted %d", replayed, points)
+	}
+	if _, err := Train(context.Background(), func() *learn.Problem {
+		p, _ := problem(t, train, trainY, true, tinyConfig(), 1)
+		p.Checkpoints = &learn.Checkpoints{Every: 1, Resume: []byte("{}")}
+		return p
+	}(), func() *linear.Model { _, m := problem(t, train, trainY, true, tinyConfig(), 1); return m }(), CRF, Settings{}); err == nil {
+		t.Fatal("a checkpoint of another shape was accepted")
+	}
+}
