@@ -157,6 +157,7 @@ func TestTagAndEvalMatchTrellis(t *testing.T) {
 	}{
 		{"conll-iob2-hmm", "../trellis/testdata/chunk.hcl", "hmm", "../trellis/testdata/chunk-test.txt", 3},
 		{"conllu-perceptron", "../../specs/quickstart.hcl", "perceptron", "../../specs/data/ud-ewt-sample/test.conllu", 4},
+		{"conll-iob2-bilstm-crf", "../trellis/testdata/chunk-neural.hcl", "bilstm_crf", "../trellis/testdata/chunk-test.txt", 2},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {

@@ -482,6 +482,58 @@ evaluation {
             with self.assertRaisesRegex(trellis.TrellisError, "not a trellis model file"):
                 trellis.CRF.load(f.name)
 
+    def test_load_neural_run_model(self):
+        """A model with a neural encoder (a BiLSTM-CRF that `trellis run`
+        trained) loads unchanged and tags words as `trellis tag` does."""
+        cmd = trellis_command()
+        with tempfile.TemporaryDirectory() as d:
+            with open(os.path.join(d, "train.txt"), "w") as f:
+                for line in CHUNKS:
+                    f.write("\n".join(t.replace("/", " ") for t in line.split()) + "\n\n")
+            with open(os.path.join(d, "spec.hcl"), "w") as f:
+                f.write("""experiment "chunks" {
+  seed = 1
+}
+corpus "train" {
+  path    = "train.txt"
+  format  = "conll"
+  columns = ["word", "chunk"]
+}
+labels {
+  column = "chunk"
+  scheme = "iob2"
+}
+features {
+  transition "t" {}
+}
+encoder "bilstm" {
+  word_dim     = 6
+  char_dim     = 4
+  char_filters = 4
+  hidden       = 6
+  epochs       = 5
+  batch_size   = 2
+}
+learner "bilstm_crf" {
+  type    = "crf"
+  encoder = "bilstm"
+}
+evaluation {
+  train = "train"
+  test  = "train"
+}
+""")
+            run([cmd, "run", os.path.join(d, "spec.hcl"), "--out", os.path.join(d, "run")])
+            path = os.path.join(d, "run", "models", "bilstm_crf.model")
+            crf = trellis.CRF.load(path)
+            words = [["the", "cat", "sees", "a", "dog"], ["dogs", "sing", "unseen"]]
+            out = run([cmd, "tag", "--model", path, "--input", "text"],
+                      input="\n".join(" ".join(w) for w in words) + "\n").stdout
+            want = [[l.split("\t")[1] for l in block.split("\n") if l]
+                    for block in out.strip("\n").split("\n\n")]
+            self.assertEqual(crf.predict(words), want)
+            self.assertEqual(len(crf.predict_marginals(words)[1]), 3)
+
     def test_model_filename(self):
         X, y = chunk_data()
         with tempfile.TemporaryDirectory() as d:
