@@ -48,6 +48,24 @@ func BenchmarkGemm(b *testing.B) {
 	}
 }
 
+// BenchmarkGemmParallel is BenchmarkGemm's input projection with one
+// product per goroutine (b.RunParallel): with -cpu 2, the machine's
+// 2-core float32 rate on the encoder's shapes, the limit its training
+// is measured against (docs/results.md).
+func BenchmarkGemmParallel(b *testing.B) {
+	const m, n, k = 30, 400, 200
+	b.RunParallel(func(pb *testing.PB) {
+		rng := newRNG(1)
+		a := toF32(randVec(rng, m*k, 1))
+		w := toF32(randVec(rng, k*n, 1))
+		out := make([]float32, m*n)
+		for pb.Next() {
+			gemm(false, true, m, n, k, 1, a, k, w, k, 0, out, n)
+		}
+	})
+	b.ReportMetric(2*float64(m*n*k)*float64(b.N)/b.Elapsed().Seconds()/1e9, "GFLOP/s")
+}
+
 // benchConfig is Ma & Hovy's network: word dim 100, char CNN of 30 filters
 // (char dim 30, window 3), one BiLSTM layer of 100 units per direction,
 // 9 labels (CoNLL-2003 IOB), dropout 0.5.

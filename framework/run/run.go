@@ -217,7 +217,6 @@ func Run(ctx context.Context, o Options) (*Result, error) {
 // tuneAndRun tunes a learner if the spec says so, trains it (or keeps
 // the tuning's winner), tests it, and adds its figures to res.
 func tuneAndRun(ctx context.Context, o Options, enc *encoded, li *spec.LearnerInstance, dataHashes map[string]string, res *Result) (*rundir.ManifestLearner, error) {
-	s := o.Spec
 	if li.InitModel != nil {
 		// Its own encoding, from the model's mapper; a tuning's
 		// re-encodings keep the model's IDs too.
@@ -231,11 +230,7 @@ func tuneAndRun(ctx context.Context, o Options, enc *encoded, li *spec.LearnerIn
 	if err != nil {
 		return nil, err
 	}
-	var constraints *lattice.Constraints
-	if s.Labels.Constrained {
-		constraints = scheme.Constraints(tu.enc.mapper.Labels().Names(), s.Labels.Training())
-	}
-	lr, err := runLearner(ctx, o, tu.enc, tu.li, constraints, dataHashes, tu.pre)
+	lr, err := runLearner(ctx, o, tu.enc, tu.li, dataHashes, tu.pre)
 	if err != nil {
 		return nil, err
 	}
@@ -660,10 +655,10 @@ type learnerResult struct {
 
 // runLearner trains li (or takes pre, the model tuning already trained
 // with the same settings on the same corpus), saves the model and tests it.
-func runLearner(ctx context.Context, o Options, enc *encoded, li *spec.LearnerInstance, constraints *lattice.Constraints, dataHashes map[string]string, pre *trained) (*learnerResult, error) {
+func runLearner(ctx context.Context, o Options, enc *encoded, li *spec.LearnerInstance, dataHashes map[string]string, pre *trained) (*learnerResult, error) {
 	log := o.Log.With().Str("learner", li.Name).Logger()
 	lm := &LearnerMetrics{Learner: li.Type}
-	p, err := newProblem(o, enc, li, log, constraints)
+	p, err := newProblem(o, enc, li, log)
 	if err != nil {
 		return nil, err
 	}
@@ -738,8 +733,9 @@ func saveAndEvaluate(ctx context.Context, o Options, enc *encoded, li *spec.Lear
 // (and dev) data, the mapper, the constraints, the model it continues
 // from (init_model) and the run's settings. It is the one place a
 // learn.Problem is built (runs, Train, tuning candidates).
-func newProblem(o Options, enc *encoded, li *spec.LearnerInstance, log zerolog.Logger, constraints *lattice.Constraints) (*learn.Problem, error) {
+func newProblem(o Options, enc *encoded, li *spec.LearnerInstance, log zerolog.Logger) (*learn.Problem, error) {
 	s := o.Spec
+	constraints := enc.constraints(s)
 	p := &learn.Problem{
 		Train: enc.train, NumAttrs: enc.mapper.Attrs().Len(), NumLabels: enc.mapper.Labels().Len(),
 		Mapper: enc.mapper, Transitions: enc.mapper.Transitions(), Pairs: enc.mapper.PairAttrs(), Order: enc.mapper.Order(),
@@ -761,6 +757,16 @@ func newProblem(o Options, enc *encoded, li *spec.LearnerInstance, log zerolog.L
 		p.DevScore = devScorer(enc, s.Labels.Training(), constraints, li, net, o.Threads)
 	}
 	return p, nil
+}
+
+// constraints are the bigrams the spec's scheme forbids, over enc's
+// labels (in the training encoding: encodeSentences), when the spec
+// decodes constrained; nil otherwise.
+func (enc *encoded) constraints(s *spec.Spec) *lattice.Constraints {
+	if !s.Labels.Constrained {
+		return nil
+	}
+	return scheme.Constraints(enc.mapper.Labels().Names(), s.Labels.Training())
 }
 
 // newModel is the model file of weights trained by learner li: the

@@ -6,9 +6,7 @@ import (
 	"runtime"
 
 	"github.com/trellis-nlp/trellis/framework/corpus"
-	"github.com/trellis-nlp/trellis/framework/lattice"
 	"github.com/trellis-nlp/trellis/framework/model"
-	"github.com/trellis-nlp/trellis/framework/scheme"
 	"github.com/trellis-nlp/trellis/framework/spec"
 )
 
@@ -94,12 +92,7 @@ func trainOne(ctx context.Context, o Options, enc *encoded, li *spec.LearnerInst
 	if o.Threads <= 0 {
 		o.Threads = runtime.NumCPU()
 	}
-	var constraints *lattice.Constraints
-	if o.Spec.Labels.Constrained {
-		// The labels are in the training encoding (encodeSentences).
-		constraints = scheme.Constraints(enc.mapper.Labels().Names(), o.Spec.Labels.Training())
-	}
-	p, err := newProblem(o, enc, li, o.Log.With().Str("learner", li.Name).Logger(), constraints)
+	p, err := newProblem(o, enc, li, o.Log.With().Str("learner", li.Name).Logger())
 	if err != nil {
 		return nil, err
 	}

@@ -8,10 +8,8 @@ import (
 	"time"
 
 	"github.com/trellis-nlp/trellis/framework/eval"
-	"github.com/trellis-nlp/trellis/framework/lattice"
 	"github.com/trellis-nlp/trellis/framework/learn"
 	"github.com/trellis-nlp/trellis/framework/rundir"
-	"github.com/trellis-nlp/trellis/framework/scheme"
 	"github.com/trellis-nlp/trellis/framework/spec"
 )
 
@@ -200,12 +198,8 @@ func trainCandidate(ctx context.Context, o Options, e *encoded, li *spec.Learner
 	if err != nil {
 		return nil, 0, err
 	}
-	var constraints *lattice.Constraints
-	if s.Labels.Constrained {
-		constraints = scheme.Constraints(e.mapper.Labels().Names(), s.Labels.Training())
-	}
 	tr := &trained{}
-	p, err := newProblem(o, e, cli, o.Log.With().Str("learner", li.Name).Interface("candidate", c).Logger(), constraints)
+	p, err := newProblem(o, e, cli, o.Log.With().Str("learner", li.Name).Interface("candidate", c).Logger())
 	if err != nil {
 		return nil, 0, err
 	}
