@@ -74,6 +74,22 @@ type localPrep struct {
 	expTrans, maxTrans []float64
 }
 
+// WithWeights returns a model of m's structure — shared, not copied —
+// with the weights w (len(m.W) of them) and caches of its own: a learner's
+// trial point scored beside its current one. It is the one place that
+// lists a Model's fields, so a new field is kept by every caller.
+func (m *Model) WithWeights(w []float64) *Model {
+	if len(w) != len(m.W) {
+		panic("linear: WithWeights length differs from the model's")
+	}
+	out := &Model{NumLabels: m.NumLabels, FeatOff: m.FeatOff, FeatLabel: m.FeatLabel, PairOff: m.PairOff, PairKey: m.PairKey,
+		W: w, Transitions: m.Transitions, Local: m.Local, HiddenStates: m.HiddenStates, Trigrams: m.Trigrams}
+	if o := m.order2.Load(); o != nil {
+		out.order2.Store(o)
+	}
+	return out
+}
+
 // New allocates a model with the given sparse structure and zero weights.
 func New(numLabels int, featOff, featLabel []int32, transitions bool) *Model {
 	f := len(featLabel)

@@ -545,8 +545,7 @@ func newEarlyStop(patience, every int, p *learn.Problem, m *linear.Model) *early
 	}
 	es := &earlyStop{patience: patience, every: every, p: p, m: m, best: learn.NewBest()}
 	if p.DevScore != nil {
-		es.trial = &linear.Model{NumLabels: m.NumLabels, FeatOff: m.FeatOff, FeatLabel: m.FeatLabel, PairOff: m.PairOff, PairKey: m.PairKey,
-			Trigrams: m.Trigrams, W: make([]float64, len(m.W)), Transitions: m.Transitions, Local: m.Local, HiddenStates: m.HiddenStates}
+		es.trial = m.WithWeights(make([]float64, len(m.W)))
 	}
 	return es
 }
