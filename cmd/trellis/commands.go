@@ -221,8 +221,8 @@ func (a *app) runError(s *spec.Spec, err error) error {
 		a.printDiagnostics(s, de.Diags)
 		return specError{}
 	}
-	if ue, ok := err.(*run.UsageError); ok {
-		return usagef("%s", ue.Msg)
+	if ae := (*run.ArgumentError)(nil); errors.As(err, &ae) {
+		return usagef("%s", ae.Msg)
 	}
 	return err
 }

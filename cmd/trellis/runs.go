@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"errors"
 	"flag"
 	"fmt"
 	"io"
@@ -35,8 +36,8 @@ func (a *app) cmdCompare(args []string) error {
 		return usagef("compare takes one or more run directories")
 	}
 	_, err = run.CompareDirs(pos, *seed, a.stdout)
-	if ue, ok := err.(*run.UsageError); ok {
-		return usagef("%s", ue.Msg)
+	if ae := (*run.ArgumentError)(nil); errors.As(err, &ae) {
+		return usagef("%s", ae.Msg)
 	}
 	return err
 }

@@ -33,10 +33,10 @@ type AblationRow struct {
 func Ablation(ctx context.Context, o Options, learner string, alone bool) ([]AblationRow, error) {
 	s := o.Spec
 	if s.Learner(learner) == nil {
-		return nil, &UsageError{fmt.Sprintf("--ablate %q: the spec has no such learner", learner)}
+		return nil, &ArgumentError{fmt.Sprintf("--ablate %q: the spec has no such learner", learner)}
 	}
 	if len(s.Features.Templates) < 2 {
-		return nil, &UsageError{"--ablate needs a spec with at least two feature templates"}
+		return nil, &ArgumentError{"--ablate needs a spec with at least two feature templates"}
 	}
 	type variant struct {
 		name, template string

@@ -16,7 +16,7 @@ import (
 // tested on the same data (same test file hash and the same gold labels).
 func CompareDirs(dirs []string, seed uint64, w io.Writer) (*Result, error) {
 	if len(dirs) == 0 {
-		return nil, &UsageError{"compare needs at least one run directory"}
+		return nil, &ArgumentError{"compare needs at least one run directory"}
 	}
 	res := &Result{Metrics: rundir.Metrics{}, tests: map[string][]eval.Sentence{}}
 	var sch scheme.Scheme

@@ -268,7 +268,7 @@ func selectLearners(s *spec.Spec, names []string) ([]*spec.LearnerInstance, erro
 			for _, l := range s.Learners {
 				have = append(have, l.Name)
 			}
-			return nil, &UsageError{fmt.Sprintf("--learner %q: the spec has no such learner (it has %s)", name, strings.Join(have, ", "))}
+			return nil, &ArgumentError{fmt.Sprintf("--learner %q: the spec has no such learner (it has %s)", name, strings.Join(have, ", "))}
 		}
 		learners = append(learners, l)
 	}
@@ -442,10 +442,12 @@ func TuningMarkdown(t *rundir.Tuning) string {
 	return b.String()
 }
 
-// UsageError is a mistake in how trellis was called (exit code 2).
-type UsageError struct{ Msg string }
+// ArgumentError is a mistake in what the caller asked for — a learner the
+// spec lacks, no sentences to train on — rather than a failure of the
+// work: the caller can fix the request (cmd/trellis makes it exit code 2).
+type ArgumentError struct{ Msg string }
 
-func (e *UsageError) Error() string { return e.Msg }
+func (e *ArgumentError) Error() string { return e.Msg }
 
 // checkTest reads the test corpus through, keeping nothing, so that a data
 // error fails the run before any model is written; its gold labels are

@@ -51,10 +51,10 @@ func TrainSentences(ctx context.Context, o Options, learner string, train, dev [
 		return nil, fmt.Errorf("no training sentences")
 	}
 	if li.Stage != nil {
-		return nil, &UsageError{fmt.Sprintf("learner %q is a second stage (a stage block): train it from the spec's corpora (Train), not from sentences", li.Name)}
+		return nil, &ArgumentError{fmt.Sprintf("learner %q is a second stage (a stage block): train it from the spec's corpora (Train), not from sentences", li.Name)}
 	}
 	if dev != nil && o.Spec.Evaluation.Dev == "" {
-		return nil, &UsageError{"dev sentences given, but the spec declares no dev corpus"}
+		return nil, &ArgumentError{"dev sentences given, but the spec declares no dev corpus"}
 	}
 	mp, err := trainingMapper(o.Spec)
 	if err != nil {
@@ -73,7 +73,7 @@ func TrainSentences(ctx context.Context, o Options, learner string, train, dev [
 func oneLearner(s *spec.Spec, name string) (*spec.LearnerInstance, error) {
 	if name == "" {
 		if len(s.Learners) == 0 {
-			return nil, &UsageError{"the spec has no learner"}
+			return nil, &ArgumentError{"the spec has no learner"}
 		}
 		return s.Learners[0], nil
 	}
