@@ -1,7 +1,6 @@
 # UD English EWT UPOS, hybrid: the builtin features of specs/ud-ewt-rich.hcl
-# (without its labels = "bigram" template, which an encoder does not take
-# yet) with a BiLSTM-CNN encoder beside them, trained jointly on the same
-# CRF lattice (learner "hybrid"); learner "crf" is the sparse CRF alone on
+# (its input-conditioned transitions included) with a BiLSTM-CNN encoder
+# beside them, trained jointly on the same CRF lattice (learner "hybrid"); learner "crf" is the sparse CRF alone on
 # the same features, with the c2 that specs/ud-ewt-rich.hcl picks on dev
 # (0.1), so the run's significance test compares the encoder's
 # contribution. The hybrid stops early on the dev corpus.
@@ -91,6 +90,11 @@ features {
   }
   shape "shf" {
     column = "form"
+  }
+  emission "wbg" {
+    column    = "form"
+    lowercase = true
+    labels    = "bigram"
   }
   transition "trans" {}
 }

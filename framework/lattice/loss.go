@@ -11,6 +11,11 @@ type ScoreGrad struct {
 	// with respect to State[i*L+y]. It is overwritten: state scores
 	// belong to one sentence.
 	State []float64
+	// TransAt, for a lattice with per-position transitions
+	// (Scores.TransAt), is an [N-1][L*L] matrix whose element
+	// [i-1][p*L+c] is the derivative with respect to TransAt's same entry
+	// (the bigram p → c into position i), overwritten; nil skips it.
+	TransAt []float64
 	// Trans ([prev*L+cur], L*L), Start and Stop (L each), when non-nil,
 	// are added to: transitions are shared by the sentences of a batch,
 	// whose gradients a caller sums.
@@ -22,11 +27,12 @@ type ScoreGrad struct {
 // the gold indicators, P(y_i = y) − [gold_i = y]; for the transitions,
 // start and stop scores the expected counts minus the gold counts. It
 // runs forward-backward in w, so w then holds s's marginals. s must be
-// first order without per-position transitions, allow gold, and N ≥ 1.
-// It allocates nothing.
+// first order, allow gold, and N ≥ 1; with per-position transitions, the
+// pair marginals minus the gold bigram go to g.TransAt. It allocates
+// nothing.
 func (w *Workspace) NegLogLikelihood(s *Scores, gold []int32, g *ScoreGrad) float64 {
-	if s.Order2 != nil || s.TransAt != nil {
-		panic("lattice: NegLogLikelihood of a second-order or per-position lattice")
+	if s.Order2 != nil {
+		panic("lattice: NegLogLikelihood of a second-order lattice")
 	}
 	if len(gold) != s.N || s.N == 0 {
 		panic("lattice: NegLogLikelihood gold length differs from N, or N is 0")
@@ -50,6 +56,14 @@ func (w *Workspace) NegLogLikelihood(s *Scores, gold []int32, g *ScoreGrad) floa
 			g.Stop[y] += last[y]
 		}
 		g.Stop[gold[n-1]]--
+	}
+	if s.TransAt != nil && g.TransAt != nil {
+		ll := l * l
+		for i := 1; i < n; i++ {
+			row := g.TransAt[(i-1)*ll : i*ll]
+			w.PairMarginals(row, s, i)
+			row[int(gold[i-1])*l+int(gold[i])]--
+		}
 	}
 	for i, y := range gold {
 		g.State[i*l+int(y)]--

@@ -9,18 +9,24 @@ import (
 // TestNegLogLikelihood checks the loss against enumeration of every
 // sequence, and its gradient — the state part is marginals minus gold —
 // against central finite differences of the enumerated loss, for every
-// state, transition, start and stop score, on sentences of 1 to 4 tokens.
+// state, transition, start and stop score and, on lattices with
+// per-position transitions, every TransAt entry, on sentences of 1 to 4
+// tokens.
 func TestNegLogLikelihood(t *testing.T) {
 	r := rand.New(rand.NewPCG(7, 8))
 	ws := NewWorkspace(3)
-	for trial := range 12 {
+	for trial := range 16 {
 		n, l := 1+trial%4, 3
 		s := randomScores(r, n, l, 1, false)
+		if trial >= 8 {
+			addTransAt(r, s, 1)
+		}
 		gold := make([]int32, n)
 		for i := range gold {
 			gold[i] = int32(r.IntN(l))
 		}
-		g := ScoreGrad{State: make([]float64, n*l), Trans: make([]float64, l*l), Start: make([]float64, l), Stop: make([]float64, l)}
+		g := ScoreGrad{State: make([]float64, n*l), Trans: make([]float64, l*l), Start: make([]float64, l), Stop: make([]float64, l),
+			TransAt: make([]float64, max(n-1, 0)*l*l)}
 		nll := ws.NegLogLikelihood(s, gold, &g)
 		if want := bruteNLL(s, gold); !near(nll, want, 1e-12) {
 			t.Fatalf("n=%d: loss %v, enumeration %v", n, nll, want)
@@ -28,7 +34,8 @@ func TestNegLogLikelihood(t *testing.T) {
 		for _, part := range []struct {
 			name    string
 			x, grad []float64
-		}{{"state", s.State, g.State}, {"trans", s.Trans, g.Trans}, {"start", s.Start, g.Start}, {"stop", s.Stop, g.Stop}} {
+		}{{"state", s.State, g.State}, {"trans", s.Trans, g.Trans}, {"start", s.Start, g.Start}, {"stop", s.Stop, g.Stop},
+			{"transAt", s.TransAt, g.TransAt}} {
 			for k := range part.x {
 				const h = 1e-5
 				v := part.x[k]

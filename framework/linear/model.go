@@ -564,3 +564,29 @@ func (m *Model) AddStateGradient(g []float64, d *feature.Dataset, lo int, rows [
 		}
 	}
 }
+
+// AddPairGradient adds to g (laid out as W), for the tokens lo+1, lo+2, …
+// of d, each pair feature's value times its bigram's entry in that
+// token's row of rows, an [N-1][L*L] matrix whose row i-1 is the bigrams
+// into token lo+i (lattice.ScoreGrad.TransAt): the gradient of a loss
+// whose per-position transition gradient rows are. Without pair
+// features it does nothing.
+func (m *Model) AddPairGradient(g []float64, d *feature.Dataset, lo int, rows []float64) {
+	if m.PairOff == nil {
+		return
+	}
+	ll := m.NumLabels * m.NumLabels
+	off, keys, gp := m.PairOff, m.PairKey, g[m.PairBase():]
+	for i := 1; i <= len(rows)/ll; i++ {
+		row := rows[(i-1)*ll : i*ll]
+		t := lo + i
+		for k := d.TokenOff[t]; k < d.TokenOff[t+1]; k++ {
+			a := d.Attrs[k]
+			p0, p1 := off[a], off[a+1]
+			v := d.Value(k)
+			for j, key := range keys[p0:p1] {
+				gp[int(p0)+j] += v * row[key]
+			}
+		}
+	}
+}

@@ -12,7 +12,6 @@ import (
 	"github.com/hashicorp/hcl/v2/gohcl"
 
 	"github.com/trellis-nlp/trellis/framework/corpus"
-	"github.com/trellis-nlp/trellis/framework/feature"
 	"github.com/trellis-nlp/trellis/framework/learn"
 	"github.com/trellis-nlp/trellis/framework/neural"
 )
@@ -137,9 +136,9 @@ func (s *Spec) decodeLearnerEncoder(li *LearnerInstance, head *hcl.BodyContent, 
 			fmt.Sprintf("Learner %q is a second stage; an encoder trains on a first-stage learner only (for now).", li.Name))}
 	}
 	for _, t := range s.Features.Templates {
-		if t.Labels == feature.LabelsBigram || t.OrderRange.Filename != "" {
-			return hcl.Diagnostics{errorAt(a.NameRange.Ptr(), "Encoder with a second-order or bigram template",
-				fmt.Sprintf("Learner %q trains an encoder, which takes a first-order model without labels = \"bigram\" templates; template %q (at %s) is one.", li.Name, t.Name, t.Range))}
+		if t.OrderRange.Filename != "" {
+			return hcl.Diagnostics{errorAt(a.NameRange.Ptr(), "Encoder with a second-order model",
+				fmt.Sprintf("Learner %q trains an encoder, which takes a first-order model; template %q (at %s) makes the model second order.", li.Name, t.Name, t.Range))}
 		}
 	}
 	li.Encoder = e

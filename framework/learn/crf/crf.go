@@ -400,8 +400,10 @@ func (l *Learner) trainEncoder(ctx context.Context, p *learn.Problem, s settings
 	if !l.TrainsEncoder() {
 		return nil, learn.RefuseEncoder(p, s.name)
 	}
-	if err := learn.RefusePairs(p, s.name+" with an encoder"); err != nil {
-		return nil, err
+	if !l.TrainsPairs() {
+		if err := learn.RefusePairs(p, s.name); err != nil {
+			return nil, err
+		}
 	}
 	if err := learn.RefuseSecondOrder(p, s.name+" with an encoder"); err != nil {
 		return nil, err

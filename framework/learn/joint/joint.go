@@ -66,8 +66,8 @@ func Train(ctx context.Context, p *learn.Problem, m *linear.Model, out Output, s
 	if p.Encoder == nil {
 		return nil, fmt.Errorf("joint: the problem has no encoder")
 	}
-	if m.SecondOrder() || m.PairOff != nil || m.HiddenStates > 1 || m.Local {
-		return nil, fmt.Errorf("joint: an encoder trains with a first-order model without pair features, hidden states or local normalization")
+	if m.SecondOrder() || m.HiddenStates > 1 || m.Local {
+		return nil, fmt.Errorf("joint: an encoder trains with a first-order model without hidden states or local normalization")
 	}
 	if out == Softmax && m.Transitions {
 		return nil, fmt.Errorf("joint: a softmax output has no transitions")
@@ -267,13 +267,15 @@ type shard struct {
 	ws    *lattice.Workspace
 	sc    lattice.Scores
 	g     lattice.ScoreGrad
-	d32   []float32
-	words []int32 // the sentence's word IDs after unknown replacement
-	in    nn.Sentence
-	pcg   *rand.PCG
-	rng   *rand.Rand
-	loss  float64
-	err   error
+	// transAt backs g.TransAt for a model with pair features.
+	transAt []float64
+	d32     []float32
+	words   []int32 // the sentence's word IDs after unknown replacement
+	in      nn.Sentence
+	pcg     *rand.PCG
+	rng     *rand.Rand
+	loss    float64
+	err     error
 }
 
 func (t *trainer) newShard() *shard {
@@ -314,6 +316,11 @@ func (sh *shard) sentence(t *trainer, epoch, k int) (float64, error) {
 		sh.sc.State[j] += float64(v)
 	}
 	sh.g.State = grow(sh.g.State, n*l)
+	sh.g.TransAt = nil
+	if sh.sc.TransAt != nil {
+		sh.transAt = grow(sh.transAt, (n-1)*l*l)
+		sh.g.TransAt = sh.transAt
+	}
 	g := sh.linG.Dense(t.lin.List()[0])
 	f0 := m.NumFeatures()
 	if t.out == CRF {
@@ -326,6 +333,9 @@ func (sh *shard) sentence(t *trainer, epoch, k int) (float64, error) {
 	}
 	sh.nn.Backward(sh.d32)
 	m.AddStateGradient(g, data, lo, sh.g.State)
+	if sh.g.TransAt != nil {
+		m.AddPairGradient(g, data, lo, sh.g.TransAt)
+	}
 	return loss, nil
 }
 

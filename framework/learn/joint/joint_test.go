@@ -105,16 +105,34 @@ func problem(t *testing.T, sents []*corpus.Sentence, labels [][]int32, sparse bo
 }
 
 // TestGradient checks the gradient the trainer takes for a sentence —
-// every network weight, the sparse state weights and the transitions —
+// every network weight, the sparse state and pair weights and the
+// transitions —
 // against central finite differences of the same loss computed
 // independently in float64: an nn.Encoder[float64] with the network's
 // weights, its scores added to the templates' state scores, and the
 // lattice's log-likelihood. It also checks that the gradient the encoder
 // receives is the lattice's marginals minus gold.
 func TestGradient(t *testing.T) {
+	t.Run("state features", func(t *testing.T) { checkGradient(t, nil) })
+	// Words a and c also score label bigrams (input-conditioned
+	// transitions: per-position transition scores in the lattice).
+	t.Run("pair features", func(t *testing.T) { checkGradient(t, []bool{true, false, true, false, false}) })
+}
+
+func checkGradient(t *testing.T, pairs []bool) {
 	sents, labels := toy(rand.New(rand.NewPCG(1, 1)), 6)
 	cfg := tinyConfig()
 	p, m := problem(t, sents, labels, true, cfg, 1)
+	if pairs != nil {
+		p.Pairs = pairs
+		var err error
+		if m, err = learn.StartModel("", p); err != nil {
+			t.Fatal(err)
+		}
+		if m.NumPairs() == 0 {
+			t.Fatal("no pair features: the test tests nothing")
+		}
+	}
 	r := rand.New(rand.NewPCG(2, 2))
 	for f := range m.W {
 		m.W[f] = r.NormFloat64() * 0.5
@@ -124,7 +142,7 @@ func TestGradient(t *testing.T) {
 		t.Fatal(err)
 	}
 	sh := tr.shards[0]
-	const k = 2
+	const k = 3 // a a a c c: state features, and pair features of a and c
 	if _, err := sh.sentence(tr, 1, k); err != nil {
 		t.Fatal(err)
 	}
