@@ -49,6 +49,7 @@ func commandTable() []command {
 		pluginsCommand(),
 		importCommand(),
 		clustersCommand(),
+		embeddingsCommand(),
 		versionCommand(),
 		helpCommand(),
 	}
