@@ -8,6 +8,7 @@ package nn
 
 import (
 	"math"
+	"sync"
 )
 
 // Optimizer is what SGD and Adam have in common: a Step from the reduced
@@ -62,6 +63,49 @@ type Settings struct {
 	// It changes nothing for SGD without momentum, which updates touched
 	// rows only either way (the others have zero gradient).
 	Lazy bool
+	// Threads is how many goroutines apply a Step's updates, over
+	// fixed ranges of the weights. Each weight's update reads and writes
+	// that weight (and its moments) only, so the result is the same for
+	// any Threads. 0 or 1: the calling goroutine, allocating nothing; 2
+	// or more start goroutines each Step.
+	Threads int
+}
+
+// updateChunk is how many weights one goroutine updates at a time when
+// Settings.Threads ≥ 2.
+const updateChunk = 1 << 14
+
+// ranger updates W[lo:hi] of parameter i (and its optimiser state).
+type ranger interface{ run(i, lo, hi int) }
+
+// update calls r.run(i, lo, hi) for the ranges of every parameter's W
+// that a Step updates (forRows, touchedOnly), in order on the calling
+// goroutine, or spread over s.Threads goroutines in chunks of updateChunk
+// weights.
+func update[T Float](s *Settings, ps *Params[T], touchedOnly bool, r ranger) {
+	if s.Threads < 2 {
+		for i, p := range ps.list {
+			forRows(p, touchedOnly, func(lo, hi int) { r.run(i, lo, hi) })
+		}
+		return
+	}
+	var chunks [][3]int
+	for i, p := range ps.list {
+		forRows(p, touchedOnly, func(lo, hi int) {
+			for a := lo; a < hi; a += updateChunk {
+				chunks = append(chunks, [3]int{i, a, min(a+updateChunk, hi)})
+			}
+		})
+	}
+	var wg sync.WaitGroup
+	for w := range s.Threads {
+		wg.Go(func() {
+			for k := w; k < len(chunks); k += s.Threads {
+				r.run(chunks[k][0], chunks[k][1], chunks[k][2])
+			}
+		})
+	}
+	wg.Wait()
 }
 
 // rate returns the scheduled learning rate, def standing for a zero
@@ -143,6 +187,7 @@ type SGD[T Float] struct {
 	Momentum float64
 
 	vel state[T]
+	job sgdRange[T]
 }
 
 // Rate returns the learning rate Step would use now.
@@ -159,19 +204,28 @@ func (o *SGD[T]) Step(ps *Params[T]) float64 {
 	if mu != 0 {
 		vel = o.vel.get(ps)
 	}
-	for i, p := range ps.list {
-		forRows(p, mu == 0 || o.Lazy, func(lo, hi int) {
-			for j := lo; j < hi; j++ {
-				g := scale * float64(p.G[j])
-				if mu != 0 {
-					g += mu * float64(vel[i][j])
-					vel[i][j] = T(g)
-				}
-				p.W[j] = T(float64(p.W[j]) - lr*g)
-			}
-		})
-	}
+	o.job = sgdRange[T]{ps: ps, vel: vel, scale: scale, lr: lr, mu: mu}
+	update(&o.Settings, ps, mu == 0 || o.Lazy, &o.job)
 	return norm
+}
+
+// sgdRange is one SGD Step's update of a range of weights.
+type sgdRange[T Float] struct {
+	ps            *Params[T]
+	vel           [][]T
+	scale, lr, mu float64
+}
+
+func (r *sgdRange[T]) run(i, lo, hi int) {
+	p := r.ps.list[i]
+	for j := lo; j < hi; j++ {
+		g := r.scale * float64(p.G[j])
+		if r.mu != 0 {
+			g += r.mu * float64(r.vel[i][j])
+			r.vel[i][j] = T(g)
+		}
+		p.W[j] = T(float64(p.W[j]) - r.lr*g)
+	}
 }
 
 // Adam is Kingma & Ba (2015): with g the clipped gradient and t the number
@@ -190,6 +244,7 @@ type Adam[T Float] struct {
 
 	t    int
 	m, v state[T]
+	job  adamRange[T]
 }
 
 // Rate returns the learning rate Step would use now.
@@ -213,17 +268,25 @@ func (o *Adam[T]) Step(ps *Params[T]) float64 {
 	m, v := o.m.get(ps), o.v.get(ps)
 	o.t++
 	c1, c2 := 1-math.Pow(b1, float64(o.t)), 1-math.Pow(b2, float64(o.t))
-	for i, p := range ps.list {
-		mi, vi := m[i], v[i]
-		forRows(p, o.Lazy, func(lo, hi int) {
-			for j := lo; j < hi; j++ {
-				g := scale * float64(p.G[j])
-				mj := b1*float64(mi[j]) + (1-b1)*g
-				vj := b2*float64(vi[j]) + (1-b2)*g*g
-				mi[j], vi[j] = T(mj), T(vj)
-				p.W[j] = T(float64(p.W[j]) - lr*(mj/c1)/(math.Sqrt(vj/c2)+eps))
-			}
-		})
-	}
+	o.job = adamRange[T]{ps: ps, m: m, v: v, scale: scale, lr: lr, b1: b1, b2: b2, eps: eps, c1: c1, c2: c2}
+	update(&o.Settings, ps, o.Lazy, &o.job)
 	return norm
+}
+
+// adamRange is one Adam Step's update of a range of weights.
+type adamRange[T Float] struct {
+	ps                             *Params[T]
+	m, v                           [][]T
+	scale, lr, b1, b2, eps, c1, c2 float64
+}
+
+func (r *adamRange[T]) run(i, lo, hi int) {
+	p, mi, vi := r.ps.list[i], r.m[i], r.v[i]
+	for j := lo; j < hi; j++ {
+		g := r.scale * float64(p.G[j])
+		mj := r.b1*float64(mi[j]) + (1-r.b1)*g
+		vj := r.b2*float64(vi[j]) + (1-r.b2)*g*g
+		mi[j], vi[j] = T(mj), T(vj)
+		p.W[j] = T(float64(p.W[j]) - r.lr*(mj/r.c1)/(math.Sqrt(vj/r.c2)+r.eps))
+	}
 }

@@ -154,3 +154,58 @@ func TestStepNoAllocs(t *testing.T) {
 		}
 	}
 }
+
+// TestStepThreads: a Step spread over 3 goroutines (Settings.Threads)
+// updates every weight as one goroutine does, to the bit, for parameters
+// larger than a chunk, a sparse one with touched rows, lazy or not.
+func TestStepThreads(t *testing.T) {
+	build := func() *Params[float32] {
+		ps := &Params[float32]{}
+		ps.Add("big", InitGlorot, false, 3*updateChunk/100+7, 100)
+		ps.Add("emb", InitEmbedding, true, 50, 8)
+		ps.Add("b", InitZero, false, 9)
+		ps.Init(newRNG(4))
+		return ps
+	}
+	for _, lazy := range []bool{false, true} {
+		opts := func(threads int) []Optimizer[float32] {
+			st := Settings{LearningRate: 0.01, ClipNorm: 1, Lazy: lazy, Threads: threads}
+			return []Optimizer[float32]{&Adam[float32]{Settings: st}, &SGD[float32]{Settings: st, Momentum: 0.9}}
+		}
+		one, three := opts(1), opts(3)
+		for k := range one {
+			a, b := build(), build()
+			for step := range 3 {
+				for _, ps := range []*Params[float32]{a, b} {
+					g := ps.NewGrads()
+					rng := newRNG(uint64(10 + step))
+					for _, p := range ps.List() {
+						if p.Sparse {
+							for _, r := range []int{3, 17, 3, 40} {
+								row := g.Row(p, r)
+								for j := range row {
+									row[j] += float32(rng.NormFloat64())
+								}
+							}
+							continue
+						}
+						for j, d := 0, g.Dense(p); j < len(d); j++ {
+							d[j] = float32(rng.NormFloat64())
+						}
+					}
+					ps.Reduce([]*Grads[float32]{g})
+				}
+				one[k].Step(a)
+				three[k].Step(b)
+			}
+			for i, p := range a.List() {
+				q := b.List()[i]
+				for j := range p.W {
+					if math.Float32bits(p.W[j]) != math.Float32bits(q.W[j]) {
+						t.Fatalf("%T lazy %v: %s[%d] = %v with 1 thread, %v with 3", one[k], lazy, p.Name, j, p.W[j], q.W[j])
+					}
+				}
+			}
+		}
+	}
+}

@@ -130,9 +130,10 @@ type sgd[T nn.Float] struct{ nn.SGD[T] }
 
 func (s *sgd[T]) settings() *nn.Settings { return &s.Settings }
 
-// newOptimizer is the optimizer cfg names, over parameters of type T.
-func newOptimizer[T nn.Float](cfg *neural.Config) optimizer[T] {
-	st := nn.Settings{LearningRate: cfg.LearningRate, ClipNorm: *cfg.Clip, Decay: *cfg.Decay}
+// newOptimizer is the optimizer cfg names, over parameters of type T,
+// applying its steps on threads goroutines (the same bytes for any).
+func newOptimizer[T nn.Float](cfg *neural.Config, threads int) optimizer[T] {
+	st := nn.Settings{LearningRate: cfg.LearningRate, ClipNorm: *cfg.Clip, Decay: *cfg.Decay, Threads: threads}
 	if cfg.Optimizer == neural.SGD {
 		return &sgd[T]{nn.SGD[T]{Settings: st, Momentum: 0.9}}
 	}
@@ -154,7 +155,7 @@ func newTrainer(p *learn.Problem, m *linear.Model, out Output, s Settings) (*tra
 	t.lin = &nn.Params[float64]{}
 	lp := t.lin.Add("linear", nn.InitZero, false, len(m.W))
 	lp.W = m.W
-	t.netOpt, t.linOpt = newOptimizer[float32](t.cfg), newOptimizer[float64](t.cfg)
+	t.netOpt, t.linOpt = newOptimizer[float32](t.cfg, p.Threads), newOptimizer[float64](t.cfg, p.Threads)
 	t.order = make([]int32, p.Train.NumSentences())
 	for k := range t.order {
 		t.order[k] = int32(k)
