@@ -12,6 +12,7 @@ import (
 	"github.com/trellis-nlp/trellis/builtin/clusters"
 	"github.com/trellis-nlp/trellis/builtin/digit"
 	"github.com/trellis-nlp/trellis/builtin/document"
+	"github.com/trellis-nlp/trellis/builtin/embedding"
 	"github.com/trellis-nlp/trellis/builtin/emission"
 	"github.com/trellis-nlp/trellis/builtin/history"
 	"github.com/trellis-nlp/trellis/builtin/hyphen"
@@ -49,6 +50,7 @@ func RegisterTemplates(r *feature.Registry) {
 	r.MustRegister("history", history.New)
 	r.MustRegister("lexicon", lexicon.New)
 	r.MustRegister("clusters", clusters.New)
+	r.MustRegister("embedding", embedding.New)
 	r.MustRegister("suffix_trie", suffixtrie.New)
 }
 

@@ -306,7 +306,7 @@ func TestRegistries(t *testing.T) {
 		got  []string
 		want []string
 	}{
-		{"templates", templates.Names(), []string{"attributes", "bias", "boundary", "case", "clusters", "digit", "document", "emission",
+		{"templates", templates.Names(), []string{"attributes", "bias", "boundary", "case", "clusters", "digit", "document", "embedding", "emission",
 			"history", "hyphen", "lexicon", "prefix", "shape", "suffix", "suffix_trie", "transition"}},
 		{"learners", learners.Names(), []string{"arow", "crf", "hmm", "maxent", "memm", "pa", "perceptron", "tnt"}},
 	}

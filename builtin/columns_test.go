@@ -44,6 +44,7 @@ func TestReadColumns(t *testing.T) {
 		"hyphen":      {{`column = "word"`, []int{0}}},
 		"history":     {{"column = \"word\"\npredicted = \"pos\"", []int{0, 1}}},
 		"clusters":    {{"column = \"pos\"\npath = \"clusters/testdata/small.clusters\"", []int{1}}},
+		"embedding":   {{"column = \"pos\"\npath = \"embedding/testdata/tiny.txt\"", []int{1}}, {"path = \"embedding/testdata/tiny.txt\"", []int{0}}},
 		"boundary":    {{``, nil}},
 		"bias":        {{``, nil}},
 		"attributes":  {{``, []int{2}}},
