@@ -107,7 +107,10 @@ type trainer struct {
 	netOpt optimizer[float32]
 	linOpt optimizer[float64]
 	shards []*shard
-	order  []int32 // the sentences in the current epoch's order
+	// netG and linG are the shards' gradient buffers, in shard order.
+	netG  []*nn.Grads[float32]
+	linG  []*nn.Grads[float64]
+	order []int32 // the sentences in the current epoch's order
 	// best is the best epoch on dev with its linear weights; bestNet
 	// the network's weights then.
 	best      learn.Best
@@ -161,7 +164,8 @@ func newTrainer(p *learn.Problem, m *linear.Model, out Output, s Settings) (*tra
 		t.order[k] = int32(k)
 	}
 	for range Shards {
-		t.shards = append(t.shards, t.newShard())
+		sh := t.newShard()
+		t.shards, t.netG, t.linG = append(t.shards, sh), append(t.netG, sh.nn.Grads()), append(t.linG, sh.linG)
 	}
 	return t, nil
 }
@@ -210,17 +214,14 @@ func (t *trainer) batch(epoch int, batch []int32) (float64, error) {
 	}
 	wg.Wait()
 	loss := 0.0
-	netG := make([]*nn.Grads[float32], 0, Shards)
-	linG := make([]*nn.Grads[float64], 0, Shards)
 	for _, sh := range t.shards {
 		if sh.err != nil {
 			return 0, sh.err
 		}
 		loss += sh.loss
-		netG, linG = append(netG, sh.nn.Grads()), append(linG, sh.linG)
 	}
-	t.net.Enc.Params.Reduce(netG)
-	t.lin.Reduce(linG)
+	t.net.Enc.Params.Reduce(t.netG)
+	t.lin.Reduce(t.linG)
 	if t.c2 > 0 {
 		g, w := t.lin.List()[0].G, t.m.W
 		scale := 2 * t.c2 * float64(len(batch))
