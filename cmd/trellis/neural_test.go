@@ -56,9 +56,24 @@ encoder "bilstm" {
   batch_size    = 4
   learning_rate = 0.01
 }
+encoder "cond" {
+  word_dim      = 8
+  char_dim      = 4
+  char_filters  = 4
+  hidden        = 8
+  columns       = { pos = 4 }
+  epochs        = 6
+  batch_size    = 4
+  learning_rate = 0.01
+  transition    = "conditioned"
+}
 learner "bilstm_crf" {
   type    = "crf"
   encoder = "bilstm"
+}
+learner "conditioned" {
+  type    = "crf"
+  encoder = "cond"
 }
 learner "bilstm_softmax" {
   type    = "maxent"
@@ -102,7 +117,7 @@ func TestNeuralModels(t *testing.T) {
 	a, b := filepath.Join(filepath.Dir(spec), "a"), filepath.Join(filepath.Dir(spec), "b")
 	mustRun(t, "", "run", spec, "--out", a, "--threads", "1")
 	mustRun(t, "", "run", spec, "--out", b, "--threads", "2")
-	for _, l := range []string{"bilstm_crf", "bilstm_softmax", "hybrid"} {
+	for _, l := range []string{"bilstm_crf", "conditioned", "bilstm_softmax", "hybrid"} {
 		path := filepath.Join(a, "models", l+".model")
 		if !bytes.Equal(readFile(t, path), readFile(t, filepath.Join(b, "models", l+".model"))) {
 			t.Fatalf("%s: the model differs between --threads 1 and 2", l)
@@ -233,6 +248,7 @@ func TestNeuralSpecErrors(t *testing.T) {
 		{"column", "columns       = { pos = 4 }", "columns       = { tag = 4 }", "columns       = { tag", "lacks"},
 		{"setting", "c2      = 0.5", "algorithm = \"sgd\"", "algorithm = \"sgd\"", "does not apply"},
 		{"dropout", "epochs        = 6", "dropout       = 1.5", "dropout       = 1.5", "probability"},
+		{"conditioned softmax", "type    = \"maxent\"\n  encoder = \"bilstm\"", "type    = \"maxent\"\n  encoder = \"cond\"", "encoder = \"cond\"\n}\nlearner \"hybrid\"", "cannot train"},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			src := strings.Replace(neuralSpec, c.old, c.new, 1)

@@ -56,9 +56,10 @@ type Config struct {
 	// Dropout is applied to the token vectors and to the BiLSTM's output
 	// while training. Default 0.5.
 	Dropout *float64 `hcl:"dropout,optional" json:"dropout"`
-	// Transition is "plain" (the default): label transitions are the
-	// CRF's own weights. ("conditioned", transitions that read h_i, is
-	// not built yet and is refused.)
+	// Transition is "plain" (the default: label transitions are the
+	// CRF's own weights) or "conditioned": each bigram into token i also
+	// scores w_{y_i,y_{i-1}}·h_i + b, read from the token's BiLSTM output
+	// (a CRF whose transitions depend on the input).
 	Transition string `hcl:"transition,optional" json:"transition"`
 
 	// Optimizer is "adam" (the default) or "sgd" (with momentum 0.9).
@@ -81,11 +82,12 @@ type Config struct {
 
 // Char encoders and optimizers by name.
 const (
-	CharCNN  = "cnn"
-	CharNone = "none"
-	Adam     = "adam"
-	SGD      = "sgd"
-	Plain    = "plain"
+	CharCNN     = "cnn"
+	CharNone    = "none"
+	Adam        = "adam"
+	SGD         = "sgd"
+	Plain       = "plain"
+	Conditioned = "conditioned"
 )
 
 // Resolve fills the defaults and checks the settings, each diagnostic at
@@ -175,8 +177,8 @@ func (c *Config) check(attr func(name string) *hcl.Range) hcl.Diagnostics {
 	if c.Optimizer != Adam && c.Optimizer != SGD {
 		bad("optimizer", fmt.Sprintf(`optimizer is "adam" or "sgd", got %q.`, c.Optimizer))
 	}
-	if c.Transition != Plain {
-		bad("transition", fmt.Sprintf(`transition = %q is not built yet: only "plain" (the CRF's own transition weights) is.`, c.Transition))
+	if c.Transition != Plain && c.Transition != Conditioned {
+		bad("transition", fmt.Sprintf(`transition is "plain" (the CRF's own transition weights) or "conditioned" (transitions read from the encoder's states), got %q.`, c.Transition))
 	}
 	return diags
 }

@@ -11,6 +11,7 @@ import (
 	"slices"
 
 	"github.com/trellis-nlp/trellis/framework/corpus"
+	"github.com/trellis-nlp/trellis/framework/lattice"
 	"github.com/trellis-nlp/trellis/framework/nn"
 )
 
@@ -57,6 +58,7 @@ func New(h Header) (*Network, error) {
 	for i, name := range h.Columns {
 		ec.Extra = append(ec.Extra, nn.Column{Name: name, Size: len(h.Vocab.Columns[i]), Dim: c.Columns[name]})
 	}
+	ec.Transitions = c.Transition == Conditioned
 	enc, err := nn.NewEncoder[float32](ec)
 	if err != nil {
 		return nil, err
@@ -114,14 +116,16 @@ func (n *Network) Input(columns []string) (Input, error) {
 	return in, nil
 }
 
-// Adder adds a network's label scores to sentences' state scores at
-// inference (no dropout). It is one goroutine's: it keeps the network's
-// workspace and the sentence's input IDs, and allocates nothing once warm.
+// Adder adds a network's scores to sentences' lattices at inference (no
+// dropout). It is one goroutine's: it keeps the network's workspace, the
+// sentence's input IDs and a TransAt buffer, and allocates nothing once
+// warm.
 type Adder struct {
-	net *Network
-	in  Input
-	ws  *nn.Workspace[float32]
-	enc Encoded
+	net   *Network
+	in    Input
+	ws    *nn.Workspace[float32]
+	enc   Encoded
+	trans []float64
 }
 
 // NewAdder returns an Adder of n for sentences with the given columns.
@@ -133,9 +137,9 @@ func (n *Network) NewAdder(columns []string) (*Adder, error) {
 	return &Adder{net: n, in: in, ws: n.Enc.NewWorkspace()}, nil
 }
 
-// Add adds the network's label scores of s to state, an [N][L] matrix
-// whose element [i][y] is the state score of label y at token i.
-func (a *Adder) Add(state []float64, s *corpus.Sentence) error {
+// Add adds the network's scores of s to sc, the lattice of s (see
+// AddScores).
+func (a *Adder) Add(sc *lattice.Scores, s *corpus.Sentence) error {
 	if s.Len() == 0 {
 		return nil
 	}
@@ -144,8 +148,34 @@ func (a *Adder) Add(state []float64, s *corpus.Sentence) error {
 	if err != nil {
 		return err
 	}
-	for k, v := range scores {
-		state[k] += float64(v)
-	}
+	AddScores(sc, scores, a.ws.TransScores(), &a.trans)
 	return nil
+}
+
+// AddScores adds a network's scores to sc: scores, an [N][L] matrix of
+// label scores, to sc.State; trans, when not nil, an [N][L·L] matrix of
+// bigram scores (row 0 unused), to sc.TransAt. A lattice without
+// per-position transitions gets *buf as its TransAt (grown to (N-1)·L·L
+// and zeroed first); sc.TransAtExp is dropped, as the sums no longer
+// match it.
+func AddScores(sc *lattice.Scores, scores, trans []float32, buf *[]float64) {
+	for k, v := range scores {
+		sc.State[k] += float64(v)
+	}
+	if trans == nil || sc.N < 2 {
+		return
+	}
+	ll := sc.L * sc.L
+	n := (sc.N - 1) * ll
+	if sc.TransAt == nil {
+		if cap(*buf) < n {
+			*buf = make([]float64, n)
+		}
+		sc.TransAt = (*buf)[:n]
+		clear(sc.TransAt)
+	}
+	sc.TransAtExp = nil
+	for k, v := range trans[ll : ll+n] {
+		sc.TransAt[k] += float64(v)
+	}
 }

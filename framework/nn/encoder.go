@@ -51,6 +51,10 @@ type EncoderConfig struct {
 	// OutputDropout is the dropout probability on the BiLSTM output during
 	// training, in [0, 1). Zero means none (Ma & Hovy use 0.5).
 	OutputDropout float64
+	// Transitions adds a second output layer, label-bigram scores read
+	// from each token's BiLSTM output: a CRF whose transitions depend on
+	// the input, ψ(y_i, y_{i-1}) = w_{y_i,y_{i-1}}·h_i (TransScores).
+	Transitions bool
 }
 
 // resolve fills the defaults and checks the config.
@@ -89,7 +93,8 @@ func (c EncoderConfig) resolve() (EncoderConfig, error) {
 // holds, initialises and serialises them, are: "word"; "extra.<Name>" for
 // each column in order; "char.emb", "char.filter", "char.bias" when Chars
 // > 0; for each BiLSTM layer l, "lstm.l<l>.fwd.Wx", ".Wh", ".b" then the
-// same for ".bwd"; "out.W", "out.b".
+// same for ".bwd"; "out.W", "out.b"; with Transitions, "trans.W",
+// "trans.b".
 //
 // The token vector at position t is [word | extra columns… | char CNN], Din
 // = WordDim + Σ Extra Dim + CharFilters wide (the CNN part only when
@@ -109,6 +114,9 @@ type Encoder[T Float] struct {
 	LSTM *BiLSTM[T]
 	// Out maps the [n][2H] BiLSTM output to [n][Labels] scores.
 	Out *Linear[T]
+	// Trans, with Config.Transitions, maps it to [n][Labels²] label-bigram
+	// scores; nil otherwise.
+	Trans *Linear[T]
 	// InDrop and OutDrop are the two dropouts.
 	InDrop, OutDrop Dropout[T]
 	// Din is the token vector width.
@@ -136,6 +144,9 @@ func NewEncoder[T Float](cfg EncoderConfig) (*Encoder[T], error) {
 	}
 	e.LSTM = NewBiLSTM(ps, "lstm", e.Din, cfg.Hidden, cfg.Layers)
 	e.Out = NewLinear(ps, "out", 2*cfg.Hidden, cfg.Labels)
+	if cfg.Transitions {
+		e.Trans = NewLinear(ps, "trans", 2*cfg.Hidden, cfg.Labels*cfg.Labels)
+	}
 	e.InDrop = Dropout[T]{P: cfg.InputDropout}
 	e.OutDrop = Dropout[T]{P: cfg.OutputDropout}
 	return e, nil
@@ -210,6 +221,8 @@ type Workspace[T Float] struct {
 	lstm   BiLSTMCache[T]
 	drop   DropoutCache[T]
 	out    LinearCache[T]
+	trans  LinearCache[T]
+	dh     []T // [n][2H]: the two heads' gradients summed (Transitions)
 	x0     []T // [n][Din]: row [t] is token t's vector [word | extra… | chars]
 	part   []T // [n][width of one input block]: scratch for Backward
 }
@@ -255,7 +268,33 @@ func (w *Workspace[T]) Forward(s *Sentence, rng *rand.Rand) ([]T, error) {
 	h := e.LSTM.Forward(&w.lstm, x)
 	h = e.OutDrop.Forward(&w.drop, h, rng)
 	w.ready = true
+	if e.Trans != nil {
+		e.Trans.Forward(&w.trans, h)
+	}
 	return e.Out.Forward(&w.out, h), nil
+}
+
+// TransScores returns the label-bigram scores of the last Forward of an
+// encoder with Transitions, an [n][Labels·Labels] matrix whose element
+// [t][p·Labels+c] scores the bigram p → c into token t (row 0 is
+// computed but has no bigram), owned by w until its next Forward; nil
+// without Transitions.
+func (w *Workspace[T]) TransScores() []T {
+	if w.e.Trans == nil {
+		return nil
+	}
+	return w.trans.y
+}
+
+// BackwardTrans is Backward for an encoder with Transitions: dTrans,
+// shaped as TransScores, is ∂loss/∂ of those scores; its row 0 must be
+// zero (no bigram leads into the first token).
+func (w *Workspace[T]) BackwardTrans(dScores, dTrans []T) {
+	e, n := w.e, w.n
+	if e.Trans == nil || len(dTrans) != n*e.Trans.Out {
+		panic(fmt.Sprintf("nn: Workspace.BackwardTrans: %d bigram scores after a Forward of %d tokens (transitions %v)", len(dTrans), n, e.Trans != nil))
+	}
+	w.backward(dScores, dTrans)
 }
 
 // Backward takes dScores, an [n][Labels] matrix whose element [t][y] is
@@ -264,12 +303,25 @@ func (w *Workspace[T]) Forward(s *Sentence, rng *rand.Rand) ([]T, error) {
 // Calling it without a successful Forward, or with the wrong length, is a
 // programmer error and panics.
 func (w *Workspace[T]) Backward(dScores []T) {
+	if w.e.Trans != nil {
+		panic("nn: Workspace.Backward on an encoder with Transitions: use BackwardTrans")
+	}
+	w.backward(dScores, nil)
+}
+
+// backward is Backward and BackwardTrans.
+func (w *Workspace[T]) backward(dScores, dTrans []T) {
 	e, n := w.e, w.n
 	if !w.ready || len(dScores) != n*e.Config.Labels {
 		panic(fmt.Sprintf("nn: Workspace.Backward: %d scores after a Forward of %d tokens × %d labels (ready %v)", len(dScores), n, e.Config.Labels, w.ready))
 	}
 	g := w.grads
 	dh := e.Out.Backward(&w.out, g, dScores)
+	if e.Trans != nil {
+		w.dh = append(w.dh[:0], dh...)
+		addTo(e.Trans.Backward(&w.trans, g, dTrans), w.dh)
+		dh = w.dh
+	}
 	dh = e.OutDrop.Backward(&w.drop, dh)
 	dx := e.LSTM.Backward(&w.lstm, g, dh)
 	dx = e.InDrop.Backward(&w.inDrop, dx)
@@ -300,6 +352,7 @@ func (w *Workspace[T]) Backward(dScores []T) {
 //	fwd = charsPerToken·2·w·Dc·F                    (convolution, one window per character)
 //	    + Σ_l 2 directions · (2·In_l·4H + 2·H·4H)  (input projection + recurrence)
 //	    + 2·2H·Labels                               (output layer)
+//	    + 2·2H·Labels²                              (with Transitions, the bigram layer)
 //	bwd = 2·(fwd − convolution)                     (each product gives two: input and weight gradients)
 //	    + 2·2·w·Dc·F                                (char CNN: one window per word and filter, for K and for u)
 //
@@ -316,5 +369,8 @@ func (e *Encoder[T]) FLOPsPerToken(charsPerToken float64) (fwd, bwd float64) {
 		dense += 2 * (2*float64(l.In)*4*H + 2*H*4*H)
 	}
 	dense += 2 * 2 * H * L
+	if e.Trans != nil {
+		dense += 2 * 2 * H * L * L
+	}
 	return conv + dense, 2*dense + convBack
 }

@@ -84,6 +84,40 @@ func TestEncoderGrad(t *testing.T) {
 	}
 }
 
+// TestEncoderTransGrad is TestEncoderGrad for an encoder with
+// Transitions: a loss that reads both heads, every parameter's gradient
+// against finite differences (the bigram head's row 0 given zero weight,
+// as BackwardTrans asks).
+func TestEncoderTransGrad(t *testing.T) {
+	cfg := tinyConfig()
+	cfg.Transitions = true
+	e := newEncoder[float64](t, cfg, 51)
+	randomise(e.Params, newRNG(52), 0.5)
+	s := randomSentence(newRNG(53), cfg, 4)
+	w := e.NewWorkspace()
+	ll := cfg.Labels * cfg.Labels
+	var E, F []float64
+	loss := func() float64 {
+		y, err := w.Forward(s, newRNG(54))
+		if err != nil {
+			t.Fatal(err)
+		}
+		return dot(E, y) + dot(F, w.TransScores())
+	}
+	y, _ := w.Forward(s, newRNG(54))
+	E = randVec(newRNG(55), len(y), 1)
+	F = randVec(newRNG(56), len(w.TransScores()), 1)
+	clear(F[:ll])
+	w.BackwardTrans(E, append([]float64(nil), F...))
+	e.Params.Reduce([]*Grads[float64]{w.Grads()})
+	if e.Params.Lookup("trans.W") == nil {
+		t.Fatal("no trans.W parameter")
+	}
+	for _, p := range e.Params.List() {
+		fdCheck(t, p.Name, p.W, p.G, loss, false)
+	}
+}
+
 // TestEncoderFloat32 runs the float32 path on the float64 model's weights
 // (rounded) and checks that its scores and gradients agree to float32
 // precision.

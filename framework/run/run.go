@@ -1059,7 +1059,7 @@ func (d *devDecoder) decodeShare(m *linear.Model, chain *lattice.Chain, relax la
 	for k := w; k < len(d.sents); k += d.threads {
 		d.scorer.Lattice(&sc, d.enc.dev, k)
 		if add != nil {
-			if err := add.Add(sc.State, d.enc.devSents[k]); err != nil {
+			if err := add.Add(&sc, d.enc.devSents[k]); err != nil {
 				panic(err) // the vocabulary maps every value to an ID
 			}
 		}

@@ -131,6 +131,10 @@ func (s *Spec) decodeLearnerEncoder(li *LearnerInstance, head *hcl.BodyContent, 
 		return hcl.Diagnostics{errorAt(a.NameRange.Ptr(), "Learner cannot train an encoder",
 			fmt.Sprintf("Learner %q (type %s) cannot train a neural encoder: crf (without hidden_states) gives a BiLSTM-CRF and maxent a BiLSTM-softmax.", li.Name, li.Type))}
 	}
+	if e.Config.Transition == neural.Conditioned && !learn.TrainsPairs(li.Learner) {
+		return hcl.Diagnostics{errorAt(a.NameRange.Ptr(), "Conditioned transitions without transitions",
+			fmt.Sprintf("Encoder %q has transition = \"conditioned\" (label transitions read from its states), which learner %q (type %s) cannot train: a crf can.", e.Name, li.Name, li.Type))}
+	}
 	if li.Stage != nil {
 		return hcl.Diagnostics{errorAt(a.NameRange.Ptr(), "Encoder on a second stage",
 			fmt.Sprintf("Learner %q is a second stage; an encoder trains on a first-stage learner only (for now).", li.Name))}

@@ -177,11 +177,14 @@ func (t *Tagger) networkScores(k, n int) []float64 {
 	if t.net == nil {
 		return nil
 	}
-	out := make([]float64, n*t.Model.Linear.NumLabels)
-	if err := t.net.Add(out, t.batch[k]); err != nil {
+	l := t.Model.Linear.NumLabels
+	// A lattice of the network's scores alone, with a TransAt of its own
+	// (the adder's buffer may be the decoded lattice's).
+	sc := lattice.Scores{N: n, L: l, State: make([]float64, n*l), TransAt: make([]float64, max(n-1, 0)*l*l)}
+	if err := t.net.Add(&sc, t.batch[k]); err != nil {
 		panic(fmt.Sprintf("tagger: network: %v", err)) // as in lattice
 	}
-	return out
+	return sc.State
 }
 
 // explainTrigrams sets a second-order model's trigram weights of token i

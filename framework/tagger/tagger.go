@@ -253,7 +253,7 @@ func (t *Tagger) decodeStates(data *feature.Dataset, k int) []int32 {
 func (t *Tagger) lattice(sc *lattice.Scores, data *feature.Dataset, k int) {
 	t.scorer.Lattice(sc, data, k)
 	if t.net != nil {
-		if err := t.net.Add(sc.State, t.batch[k]); err != nil {
+		if err := t.net.Add(sc, t.batch[k]); err != nil {
 			// The vocabulary maps every cell to an ID of the network's
 			// tables, which the model file's header sized.
 			panic(fmt.Sprintf("tagger: network: %v", err))

@@ -28,6 +28,7 @@ import (
 	"math/rand/v2"
 	"sync"
 
+	"github.com/trellis-nlp/trellis/framework/feature"
 	"github.com/trellis-nlp/trellis/framework/lattice"
 	"github.com/trellis-nlp/trellis/framework/learn"
 	"github.com/trellis-nlp/trellis/framework/linear"
@@ -269,15 +270,16 @@ type shard struct {
 	ws    *lattice.Workspace
 	sc    lattice.Scores
 	g     lattice.ScoreGrad
-	// transAt backs g.TransAt for a model with pair features.
-	transAt []float64
-	d32     []float32
-	words   []int32 // the sentence's word IDs after unknown replacement
-	in      nn.Sentence
-	pcg     *rand.PCG
-	rng     *rand.Rand
-	loss    float64
-	err     error
+	// transAt backs g.TransAt, transIn the lattice's TransAt when the
+	// network's conditioned transitions give it one (neural.AddScores).
+	transAt, transIn []float64
+	d32, dTrans      []float32
+	words            []int32 // the sentence's word IDs after unknown replacement
+	in               nn.Sentence
+	pcg              *rand.PCG
+	rng              *rand.Rand
+	loss             float64
+	err              error
 }
 
 func (t *trainer) newShard() *shard {
@@ -314,9 +316,7 @@ func (sh *shard) sentence(t *trainer, epoch, k int) (float64, error) {
 	if err != nil {
 		return 0, fmt.Errorf("encoder: training sentence %d: %w", k+1, err)
 	}
-	for j, v := range scores {
-		sh.sc.State[j] += float64(v)
-	}
+	neural.AddScores(&sh.sc, scores, sh.nn.TransScores(), &sh.transIn)
 	sh.g.State = grow(sh.g.State, n*l)
 	sh.g.TransAt = nil
 	if sh.sc.TransAt != nil {
@@ -329,16 +329,36 @@ func (sh *shard) sentence(t *trainer, epoch, k int) (float64, error) {
 		sh.g.Trans, sh.g.Start, sh.g.Stop = g[f0:f0+l*l], g[f0+l*l:f0+l*l+l], g[f0+l*l+l:f0+l*l+2*l]
 	}
 	loss := sh.ws.NegLogLikelihood(&sh.sc, data.Labels[lo:hi], &sh.g)
+	sh.backward(m, data, g, lo, n)
+	return loss, nil
+}
+
+// backward back-propagates the last sentence's gradient in its lattice's
+// scores (sh.g): into the network, and into g, the linear model's
+// gradient, for the sentence's tokens from lo.
+func (sh *shard) backward(m *linear.Model, data *feature.Dataset, g []float64, lo, n int) {
+	l := m.NumLabels
 	sh.d32 = grow(sh.d32, n*l)
 	for j, v := range sh.g.State {
 		sh.d32[j] = float32(v)
 	}
-	sh.nn.Backward(sh.d32)
+	if sh.nn.TransScores() == nil {
+		sh.nn.Backward(sh.d32)
+	} else {
+		// Conditioned transitions: the bigram scores' gradient is the
+		// lattice's per-position one, and nothing for the first token.
+		ll := l * l
+		sh.dTrans = grow(sh.dTrans, n*ll)
+		clear(sh.dTrans[:ll])
+		for j, v := range sh.g.TransAt {
+			sh.dTrans[ll+j] = float32(v)
+		}
+		sh.nn.BackwardTrans(sh.d32, sh.dTrans)
+	}
 	m.AddStateGradient(g, data, lo, sh.g.State)
 	if sh.g.TransAt != nil {
 		m.AddPairGradient(g, data, lo, sh.g.TransAt)
 	}
-	return loss, nil
 }
 
 // input sets sh.in to enc with each word seen once in training read as

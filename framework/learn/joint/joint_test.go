@@ -113,15 +113,20 @@ func problem(t *testing.T, sents []*corpus.Sentence, labels [][]int32, sparse bo
 // lattice's log-likelihood. It also checks that the gradient the encoder
 // receives is the lattice's marginals minus gold.
 func TestGradient(t *testing.T) {
-	t.Run("state features", func(t *testing.T) { checkGradient(t, nil) })
+	t.Run("state features", func(t *testing.T) { checkGradient(t, nil, neural.Plain) })
 	// Words a and c also score label bigrams (input-conditioned
 	// transitions: per-position transition scores in the lattice).
-	t.Run("pair features", func(t *testing.T) { checkGradient(t, []bool{true, false, true, false, false}) })
+	t.Run("pair features", func(t *testing.T) { checkGradient(t, []bool{true, false, true, false, false}, neural.Plain) })
+	// The network's bigram scores too (transition = "conditioned"), with
+	// and without pair features beside them.
+	t.Run("conditioned", func(t *testing.T) { checkGradient(t, nil, neural.Conditioned) })
+	t.Run("conditioned and pairs", func(t *testing.T) { checkGradient(t, []bool{true, false, true, false, false}, neural.Conditioned) })
 }
 
-func checkGradient(t *testing.T, pairs []bool) {
+func checkGradient(t *testing.T, pairs []bool, transition string) {
 	sents, labels := toy(rand.New(rand.NewPCG(1, 1)), 6)
 	cfg := tinyConfig()
+	cfg.Transition = transition
 	p, m := problem(t, sents, labels, true, cfg, 1)
 	if pairs != nil {
 		p.Pairs = pairs
@@ -240,6 +245,15 @@ func (r *reference) loss() float64 {
 	for j, v := range scores {
 		sc.State[j] += v
 	}
+	if tr := r.ws.TransScores(); tr != nil {
+		ll := sc.L * sc.L
+		if sc.TransAt == nil {
+			sc.TransAt = make([]float64, (sc.N-1)*ll)
+		}
+		for j := range sc.TransAt {
+			sc.TransAt[j] += tr[ll+j]
+		}
+	}
 	lo, hi := r.data.Sentence(r.k)
 	g := lattice.ScoreGrad{State: make([]float64, len(sc.State))}
 	return lattice.NewWorkspace(sc.L).NegLogLikelihood(&sc, r.data.Labels[lo:hi], &g)
@@ -270,7 +284,7 @@ func accuracy(t *testing.T, m *linear.Model, net *neural.Network, sents []*corpu
 	right, all := 0, 0
 	for k, s := range sents {
 		m.Lattice(&sc, m.W, d, k)
-		if err := add.Add(sc.State, s); err != nil {
+		if err := add.Add(&sc, s); err != nil {
 			t.Fatal(err)
 		}
 		path := make([]int32, sc.N)
