@@ -33,6 +33,15 @@ func decodeNetwork(r *reader, h *neural.Header) (*neural.Network, error) {
 	if r.err != nil {
 		return nil, r.err
 	}
+	// The header sizes the network; a corrupted one must not make this
+	// reader allocate more than the weights that follow could fill.
+	size, err := h.NumParams()
+	if err != nil {
+		return nil, fmt.Errorf("corrupted model: %w", err)
+	}
+	if size < 0 || size > int64(len(b))/4 {
+		return nil, fmt.Errorf("corrupted model: the network's header asks for %d weights, the file has %d bytes of them", size, len(b))
+	}
 	net, err := neural.New(*h)
 	if err != nil {
 		return nil, fmt.Errorf("corrupted model: %w", err)

@@ -30,6 +30,10 @@ type Header struct {
 	VectorsSHA256 string `json:"vectors_sha256,omitempty"`
 }
 
+// maxSize bounds every size of a network (widths, layers, window), so
+// that counting its weights cannot overflow.
+const maxSize = 1 << 16
+
 // Network is an encoder with its vocabulary: what turns a sentence's
 // cells into label scores.
 type Network struct {
@@ -40,11 +44,45 @@ type Network struct {
 // New builds the network of h with every weight zero (Init or ReadWeights
 // gives it weights).
 func New(h Header) (*Network, error) {
-	if h.Vocab == nil || len(h.Vocab.Words) == 0 || h.Labels < 1 {
-		return nil, fmt.Errorf("neural: a network needs a vocabulary and labels")
+	ec, err := h.encoderConfig()
+	if err != nil {
+		return nil, err
 	}
 	h.Vocab.index()
+	enc, err := nn.NewEncoder[float32](ec)
+	if err != nil {
+		return nil, err
+	}
+	return &Network{Header: h, Enc: enc}, nil
+}
+
+// NumParams is the number of weights the network of h has, counted
+// without building it (a model file's reader checks it against the
+// weights that follow).
+func (h Header) NumParams() (int64, error) {
+	ec, err := h.encoderConfig()
+	if err != nil {
+		return 0, err
+	}
+	return ec.NumParams()
+}
+
+// encoderConfig is the nn configuration of h's network.
+func (h Header) encoderConfig() (nn.EncoderConfig, error) {
+	if h.Vocab == nil || len(h.Vocab.Words) == 0 || h.Labels < 1 {
+		return nn.EncoderConfig{}, fmt.Errorf("neural: a network needs a vocabulary and labels")
+	}
 	c := h.Config
+	for _, v := range []int{c.WordDim, c.CharDim, c.CharFilters, c.CharWindow, c.Hidden, c.Layers} {
+		if v > maxSize {
+			return nn.EncoderConfig{}, fmt.Errorf("neural: a network size of %d is more than %d", v, maxSize)
+		}
+	}
+	for _, v := range c.Columns {
+		if v > maxSize {
+			return nn.EncoderConfig{}, fmt.Errorf("neural: a column width of %d is more than %d", v, maxSize)
+		}
+	}
 	ec := nn.EncoderConfig{Words: len(h.Vocab.Words), WordDim: c.WordDim, Hidden: c.Hidden, Layers: c.Layers, Labels: h.Labels}
 	if c.Dropout != nil {
 		ec.InputDropout, ec.OutputDropout = *c.Dropout, *c.Dropout
@@ -53,17 +91,13 @@ func New(h Header) (*Network, error) {
 		ec.Chars, ec.CharDim, ec.CharFilters, ec.CharWindow = len(h.Vocab.Chars), c.CharDim, c.CharFilters, c.CharWindow
 	}
 	if len(h.Columns) != len(h.Vocab.Columns) {
-		return nil, fmt.Errorf("neural: %d columns for %d column tables", len(h.Columns), len(h.Vocab.Columns))
+		return ec, fmt.Errorf("neural: %d columns for %d column tables", len(h.Columns), len(h.Vocab.Columns))
 	}
 	for i, name := range h.Columns {
 		ec.Extra = append(ec.Extra, nn.Column{Name: name, Size: len(h.Vocab.Columns[i]), Dim: c.Columns[name]})
 	}
 	ec.Transitions = c.Transition == Conditioned
-	enc, err := nn.NewEncoder[float32](ec)
-	if err != nil {
-		return nil, err
-	}
-	return &Network{Header: h, Enc: enc}, nil
+	return ec, nil
 }
 
 // ColumnNames lists the embedded columns of c in a fixed order (sorted).

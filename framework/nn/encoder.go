@@ -89,6 +89,40 @@ func (c EncoderConfig) resolve() (EncoderConfig, error) {
 	return c, nil
 }
 
+// NumParams is the number of weights NewEncoder(c) would allocate,
+// counted without allocating them, so that a reader can refuse a
+// configuration larger than the weights that come with it (a corrupted
+// model file). It must follow NewEncoder's layout (TestNumParams).
+func (c EncoderConfig) NumParams() (int64, error) {
+	c, err := c.resolve()
+	if err != nil {
+		return 0, err
+	}
+	n := int64(c.Words) * int64(c.WordDim)
+	din := int64(c.WordDim)
+	for _, col := range c.Extra {
+		n += int64(col.Size) * int64(col.Dim)
+		din += int64(col.Dim)
+	}
+	if c.Chars > 0 {
+		n += int64(c.Chars)*int64(c.CharDim) + int64(c.CharFilters)*int64(c.CharWindow*c.CharDim) + int64(c.CharFilters)
+		din += int64(c.CharFilters)
+	}
+	h, labels := int64(c.Hidden), int64(c.Labels)
+	for l := range c.Layers {
+		in := din
+		if l > 0 {
+			in = 2 * h
+		}
+		n += 2 * (4*h*in + 4*h*h + 4*h)
+	}
+	n += 2*h*labels + labels
+	if c.Transitions {
+		n += 2*h*labels*labels + labels*labels
+	}
+	return n, nil
+}
+
 // Encoder is the BiLSTM-CNN encoder. Its parameters, in the order Params
 // holds, initialises and serialises them, are: "word"; "extra.<Name>" for
 // each column in order; "char.emb", "char.filter", "char.bias" when Chars

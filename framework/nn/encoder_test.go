@@ -332,3 +332,22 @@ func TestFLOPsPerToken(t *testing.T) {
 		t.Errorf("FLOPsPerToken = %v, %v; want %v, %v", fwd, bwd, conv+dense, 2*dense+4*3*30*30)
 	}
 }
+
+// TestNumParams: NumParams counts the weights NewEncoder allocates, for
+// encoders with and without columns, characters, layers and transitions.
+func TestNumParams(t *testing.T) {
+	for _, c := range []EncoderConfig{
+		{Words: 7, Labels: 3},
+		{Words: 9, WordDim: 5, Chars: 6, CharDim: 3, CharFilters: 4, CharWindow: 2, Hidden: 3, Layers: 2, Labels: 4},
+		{Words: 9, WordDim: 5, Extra: []Column{{Name: "pos", Size: 4, Dim: 2}}, Hidden: 3, Labels: 4, Transitions: true},
+	} {
+		e, err := NewEncoder[float32](c)
+		if err != nil {
+			t.Fatal(err)
+		}
+		n, err := c.NumParams()
+		if err != nil || n != int64(e.Params.Size()) {
+			t.Errorf("%+v: NumParams %d (%v), the encoder has %d", c, n, err, e.Params.Size())
+		}
+	}
+}
