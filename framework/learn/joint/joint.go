@@ -306,8 +306,8 @@ func (sh *shard) sentence(t *trainer, epoch, k int) (float64, error) {
 	data, m := t.p.Train, t.m
 	lo, hi := data.Sentence(k)
 	n, l := hi-lo, m.NumLabels
-	if n == 0 {
-		return 0, nil
+	if !learn.Complete(data, k) {
+		return 0, nil // empty, or a gold label the model lacks: skipped, as every learner does
 	}
 	m.Lattice(&sh.sc, m.W, data, k)
 	sh.pcg.Seed(t.p.Seed^0x6a6f696e74, uint64(epoch)<<32|uint64(k))
