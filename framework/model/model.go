@@ -393,6 +393,36 @@ func (r *reader) int32s(what string) []int32 {
 	return out
 }
 
+// decodeHeader reads a model file's JSON header into m and checks it
+// against the file's format version.
+func decodeHeader(m *Model, meta []byte, version uint32) error {
+	if err := json.Unmarshal(meta, &m.Header); err != nil {
+		return fmt.Errorf("model header: %w", err)
+	}
+	// The header repeats the format version; the two must agree.
+	if m.Version > NeuralVersion {
+		return fmt.Errorf("model header says format version %d, newer than this trellis supports (%d); use a newer trellis", m.Version, NeuralVersion)
+	}
+	if m.Version != int(version) {
+		return fmt.Errorf("corrupted model: header says format version %d, the file says %d", m.Version, version)
+	}
+	if m.Normalization != "" && m.Normalization != NormalizationLocal {
+		return fmt.Errorf("corrupted model: unknown normalization %q", m.Normalization)
+	}
+	if m.HiddenStates < 0 || m.HiddenStates == 1 || m.HiddenStates > maxHiddenStates {
+		return fmt.Errorf("corrupted model: %d hidden states per label", m.HiddenStates)
+	}
+	// An encoding, local normalization, pair features, hidden states
+	// or stages are what version 2 adds, trigrams what 3 adds, a network
+	// what 4 adds: the
+	// header's contents imply its version, and the version them.
+	if m.FormatVersion() != m.Version {
+		return fmt.Errorf("corrupted model: format version %d with output scheme %q, normalization %q, %d pair features, %d hidden states, %d stages and %d trigrams",
+			m.Version, m.OutputScheme, m.Normalization, m.PairFeatures, m.HiddenStates, len(m.Stages), m.Trigrams)
+	}
+	return nil
+}
+
 // Decode parses a model file's bytes.
 func Decode(data []byte) (*Model, error) {
 	if len(data) < len(magic)+4 || !bytes.Equal(data[:len(magic)], magic[:]) {
@@ -417,28 +447,8 @@ func Decode(data []byte) (*Model, error) {
 	meta := r.take(uint64(metaLen), "header")
 	var m Model
 	if r.err == nil {
-		if err := json.Unmarshal(meta, &m.Header); err != nil {
-			return nil, fmt.Errorf("model header: %w", err)
-		}
-		// The header repeats the format version; the two must agree.
-		if m.Version > NeuralVersion {
-			return nil, fmt.Errorf("model header says format version %d, newer than this trellis supports (%d); use a newer trellis", m.Version, NeuralVersion)
-		}
-		if m.Version != int(version) {
-			return nil, fmt.Errorf("corrupted model: header says format version %d, the file says %d", m.Version, version)
-		}
-		if m.Normalization != "" && m.Normalization != NormalizationLocal {
-			return nil, fmt.Errorf("corrupted model: unknown normalization %q", m.Normalization)
-		}
-		if m.HiddenStates < 0 || m.HiddenStates == 1 || m.HiddenStates > maxHiddenStates {
-			return nil, fmt.Errorf("corrupted model: %d hidden states per label", m.HiddenStates)
-		}
-		// An encoding, local normalization, pair features, hidden states
-		// or stages are what version 2 adds, trigrams what 3 adds: the
-		// header's contents imply its version, and the version them.
-		if m.FormatVersion() != m.Version {
-			return nil, fmt.Errorf("corrupted model: format version %d with output scheme %q, normalization %q, %d pair features, %d hidden states, %d stages and %d trigrams",
-				m.Version, m.OutputScheme, m.Normalization, m.PairFeatures, m.HiddenStates, len(m.Stages), m.Trigrams)
+		if err := decodeHeader(&m, meta, version); err != nil {
+			return nil, err
 		}
 	}
 	// Each name takes at least one byte (its length), which bounds the count.
