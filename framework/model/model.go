@@ -414,8 +414,8 @@ func decodeHeader(m *Model, meta []byte, version uint32) error {
 	}
 	// An encoding, local normalization, pair features, hidden states
 	// or stages are what version 2 adds, trigrams what 3 adds, a network
-	// what 4 adds: the
-	// header's contents imply its version, and the version them.
+	// what 4 adds: the header's contents imply its version, and the
+	// version them.
 	if m.FormatVersion() != m.Version {
 		return fmt.Errorf("corrupted model: format version %d with output scheme %q, normalization %q, %d pair features, %d hidden states, %d stages and %d trigrams",
 			m.Version, m.OutputScheme, m.Normalization, m.PairFeatures, m.HiddenStates, len(m.Stages), m.Trigrams)
