@@ -314,3 +314,43 @@ func TestNeuralVectors(t *testing.T) {
 		})
 	}
 }
+
+// TestNeuralSparseFirst: with sparse_first, a hybrid first trains its
+// templates' weights alone (the log says so), then jointly with the
+// encoder, and ends with another model than training both from the start;
+// a neural-only learner has no templates to train first and is unchanged.
+func TestNeuralSparseFirst(t *testing.T) {
+	plain := writeNeuralSpec(t, neuralSpec)
+	first := writeNeuralSpec(t, strings.Replace(neuralSpec, "learning_rate = 0.01\n}\nencoder \"cond\"", "learning_rate = 0.01\n  sparse_first  = true\n}\nencoder \"cond\"", 1))
+	if readFile(t, plain) == nil || bytes.Equal(readFile(t, plain), readFile(t, first)) {
+		t.Fatal("the spec did not change")
+	}
+	models := map[string]map[string][]byte{}
+	for name, spec := range map[string]string{"plain": plain, "first": first} {
+		out := filepath.Join(filepath.Dir(spec), "run")
+		_, stderr := mustRun(t, "", "run", spec, "--out", out, "--learner", "hybrid", "--learner", "bilstm_crf")
+		if got := strings.Contains(stderr, "training the templates' weights alone first"); got != (name == "first") {
+			t.Fatalf("%s: the log says sparse_first %v:\n%s", name, got, stderr)
+		}
+		models[name] = map[string][]byte{}
+		for _, l := range []string{"hybrid", "bilstm_crf"} {
+			models[name][l] = readFile(t, filepath.Join(out, "models", l+".model"))
+		}
+	}
+	if bytes.Equal(models["plain"]["hybrid"], models["first"]["hybrid"]) {
+		t.Error("sparse_first did not change the hybrid")
+	}
+	// The spec's text (hence its hash, in the model) differs; the weights
+	// must not: compare the tagged output instead.
+	for name := range models {
+		path := filepath.Join(t.TempDir(), name+".model")
+		if err := os.WriteFile(path, models[name]["bilstm_crf"], 0o644); err != nil {
+			t.Fatal(err)
+		}
+		out, _ := mustRun(t, "", "tag", "--model", path, chunkTest)
+		models[name]["tagged"] = []byte(out)
+	}
+	if !bytes.Equal(models["plain"]["tagged"], models["first"]["tagged"]) {
+		t.Error("sparse_first changed a neural-only learner")
+	}
+}

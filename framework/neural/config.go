@@ -74,6 +74,10 @@ type Config struct {
 	// model kept is the best epoch's on dev, the last without dev.
 	Epochs   int  `hcl:"epochs,optional" json:"epochs"`
 	Patience *int `hcl:"patience,optional" json:"patience"`
+	// SparseFirst, in a hybrid, trains the templates' weights alone first
+	// (the learner as it trains without an encoder), then the encoder
+	// jointly with them from there. Default false: both from the start.
+	SparseFirst bool `hcl:"sparse_first,optional" json:"sparse_first,omitempty"`
 	// BatchSize is the sentences per step (default 16). Clip rescales a
 	// step's gradient to this global L2 norm at most (default 5; 0: never).
 	BatchSize int      `hcl:"batch_size,optional" json:"batch_size"`

@@ -409,7 +409,7 @@ func (l *Learner) trainEncoder(ctx context.Context, p *learn.Problem, s settings
 		return nil, err
 	}
 	p = l.problem(p)
-	m, err := learn.StartModel(l.cfg.Features, p)
+	m, err := l.encoderStart(ctx, p)
 	if err != nil {
 		return nil, err
 	}
@@ -420,6 +420,25 @@ func (l *Learner) trainEncoder(ctx context.Context, p *learn.Problem, s settings
 	p.Log.Info().Int("features", m.NumFeatures()).Int("labels", m.NumOutputLabels()).Int("parameters", p.Encoder.Net.Enc.Params.Size()).
 		Str("output", map[joint.Output]string{joint.CRF: "crf", joint.Softmax: "softmax"}[out]).Msg(s.name + " training with an encoder")
 	return joint.Train(ctx, p, m, out, joint.Settings{C2: s.c2})
+}
+
+// encoderStart is the linear model a joint training starts from: the
+// learner's start (learn.StartModel), or, with the encoder's sparse_first
+// and templates to train, the learner trained on them alone — without the
+// encoder, its dev scores, curve or checkpoints, which are the joint
+// training's.
+func (l *Learner) encoderStart(ctx context.Context, p *learn.Problem) (*linear.Model, error) {
+	if !p.Encoder.Net.Config.SparseFirst || p.NumAttrs == 0 {
+		return learn.StartModel(l.cfg.Features, p)
+	}
+	q := *p
+	q.Encoder, q.Dev, q.DevScore, q.Observe, q.Checkpoints = nil, nil, nil, nil, nil
+	p.Log.Info().Msg(l.form.String() + ": training the templates' weights alone first (sparse_first)")
+	res, err := l.Train(ctx, &q)
+	if err != nil {
+		return nil, err
+	}
+	return res.Model, nil
 }
 
 // TrainsEncoder implements learn.EncoderLearner: the CRF without hidden
