@@ -1,9 +1,10 @@
 # UD English EWT UPOS, hybrid: the builtin features of specs/ud-ewt-rich.hcl
 # (its input-conditioned transitions included) with a BiLSTM-CNN encoder
-# beside them, trained jointly on the same CRF lattice (learner "hybrid"); learner "crf" is the sparse CRF alone on
-# the same features, with the c2 that specs/ud-ewt-rich.hcl picks on dev
-# (0.1), so the run's significance test compares the encoder's
-# contribution. The hybrid stops early on the dev corpus.
+# beside them, trained jointly on the same CRF lattice (learner
+# "hybrid"); learner "crf" is the sparse CRF alone on the same features,
+# with the c2 that specs/ud-ewt-rich.hcl picks on dev (0.1), so the run's
+# significance test compares the encoder's contribution. The hybrid stops
+# early on the dev corpus.
 #
 #   go run ./cmd/trellis run specs/ud-ewt-hybrid.hcl --threads 2
 
