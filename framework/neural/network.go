@@ -135,12 +135,12 @@ func (n *Network) ReadWeights(data []byte) error {
 }
 
 // Input finds the columns the network reads among a format's columns.
-func (n *Network) Input(columns []string) (Input, error) {
-	in := Input{Word: slices.Index(columns, n.WordColumn)}
+func (h *Header) Input(columns []string) (Input, error) {
+	in := Input{Word: slices.Index(columns, h.WordColumn)}
 	if in.Word < 0 {
-		return in, fmt.Errorf("the network reads column %q, which the format (columns %v) lacks", n.WordColumn, columns)
+		return in, fmt.Errorf("the network reads column %q, which the format (columns %v) lacks", h.WordColumn, columns)
 	}
-	for _, name := range n.Columns {
+	for _, name := range h.Columns {
 		c := slices.Index(columns, name)
 		if c < 0 {
 			return in, fmt.Errorf("the network reads column %q, which the format (columns %v) lacks", name, columns)

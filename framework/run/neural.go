@@ -52,7 +52,7 @@ func newNeuralInputs(s *spec.Spec, e *spec.Encoder, columns []string, sents []*c
 	cfg := &e.Config
 	ni := &neuralInputs{columns: neural.ColumnNames(cfg)}
 	h := neural.Header{WordColumn: cfg.Column, Columns: ni.columns}
-	in, err := (&neural.Network{Header: h}).Input(columns)
+	in, err := h.Input(columns)
 	if err != nil {
 		return nil, fmt.Errorf("encoder %q: %w", e.Name, err)
 	}
