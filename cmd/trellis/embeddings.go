@@ -19,6 +19,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/trellis-nlp/trellis/framework/corpus"
 	"github.com/trellis-nlp/trellis/framework/embeddings"
 	"github.com/trellis-nlp/trellis/framework/fileio"
 	"github.com/trellis-nlp/trellis/framework/neural"
@@ -192,7 +193,7 @@ func (a *app) readEmbeddingsText(paths []string, f *embeddingsFlags) (*word2vec.
 // 2): a file that is not there or not readable, a line a reader cannot
 // take, a damaged or truncated gzip file.
 func badInput(err error) bool {
-	var ie *word2vec.InputError
+	var ie *corpus.Error
 	var ce flate.CorruptInputError
 	return errors.As(err, &ie) || errors.As(err, &ce) || errors.Is(err, fs.ErrNotExist) || errors.Is(err, fs.ErrPermission) ||
 		errors.Is(err, gzip.ErrHeader) || errors.Is(err, gzip.ErrChecksum) || errors.Is(err, io.ErrUnexpectedEOF)

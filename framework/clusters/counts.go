@@ -2,9 +2,9 @@ package clusters
 
 import (
 	"bufio"
-	"bytes"
 	"cmp"
 	"fmt"
+	"github.com/trellis-nlp/trellis/framework/corpus"
 	"io"
 	"slices"
 )
@@ -62,93 +62,43 @@ func (c *Counter) Tokens() int64 {
 }
 
 // ReadText adds plain text: one sentence per line, tokens separated by
-// white space. With tokenize, each line is running text that Tokenize
-// splits.
+// white space (corpus.ReadTextWords). With tokenize, each line is running
+// text that Tokenize splits.
 func (c *Counter) ReadText(r io.Reader, tokenize bool) error {
+	if !tokenize {
+		return corpus.ReadTextWords("", r, sink{c})
+	}
 	sc := bufio.NewScanner(r)
 	sc.Buffer(make([]byte, 0, 1<<16), 1<<26)
 	var toks []string
 	for sc.Scan() {
-		if tokenize {
-			toks = Tokenize(toks[:0], sc.Text())
-			for _, t := range toks {
-				c.addToken([]byte(t))
-			}
-			c.endSentence()
-			continue
-		}
-		line := sc.Bytes()
-		for len(line) > 0 {
-			i := 0
-			for i < len(line) && isSpace(line[i]) {
-				i++
-			}
-			j := i
-			for j < len(line) && !isSpace(line[j]) {
-				j++
-			}
-			if j > i {
-				c.addToken(line[i:j])
-			}
-			line = line[j:]
+		toks = Tokenize(toks[:0], sc.Text())
+		for _, t := range toks {
+			c.addToken([]byte(t))
 		}
 		c.endSentence()
 	}
 	return sc.Err()
 }
 
-// ReadCoNLL adds the first column of a CoNLL file: a token per line,
-// sentences separated by blank lines; -DOCSTART- lines are skipped.
+// ReadCoNLL adds the first column of a CoNLL file
+// (corpus.ReadCoNLLWords: blank and -DOCSTART- lines end a sentence).
 func (c *Counter) ReadCoNLL(r io.Reader) error {
-	sc := bufio.NewScanner(r)
-	sc.Buffer(make([]byte, 0, 1<<16), 1<<26)
-	for sc.Scan() {
-		line := bytes.TrimLeft(sc.Bytes(), " \t\r")
-		if len(line) == 0 {
-			c.endSentence()
-			continue
-		}
-		end := bytes.IndexAny(line, " \t\r")
-		if end < 0 {
-			end = len(line)
-		}
-		if w := line[:end]; !bytes.Equal(w, []byte("-DOCSTART-")) {
-			c.addToken(w)
-		}
-	}
-	c.endSentence()
-	return sc.Err()
+	return corpus.ReadCoNLLWords("", r, 1, sink{c})
 }
 
-// ReadCoNLLU adds the FORM column of a CoNLL-U file: comments, the
-// lines of multiword tokens (1-2) and of empty nodes (1.1) are skipped.
+// ReadCoNLLU adds the FORM column of a CoNLL-U file
+// (corpus.ReadCoNLLUWords: comments, multiword tokens and empty nodes
+// skipped; a line that is none of these and has no tab is an error).
 func (c *Counter) ReadCoNLLU(r io.Reader) error {
-	sc := bufio.NewScanner(r)
-	sc.Buffer(make([]byte, 0, 1<<16), 1<<26)
-	for sc.Scan() {
-		line := sc.Bytes()
-		if len(bytes.TrimSpace(line)) == 0 {
-			c.endSentence()
-			continue
-		}
-		if line[0] == '#' {
-			continue
-		}
-		f := bytes.SplitN(line, []byte("\t"), 3)
-		if len(f) < 2 || bytes.ContainsAny(f[0], "-.") {
-			continue
-		}
-		c.addToken(f[1])
-	}
-	c.endSentence()
-	return sc.Err()
+	return corpus.ReadCoNLLUWords("", r, sink{c})
 }
 
-// isSpace is ASCII white space (tokens are split on it only, so a UTF-8
-// sequence is never cut).
-func isSpace(b byte) bool {
-	return b == ' ' || b == '\t' || b == '\n' || b == '\r' || b == '\v' || b == '\f'
-}
+// sink hands the corpus word readers' words to a Counter.
+type sink struct{ c *Counter }
+
+func (s sink) Add(w []byte) { s.c.addToken(w) }
+func (s sink) EndSentence() { s.c.endSentence() }
 
 // Counts is a counted text ready for clustering: the kept words by
 // frequency and their bigrams as adjacency lists.

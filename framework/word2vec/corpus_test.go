@@ -5,6 +5,7 @@ package word2vec
 
 import (
 	"errors"
+	tcorpus "github.com/trellis-nlp/trellis/framework/corpus"
 	"reflect"
 	"strings"
 	"testing"
@@ -68,7 +69,7 @@ func TestReadCoNLL(t *testing.T) {
 		t.Errorf("column 2: %q, want %q", sentences(corpus), want)
 	}
 	err = NewCounter(nil).ReadCoNLL("eng.train", strings.NewReader(text), 5)
-	var ie *InputError
+	var ie *tcorpus.Error
 	if !errors.As(err, &ie) || ie.Line != 3 || !strings.Contains(err.Error(), "eng.train:3: the line has 4 columns, not the 5th") {
 		t.Errorf("column 5: %v", err)
 	}
@@ -95,7 +96,7 @@ func TestReadCoNLLU(t *testing.T) {
 		t.Errorf("FORMs %q, want %q", sentences(corpus), want)
 	}
 	err = NewCounter(nil).ReadCoNLLU("ewt", strings.NewReader("1 Do do\n"))
-	var ie *InputError
+	var ie *tcorpus.Error
 	if !errors.As(err, &ie) || ie.Line != 1 {
 		t.Errorf("a line without tabs: %v", err)
 	}
@@ -141,9 +142,9 @@ func TestNoWords(t *testing.T) {
 }
 
 func TestLongLine(t *testing.T) {
-	text := strings.Repeat("a ", maxLine/2+1)
+	text := strings.Repeat("a ", 64<<20/2+1) // over the 64 MiB corpus.ReadTextWords takes
 	err := NewCounter(nil).ReadText("big", strings.NewReader("x\n"+text))
-	var ie *InputError
+	var ie *tcorpus.Error
 	if !errors.As(err, &ie) || ie.Line != 2 {
 		t.Errorf("a line over 64 MiB: %v", err)
 	}
