@@ -1,7 +1,6 @@
 package main
 
 import (
-	"compress/gzip"
 	"context"
 	"fmt"
 	"io"
@@ -78,7 +77,7 @@ func (a *app) cmdClusters(ctx context.Context, args []string) error {
 		{conllu, counter.ReadCoNLLU},
 	} {
 		for _, p := range in.files {
-			if err := readClusterText(p, in.read); err != nil {
+			if err := readClusterText(p, a.stdin, in.read); err != nil {
 				return err
 			}
 		}
@@ -112,24 +111,16 @@ type repeated []string
 func (r *repeated) String() string     { return strings.Join(*r, ",") }
 func (r *repeated) Set(v string) error { *r = append(*r, v); return nil }
 
-// readClusterText reads one file (through gzip if its name ends in .gz).
-func readClusterText(path string, read func(io.Reader) error) error {
-	f, err := os.Open(path)
+// readClusterText reads one file (openWords: stdin for -, through gzip
+// if its name ends in .gz).
+func readClusterText(path string, stdin io.Reader, read func(io.Reader) error) error {
+	r, name, done, err := openWords(path, stdin)
 	if err != nil {
 		return err
 	}
-	defer f.Close()
-	var r io.Reader = f
-	if strings.HasSuffix(path, ".gz") {
-		gz, err := gzip.NewReader(f)
-		if err != nil {
-			return fmt.Errorf("%s: %w", path, err)
-		}
-		defer gz.Close()
-		r = gz
-	}
+	defer done()
 	if err := read(r); err != nil {
-		return fmt.Errorf("%s: %w", path, err)
+		return fmt.Errorf("%s: %w", name, err)
 	}
 	return nil
 }

@@ -202,27 +202,11 @@ func badInput(err error) bool {
 // readEmbeddingsFile adds one file (stdin for -, through gzip for .gz)
 // to the counter in format (text, conll or conllu).
 func (a *app) readEmbeddingsFile(c *word2vec.Counter, path, format string, column int) error {
-	var r io.Reader = a.stdin
-	name := "<stdin>"
-	if path != "-" {
-		file, err := os.Open(path)
-		if err != nil {
-			return err
-		}
-		defer file.Close()
-		if st, err := file.Stat(); err == nil && st.IsDir() {
-			return usagef("%s is a folder, not a text file", path)
-		}
-		r, name = file, path
+	r, name, done, err := openWords(path, a.stdin)
+	if err != nil {
+		return err
 	}
-	if strings.HasSuffix(path, ".gz") {
-		gz, err := gzip.NewReader(r)
-		if err != nil {
-			return fmt.Errorf("%s: %w", name, err)
-		}
-		defer gz.Close()
-		r = gz
-	}
+	defer done()
 	switch format {
 	case "conll":
 		return c.ReadCoNLL(name, r, column)
@@ -230,6 +214,35 @@ func (a *app) readEmbeddingsFile(c *word2vec.Counter, path, format string, colum
 		return c.ReadCoNLLU(name, r)
 	}
 	return c.ReadText(name, r)
+}
+
+// openWords opens a text for the commands that count words (clusters,
+// embeddings): stdin for -, a file otherwise (not a folder), read
+// through gzip when its name ends in .gz. name names it in errors; done
+// closes what was opened.
+func openWords(path string, stdin io.Reader) (r io.Reader, name string, done func(), err error) {
+	r, name, done = stdin, "<stdin>", func() {}
+	if path != "-" {
+		file, err := os.Open(path)
+		if err != nil {
+			return nil, "", nil, err
+		}
+		if st, err := file.Stat(); err == nil && st.IsDir() {
+			file.Close()
+			return nil, "", nil, usagef("%s is a folder, not a text file", path)
+		}
+		r, name, done = file, path, func() { file.Close() }
+	}
+	if strings.HasSuffix(path, ".gz") {
+		gz, err := gzip.NewReader(r)
+		if err != nil {
+			done()
+			return nil, "", nil, fmt.Errorf("%s: %w", name, err)
+		}
+		closeFile := done
+		r, done = gz, func() { gz.Close(); closeFile() }
+	}
+	return r, name, done, nil
 }
 
 // trainEmbeddings trains the vectors and writes them to --out.
