@@ -20,6 +20,9 @@ type Optimizer[T Float] interface {
 	Step(ps *Params[T]) float64
 	// Rate returns the learning rate Step would use now.
 	Rate() float64
+	// SetEpoch sets the epoch the learning-rate schedule sees
+	// (Settings.Epoch), for an optimiser held as an Optimizer.
+	SetEpoch(epoch int)
 	// MarshalState returns everything in the optimiser that later Steps
 	// depend on, for the parameters ps.
 	MarshalState(ps *Params[T]) ([]byte, error)
@@ -107,6 +110,9 @@ func update[T Float](s *Settings, ps *Params[T], touchedOnly bool, r ranger) {
 	}
 	wg.Wait()
 }
+
+// SetEpoch sets Epoch.
+func (s *Settings) SetEpoch(epoch int) { s.Epoch = epoch }
 
 // rate returns the scheduled learning rate, def standing for a zero
 // LearningRate.

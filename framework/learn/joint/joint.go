@@ -105,8 +105,8 @@ type trainer struct {
 	out    Output
 	c2     float64
 	lin    *nn.Params[float64] // one parameter, "linear", whose W is m.W
-	netOpt optimizer[float32]
-	linOpt optimizer[float64]
+	netOpt nn.Optimizer[float32]
+	linOpt nn.Optimizer[float64]
 	shards []*shard
 	// netG and linG are the shards' gradient buffers, in shard order.
 	netG  []*nn.Grads[float32]
@@ -119,29 +119,14 @@ type trainer struct {
 	sinceBest int
 }
 
-// optimizer is nn's Optimizer with its settings reachable (the epoch the
-// schedule sees).
-type optimizer[T nn.Float] interface {
-	nn.Optimizer[T]
-	settings() *nn.Settings
-}
-
-type adam[T nn.Float] struct{ nn.Adam[T] }
-
-func (a *adam[T]) settings() *nn.Settings { return &a.Settings }
-
-type sgd[T nn.Float] struct{ nn.SGD[T] }
-
-func (s *sgd[T]) settings() *nn.Settings { return &s.Settings }
-
 // newOptimizer is the optimizer cfg names, over parameters of type T,
 // applying its steps on threads goroutines (the same bytes for any).
-func newOptimizer[T nn.Float](cfg *neural.Config, threads int) optimizer[T] {
+func newOptimizer[T nn.Float](cfg *neural.Config, threads int) nn.Optimizer[T] {
 	st := nn.Settings{LearningRate: cfg.LearningRate, ClipNorm: *cfg.Clip, Decay: *cfg.Decay, Threads: threads}
 	if cfg.Optimizer == neural.SGD {
-		return &sgd[T]{nn.SGD[T]{Settings: st, Momentum: 0.9}}
+		return &nn.SGD[T]{Settings: st, Momentum: 0.9}
 	}
-	return &adam[T]{nn.Adam[T]{Settings: st}}
+	return &nn.Adam[T]{Settings: st}
 }
 
 func newTrainer(p *learn.Problem, m *linear.Model, out Output, s Settings) (*trainer, error) {
@@ -181,7 +166,8 @@ func (t *trainer) epoch(k int, tick func(done int) error) (float64, error) {
 	}
 	rng := rand.New(rand.NewPCG(t.p.Seed, uint64(k)))
 	rng.Shuffle(len(t.order), func(i, j int) { t.order[i], t.order[j] = t.order[j], t.order[i] })
-	t.netOpt.settings().Epoch, t.linOpt.settings().Epoch = k-1, k-1
+	t.netOpt.SetEpoch(k - 1)
+	t.linOpt.SetEpoch(k - 1)
 	total := 0.0
 	bs := t.cfg.BatchSize
 	for lo := 0; lo < len(t.order); lo += bs {
