@@ -13,7 +13,7 @@
 # Each is a change of arithmetic, so the model is not specs/conll2000.hcl's
 # bytes; the optimum is the same up to the stopping rule (test F1 93.61
 # against 93.62). The bytes do not depend on --threads. Measured against
-# CRFsuite in docs/results.md ("Issue 15 at a glance").
+# CRFsuite in docs/results.md ("Speed targets at a glance").
 #
 #   go run ./cmd/trellis run specs/conll2000-fast.hcl --threads 2
 

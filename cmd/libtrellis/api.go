@@ -10,7 +10,7 @@
 // a shared last error would race. Attribute sentences, which can be
 // large, travel in a sentence buffer (buffer.go); settings, tokens of
 // models that read words, model information and results are JSON, small
-// and in both ends' standard library. Either way any string is a valid
+// and in both ends' standard library; raw text (text.go) is UTF-8 bytes. Either way any string is a valid
 // attribute name or label (tabs, newlines and colons included, which
 // CRFsuite's text format cannot carry), NUL excepted.
 //
@@ -24,8 +24,10 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"sync"
+	"time"
 
 	"github.com/rs/zerolog"
 
@@ -34,42 +36,57 @@ import (
 
 func main() {}
 
-// table holds the models handed out to C. Handles start at 1; 0 means
-// failure.
+// Durations in log events (a training log's "elapsed") are in seconds, as
+// the trellis command logs them; zerolog's default is milliseconds.
+func init() { zerolog.DurationFieldUnit = time.Second }
+
+// table holds the models handed out to C, each with the log of its
+// training (nil for a loaded model). Handles start at 1; 0 means failure.
 type table struct {
 	mu     sync.Mutex
 	next   int64
-	models map[int64]*trellis.Model
+	models map[int64]entry
 }
 
-var models = &table{models: map[int64]*trellis.Model{}}
+type entry struct {
+	model *trellis.Model
+	log   []byte
+}
 
-func (t *table) add(m *trellis.Model) int64 {
+var models = &table{models: map[int64]entry{}}
+
+// add puts m (and its training log, or nil) in the table.
+func (t *table) add(m *trellis.Model, log []byte) int64 {
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	t.next++
-	t.models[t.next] = m
+	t.models[t.next] = entry{m, log}
 	return t.next
 }
 
 func (t *table) get(h int64) (*trellis.Model, error) {
+	e, err := t.entry(h)
+	return e.model, err
+}
+
+func (t *table) entry(h int64) (entry, error) {
 	t.mu.Lock()
 	defer t.mu.Unlock()
-	m, ok := t.models[h]
+	e, ok := t.models[h]
 	if !ok {
-		return nil, fmt.Errorf("no model with handle %d (freed, or never made)", h)
+		return entry{}, fmt.Errorf("no model with handle %d (freed, or never made)", h)
 	}
-	return m, nil
+	return e, nil
 }
 
 // remove takes the model out of the table and closes it.
 func (t *table) remove(h int64) {
 	t.mu.Lock()
-	m, ok := t.models[h]
+	e, ok := t.models[h]
 	delete(t.models, h)
 	t.mu.Unlock()
 	if ok {
-		m.Close()
+		e.model.Close()
 	}
 }
 
@@ -85,6 +102,9 @@ type trainRequest struct {
 	Threads int    `json:"threads,omitempty"`
 	// Verbose logs training progress to standard error.
 	Verbose bool `json:"verbose,omitempty"`
+	// MinCount drops attributes seen fewer times in the training
+	// sentences, as a spec's min_count does (prune.go).
+	MinCount int `json:"min_count,omitempty"`
 }
 
 func decodeStrict(data []byte, dst any) error {
@@ -97,31 +117,60 @@ func decodeStrict(data []byte, dst any) error {
 }
 
 // train trains a model: settings are a JSON trainRequest, train and dev
-// sentence buffers (dev may be empty: no dev set).
-func train(settings, trainBuf, devBuf []byte) (*trellis.Model, error) {
+// sentence buffers (dev may be empty: no dev set). It returns the model
+// and its training log: zerolog's JSON lines, one event each.
+func train(settings, trainBuf, devBuf []byte) (*trellis.Model, []byte, error) {
 	var r trainRequest
 	if err := decodeStrict(settings, &r); err != nil {
-		return nil, err
+		return nil, nil, err
+	}
+	if r.MinCount < 0 {
+		return nil, nil, fmt.Errorf("bad request: min_count must be >= 0, got %d", r.MinCount)
 	}
 	sents, err := decodeSentences(trainBuf, "train", true)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
+	pruneRare(sents, r.MinCount)
 	var dev []trellis.AttributeSentence
 	if len(devBuf) > 0 {
 		if dev, err = decodeSentences(devBuf, "dev", true); err != nil {
-			return nil, err
+			return nil, nil, err
 		}
 	}
 	o := trellis.AttributeOptions{
 		Learner: trellis.Learner{Type: r.Learner.Type, Config: r.Learner.Config},
 		Scheme:  r.Scheme, Seed: r.Seed, Dev: dev, Threads: r.Threads,
 	}
+	// The log is always kept (CRF.training_log_ reads it), and with
+	// Verbose also printed. Learners may log from several goroutines.
+	var log bytes.Buffer
+	var w io.Writer = zerolog.SyncWriter(&log)
 	if r.Verbose {
-		l := zerolog.New(zerolog.ConsoleWriter{Out: os.Stderr, NoColor: true}).With().Timestamp().Logger()
-		o.Log = &l
+		w = zerolog.MultiLevelWriter(w, zerolog.ConsoleWriter{Out: os.Stderr, NoColor: true})
 	}
-	return trellis.TrainAttributes(context.Background(), sents, o)
+	l := zerolog.New(w).With().Timestamp().Logger()
+	o.Log = &l
+	m, err := trellis.TrainAttributes(context.Background(), sents, o)
+	if err != nil {
+		return nil, nil, err
+	}
+	return m, log.Bytes(), nil
+}
+
+// trainingLog is the log of the model with handle h as a JSON array of
+// zerolog's events ([] for a model that was loaded, not trained).
+func trainingLog(h int64) ([]byte, error) {
+	e, err := models.entry(h)
+	if err != nil {
+		return nil, err
+	}
+	lines := bytes.Split(bytes.TrimSpace(e.log), []byte("\n"))
+	if len(e.log) == 0 {
+		lines = nil
+	}
+	out := append([]byte("["), bytes.Join(lines, []byte(","))...)
+	return append(out, ']'), nil
 }
 
 // info is what trellis_info returns about a model.

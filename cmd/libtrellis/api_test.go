@@ -27,11 +27,11 @@ const settings = `{"learner": {"type": "crf", "config": {"c2": 0.01}}, "scheme":
 // out, it tags attribute tokens (with marginals over every label summing
 // to 1), and its info says it reads attributes.
 func TestTrainTagInfo(t *testing.T) {
-	m, err := train([]byte(settings), encodeSentences(chunkSentences()), nil)
+	m, log, err := train([]byte(settings), encodeSentences(chunkSentences()), nil)
 	if err != nil {
 		t.Fatal(err)
 	}
-	h := models.add(m)
+	h := models.add(m, log)
 	defer models.remove(h)
 	got, err := models.get(h)
 	if err != nil || got != m {
@@ -80,7 +80,7 @@ func TestTrainTagInfo(t *testing.T) {
 
 // TestErrors: bad requests are refused with messages naming the problem.
 func TestErrors(t *testing.T) {
-	m, err := train([]byte(settings), encodeSentences(chunkSentences()), nil)
+	m, _, err := train([]byte(settings), encodeSentences(chunkSentences()), nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -92,7 +92,7 @@ func TestErrors(t *testing.T) {
 			if dev != nil {
 				devBuf = encodeSentences(dev)
 			}
-			_, err := train([]byte(settings), encodeSentences(sents), devBuf)
+			_, _, err := train([]byte(settings), encodeSentences(sents), devBuf)
 			return err
 		}
 	}
@@ -102,20 +102,21 @@ func TestErrors(t *testing.T) {
 		f    func() error
 		want string
 	}{
-		{"not JSON", func() error { _, err := train([]byte("{"), one, nil); return err }, "bad request"},
-		{"unknown field", func() error { _, err := train([]byte(`{"c3": 1}`), one, nil); return err }, `unknown field "c3"`},
-		{"bad buffer", func() error { _, err := train([]byte(crf), one[:len(one)-1], nil); return err }, "bad sentence buffer"},
+		{"not JSON", func() error { _, _, err := train([]byte("{"), one, nil); return err }, "bad request"},
+		{"unknown field", func() error { _, _, err := train([]byte(`{"c3": 1}`), one, nil); return err }, `unknown field "c3"`},
+		{"bad buffer", func() error { _, _, err := train([]byte(crf), one[:len(one)-1], nil); return err }, "bad sentence buffer"},
 		{"ragged tokens", trainWith(crf, []trellis.AttributeSentence{{Tokens: [][]trellis.Attribute{attrs("x"), attrs("y")}, Labels: []string{"A"}}}, nil), "bad sentence buffer"},
 		{"no labels", func() error {
-			_, err := train([]byte(crf), encodeSentences([]trellis.AttributeSentence{{Tokens: [][]trellis.Attribute{attrs("x")}}}), nil)
+			_, _, err := train([]byte(crf), encodeSentences([]trellis.AttributeSentence{{Tokens: [][]trellis.Attribute{attrs("x")}}}), nil)
 			return err
 		}, "train sentences have no labels"},
 		{"empty sentence", trainWith(crf, []trellis.AttributeSentence{{Tokens: [][]trellis.Attribute{attrs("x")}, Labels: []string{"A"}}, {Tokens: [][]trellis.Attribute{}, Labels: []string{}}}, nil), "train sentence 2: no tokens"},
 		{"NaN", trainWith(crf, []trellis.AttributeSentence{{Tokens: [][]trellis.Attribute{{{Name: "x", Value: math.NaN()}}}, Labels: []string{"A"}}}, nil), "not a finite number"},
 		{"dev without labels", func() error {
-			_, err := train([]byte(crf), one, encodeSentences([]trellis.AttributeSentence{{Tokens: [][]trellis.Attribute{attrs("x")}}}))
+			_, _, err := train([]byte(crf), one, encodeSentences([]trellis.AttributeSentence{{Tokens: [][]trellis.Attribute{attrs("x")}}}))
 			return err
 		}, "dev sentences have no labels"},
+		{"negative min_count", trainWith(`{"learner": {"type": "crf"}, "min_count": -1}`, chunkSentences(), nil), "min_count must be >= 0"},
 		{"bad setting", trainWith(`{"learner": {"type": "crf", "config": {"c2": -1}}}`, chunkSentences(), nil), "c2 must be a finite number >= 0"},
 		{"tokens and rows", func() error { _, err := tag(m, []byte(`{"tokens": [["a"]], "rows": [[["a"]]]}`), false); return err }, "not both"},
 		{"tokens to an attribute model", func() error { _, err := tag(m, []byte(`{"tokens": [["the", "dog"]]}`), false); return err }, "sentence 1:"},

@@ -30,6 +30,14 @@ func cBytes(b []byte, n *C.size_t) unsafe.Pointer {
 	return C.CBytes(b)
 }
 
+// goString is s as a Go string, "" for NULL.
+func goString(s *C.char) string {
+	if s == nil {
+		return ""
+	}
+	return C.GoString(s)
+}
+
 // goBytes views C memory as a Go slice without copying; it must not be
 // kept past the call.
 func goBytes(p unsafe.Pointer, n C.size_t) []byte {
@@ -64,11 +72,11 @@ func trellis_train(settings unsafe.Pointer, settingsLen C.size_t, trainBuf unsaf
 	var err error
 	defer func() { setError(errOut, err) }()
 	defer guard(&err)
-	m, err := train(goBytes(settings, settingsLen), goBytes(trainBuf, trainLen), goBytes(devBuf, devLen))
+	m, log, err := train(goBytes(settings, settingsLen), goBytes(trainBuf, trainLen), goBytes(devBuf, devLen))
 	if err != nil {
 		return 0
 	}
-	return C.int64_t(models.add(m))
+	return C.int64_t(models.add(m, log))
 }
 
 //export trellis_load
@@ -80,7 +88,7 @@ func trellis_load(path *C.char, errOut **C.char) (h C.int64_t) {
 	if err != nil {
 		return 0
 	}
-	return C.int64_t(models.add(m))
+	return C.int64_t(models.add(m, nil))
 }
 
 //export trellis_load_bytes
@@ -92,12 +100,27 @@ func trellis_load_bytes(data unsafe.Pointer, n C.size_t, errOut **C.char) (h C.i
 	if err != nil {
 		return 0
 	}
-	return C.int64_t(models.add(m))
+	return C.int64_t(models.add(m, nil))
 }
 
 //export trellis_info
 func trellis_info(h C.int64_t, n *C.size_t, errOut **C.char) unsafe.Pointer {
 	return bufferCall(h, n, errOut, modelInfo)
+}
+
+// trellis_weights returns the model's parameters as JSON (weights.go).
+//
+//export trellis_weights
+func trellis_weights(h C.int64_t, n *C.size_t, errOut **C.char) unsafe.Pointer {
+	return bufferCall(h, n, errOut, modelWeights)
+}
+
+// trellis_training_log returns the model's training log as a JSON array
+// of events ([] for a loaded model).
+//
+//export trellis_training_log
+func trellis_training_log(h C.int64_t, n *C.size_t, errOut **C.char) unsafe.Pointer {
+	return bufferCall(h, n, errOut, func(*trellis.Model) ([]byte, error) { return trainingLog(int64(h)) })
 }
 
 //export trellis_tag
@@ -112,6 +135,41 @@ func trellis_tag_attributes(h C.int64_t, buf unsafe.Pointer, bufLen C.size_t, ma
 	return bufferCall(h, n, errOut, func(m *trellis.Model) ([]byte, error) {
 		return tagBuffer(m, goBytes(buf, bufLen), marginals != 0)
 	})
+}
+
+// trellis_tag_text tags raw UTF-8 text (textLen bytes) with the model,
+// split by the tokenizer called tokenizer (NULL or "": en-tokenizer), and
+// returns a JSON array of sentences as `trellis tag --input text
+// --output json` prints them, offsets in characters of text.
+//
+//export trellis_tag_text
+func trellis_tag_text(h C.int64_t, text unsafe.Pointer, textLen C.size_t, tokenizer *C.char, n *C.size_t, errOut **C.char) unsafe.Pointer {
+	return bufferCall(h, n, errOut, func(m *trellis.Model) ([]byte, error) {
+		if text == nil && textLen != 0 {
+			return nil, errNoText
+		}
+		return tagText(m, goBytes(text, textLen), goString(tokenizer))
+	})
+}
+
+// trellis_tokenize splits raw UTF-8 text into sentences and tokens with
+// the tokenizer called tokenizer (NULL or "": en-tokenizer) and returns
+// them as a JSON array, offsets in characters of text.
+//
+//export trellis_tokenize
+func trellis_tokenize(text unsafe.Pointer, textLen C.size_t, tokenizer *C.char, n *C.size_t, errOut **C.char) (out unsafe.Pointer) {
+	var err error
+	defer func() { setError(errOut, err) }()
+	defer guard(&err)
+	if text == nil && textLen != 0 {
+		err = errNoText
+		return nil
+	}
+	b, err := tokenizeText(goBytes(text, textLen), goString(tokenizer))
+	if err != nil {
+		return nil
+	}
+	return cBytes(b, n)
 }
 
 //export trellis_save

@@ -176,20 +176,20 @@ func TestBadInput(t *testing.T) {
 		{name: "test file of blank lines", test: []byte("\n\n\n"), code: 1,
 			stderr: []string{`trellis: error: {test}: corpus "test" has no sentences`}},
 		// 3. inconsistent column counts
-		{name: "train line without its label column", train: insertLine(train, 21, "dog NN"), code: 1,
+		{name: "train line without its label column", train: insertLine(train, 21, "dog NN"), code: 2,
 			stderr: []string{`trellis: error: {train}:21: expected 3 columns (word pos chunk), found 2`}},
-		{name: "train line with one column", train: insertLine(train, 21, "dog"), code: 1,
+		{name: "train line with one column", train: insertLine(train, 21, "dog"), code: 2,
 			stderr: []string{`trellis: error: {train}:21: expected 3 columns (word pos chunk), found 1`}},
-		{name: "train line with an extra column", train: insertLine(train, 30, "dog NN I-NP extra"), code: 1,
+		{name: "train line with an extra column", train: insertLine(train, 30, "dog NN I-NP extra"), code: 2,
 			stderr: []string{`trellis: error: {train}:30: expected 3 columns (word pos chunk), found 4`}},
-		{name: "test line without its label column", test: insertLine(test, 21, "dog NN"), code: 1,
+		{name: "test line without its label column", test: insertLine(test, 21, "dog NN"), code: 2,
 			stderr: []string{`trellis: error: {test}:21: expected 3 columns (word pos chunk), found 2`}},
 		// 4. invalid UTF-8
-		{name: "invalid UTF-8 in train", train: insertLine(train, 21, "caf\xe9 NN I-NP"), code: 1,
+		{name: "invalid UTF-8 in train", train: insertLine(train, 21, "caf\xe9 NN I-NP"), code: 2,
 			stderr: []string{`trellis: error: {train}:21: invalid UTF-8`}},
-		{name: "truncated UTF-8 sequence at the end of train", train: append(bytes.Clone(train), "\xe4\xb8"...), code: 1,
+		{name: "truncated UTF-8 sequence at the end of train", train: append(bytes.Clone(train), "\xe4\xb8"...), code: 2,
 			stderr: []string{fmt.Sprintf(`trellis: error: {train}:%d: invalid UTF-8`, bytes.Count(train, []byte("\n"))+1)}},
-		{name: "invalid UTF-8 in test", test: insertLine(test, 21, "caf\xe9 NN I-NP"), code: 1,
+		{name: "invalid UTF-8 in test", test: insertLine(test, 21, "caf\xe9 NN I-NP"), code: 2,
 			stderr: []string{`trellis: error: {test}:21: invalid UTF-8`}},
 		// 5. a byte-order mark: the readers strip it, so it must simply work.
 		{name: "UTF-8 BOM in train and test", train: withBOM(train), test: withBOM(test), code: 0, check: samePredictions},
@@ -423,8 +423,8 @@ func TestBadInput(t *testing.T) {
 			}
 		}
 		out := filepath.Join(dir, "out")
-		if code, _, stderr := trellis(t, "", "run", spec, "--out", out); code != exitFailure {
-			t.Fatalf("exit %d, want %d\n%s", code, exitFailure, stderr)
+		if code, _, stderr := trellis(t, "", "run", spec, "--out", out); code != exitUsage {
+			t.Fatalf("exit %d, want %d (a data error)\n%s", code, exitUsage, stderr)
 		}
 		if _, err := os.Stat(out); err == nil {
 			files, dirs := tree(t, out)
@@ -438,10 +438,17 @@ func TestBadInput(t *testing.T) {
 }
 
 // validateCases: validate reads every corpus as run would (columns,
-// encoding, sentences, the scheme check) unless --no-data, reports each
-// corpus's first data error with file:line, and writes nothing.
+// encoding, sentences, the scheme check) unless --no-data, lists up to 10
+// data errors with file:line and the line, exits 2 on them, and writes
+// nothing.
 func validateCases(t *testing.T) {
 	train, test := chunkCorpora(t)
+	// Twelve bad lines in train, two in test.
+	manyBad := train
+	for _, n := range []int{21, 30, 40, 50, 60, 70, 80, 90, 100, 110, 120, 130} {
+		manyBad = insertLine(manyBad, n, fmt.Sprintf("dog%d", n))
+	}
+	twoBad := insertLine(insertLine(test, 5, "caf\xe9 NN I-NP"), 9, "dog NN")
 	cases := []struct {
 		name        string
 		train, test []byte
@@ -449,18 +456,32 @@ func validateCases(t *testing.T) {
 		code        int
 		stdout      []string // substrings, {train} and {test} replaced
 		stderr      []string
-		specErr     string
+		notStderr   []string
+		// errors is the number of "trellis: error:" lines (0: unchecked).
+		errors  int
+		specErr string
 	}{
 		{name: "clean data", code: 0,
 			stdout: []string{fmt.Sprintf(`corpus "train": {train}: %d sentences`, sentencesWith(train, "")),
 				fmt.Sprintf(`corpus "test": {test}: %d sentences`, sentencesWith(test, "")), "ok (experiment"}},
-		{name: "train line without its label column", train: insertLine(train, 21, "dog NN"), code: 1,
-			stderr: []string{"trellis: error: {train}:21: expected 3 columns (word pos chunk), found 2"}},
+		{name: "train line without its label column", train: insertLine(train, 21, "dog NN"), code: 2, errors: 1,
+			stderr: []string{`trellis: error: {train}:21: expected 3 columns (word pos chunk), found 2 in "dog NN"; the label column "chunk" is missing`}},
+		// The chunk tag in the last field is known from the lines before:
+		// the line lacks its word or POS, not its label.
+		{name: "train line without its POS column", train: insertLine(train, 21, "dog B-NP"), code: 2, errors: 1,
+			stderr:    []string{`trellis: error: {train}:21: expected 3 columns (word pos chunk), found 2 in "dog B-NP"; "B-NP" is a value of the label column "chunk", so "word" or "pos" is missing`},
+			notStderr: []string{"label column \"chunk\" is missing"}},
 		{name: "--no-data does not read it", train: insertLine(train, 21, "dog NN"), args: []string{"--no-data"}, code: 0,
 			stdout: []string{"ok (experiment"}},
-		{name: "errors in both corpora", train: insertLine(train, 21, "dog"), test: insertLine(test, 7, "caf\xe9 NN I-NP"), code: 1,
-			stderr: []string{"{train}:21: expected 3 columns (word pos chunk), found 1", "{test}:7: invalid UTF-8"}},
-		{name: "empty test file", test: []byte{}, code: 1,
+		{name: "errors in both corpora", train: insertLine(train, 21, "dog"), test: insertLine(test, 7, "caf\xe9 NN I-NP"), code: 2, errors: 2,
+			stderr: []string{`{train}:21: expected 3 columns (word pos chunk), found 1 in "dog"`, `{test}:7: invalid UTF-8 at byte 4 of "caf\xe9 NN I-NP"`}},
+		{name: "every error of a corpus, not its first only", test: twoBad, code: 2, errors: 2,
+			stderr: []string{`trellis: error: {test}:5: invalid UTF-8`, `trellis: error: {test}:9: expected 3 columns (word pos chunk), found 2 in "dog NN"`}},
+		{name: "ten errors listed", train: manyBad, test: twoBad, code: 2, errors: 10,
+			stderr: []string{`{train}:21: expected 3 columns (word pos chunk), found 1 in "dog21"`, `{train}:110: expected 3 columns (word pos chunk), found 1 in "dog110"`,
+				"trellis: more data errors follow; these are the first 10"},
+			notStderr: []string{"{train}:120:", "{test}:"}},
+		{name: "empty test file", test: []byte{}, code: 2, errors: 1,
 			stderr: []string{`{test}: corpus "test" has no sentences`}},
 		{name: "iob1 training labels under scheme iob2", train: toIOB1(train), code: 2,
 			specErr: "Labels contradict the scheme",
@@ -490,6 +511,14 @@ func validateCases(t *testing.T) {
 				if w = expand(w); !strings.Contains(stderr, w) {
 					t.Errorf("stderr lacks %q:\n%s", w, stderr)
 				}
+			}
+			for _, w := range tc.notStderr {
+				if w = expand(w); strings.Contains(stderr, w) {
+					t.Errorf("stderr has %q:\n%s", w, stderr)
+				}
+			}
+			if n := strings.Count(stderr, "trellis: error: "); tc.errors > 0 && n != tc.errors {
+				t.Errorf("%d errors listed, want %d:\n%s", n, tc.errors, stderr)
 			}
 			if tc.specErr != "" {
 				head, snippet := specPlace{`scheme = "iob2"`, `"iob2"`}.want(t, spec, src, tc.specErr)
@@ -662,23 +691,23 @@ func tagCases(t *testing.T) {
 		{name: "blank lines", cmd: "tag", input: []byte("\n\n \n\r\n"), code: 0, stdout: equals("")},
 		{name: "empty file", cmd: "eval", input: []byte{}, code: 1, stderr: []string{"{in}: no sentences"}},
 		// 3. columns: tag may leave out the (last) label column, not more.
-		{name: "line with one column", cmd: "tag", input: insertLine(test, 21, "dog"), code: 1,
+		{name: "line with one column", cmd: "tag", input: insertLine(test, 21, "dog"), code: 2,
 			stderr: []string{"trellis: error: {in}:21: expected 3 columns (word pos chunk), found 1"}},
-		{name: "line with an extra column", cmd: "tag", input: insertLine(test, 21, "dog NN B-NP x"), code: 1,
+		{name: "line with an extra column", cmd: "tag", input: insertLine(test, 21, "dog NN B-NP x"), code: 2,
 			stderr: []string{"trellis: error: {in}:21: expected 3 columns (word pos chunk), found 4"}},
-		{name: "line without its label", cmd: "eval", input: insertLine(test, 21, "dog NN"), code: 1,
-			stderr: []string{`trellis: error: {in}:21: expected 3 columns (word pos chunk), found 2; the label column "chunk" is missing`}},
+		{name: "line without its label", cmd: "eval", input: insertLine(test, 21, "dog NN"), code: 2,
+			stderr: []string{`trellis: error: {in}:21: expected 3 columns (word pos chunk), found 2 in "dog NN"; the label column "chunk" is missing`}},
 		// 4. invalid UTF-8
-		{name: "invalid UTF-8", cmd: "tag", input: insertLine(test, 21, "caf\xe9 NN"), code: 1,
+		{name: "invalid UTF-8", cmd: "tag", input: insertLine(test, 21, "caf\xe9 NN"), code: 2,
 			stderr: []string{"trellis: error: {in}:21: invalid UTF-8"}},
-		{name: "invalid UTF-8 on stdin", cmd: "tag", stdin: string(insertLine(test, 3, "\xff\xfe NN")), code: 1,
+		{name: "invalid UTF-8 on stdin", cmd: "tag", stdin: string(insertLine(test, 3, "\xff\xfe NN")), code: 2,
 			stderr: []string{"trellis: error: <stdin>:3: invalid UTF-8"}},
-		{name: "invalid UTF-8", cmd: "eval", input: insertLine(test, 21, "caf\xe9 NN I-NP"), code: 1,
+		{name: "invalid UTF-8", cmd: "eval", input: insertLine(test, 21, "caf\xe9 NN I-NP"), code: 2,
 			stderr: []string{"trellis: error: {in}:21: invalid UTF-8"}},
 		// An error after whole batches were tagged: tag streams, so what
 		// it printed must be whole sentences of the right output, never
 		// half a line or half a sentence (see the report on all-or-nothing).
-		{name: "invalid UTF-8 after many sentences", cmd: "tag", stdin: string(manyBad), code: 1,
+		{name: "invalid UTF-8 after many sentences", cmd: "tag", stdin: string(manyBad), code: 2,
 			stderr: []string{fmt.Sprintf("trellis: error: <stdin>:%d: invalid UTF-8", manyBadLine)},
 			partial: func(t *testing.T, got string) {
 				full := strings.Repeat(want, 20)

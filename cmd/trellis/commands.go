@@ -1,6 +1,7 @@
 package main
 
 import (
+	"bufio"
 	"context"
 	"errors"
 	"fmt"
@@ -17,9 +18,9 @@ import (
 	"github.com/trellis-nlp/trellis/framework/corpus"
 	"github.com/trellis-nlp/trellis/framework/eval"
 	"github.com/trellis-nlp/trellis/framework/feature"
-	"github.com/trellis-nlp/trellis/framework/model"
 	"github.com/trellis-nlp/trellis/framework/plugin"
 	"github.com/trellis-nlp/trellis/framework/plural"
+	"github.com/trellis-nlp/trellis/framework/pretrained"
 	"github.com/trellis-nlp/trellis/framework/progress"
 	"github.com/trellis-nlp/trellis/framework/run"
 	"github.com/trellis-nlp/trellis/framework/rundir"
@@ -64,7 +65,7 @@ func validateCommand() command {
 		Name:        "validate",
 		Usage:       []string{"SPEC [--var name=value]... [--no-data]"},
 		Summary:     "check a spec, and read its corpora as a run would",
-		Description: "Decodes SPEC and reports every mistake with file:line:col, the source line and a suggestion; then reads the corpora it names and checks their gold labels against the declared scheme, printing each corpus's sentences, tokens and labels. Exit 0 when the spec would run, 2 when it has errors.",
+		Description: "Decodes SPEC and reports every mistake with file:line:col, the source line and a suggestion; then reads the corpora it names as a run would, listing up to 10 data errors (file:line and the line), and checks their gold labels against the declared scheme, printing each corpus's sentences, tokens and labels. --no-data reads no corpus. Exit 0 when the spec would run, 2 when the spec or the data has errors.",
 		Run:         (*app).cmdValidate,
 	}
 }
@@ -87,22 +88,170 @@ func (a *app) cmdValidate(ctx context.Context, args []string) error {
 	}
 	defer host.Close()
 	if !*noData {
-		stats, diags, err := run.CheckData(s, nil)
-		a.printDiagnostics(s, diags)
-		switch {
-		case err != nil:
+		if err := a.checkData(s); err != nil {
 			return err
-		case diags.HasErrors():
-			return specError{}
-		}
-		for _, st := range stats {
-			fmt.Fprintf(a.stdout, "corpus %q: %s: %s, %s, %s\n", st.Name, st.Path,
-				plural.Count(st.Sentences, "sentence"), plural.Count(st.Tokens, "token"), plural.Count(st.Labels, "label"))
 		}
 	}
 	fmt.Fprintf(a.stdout, "%s: ok (experiment %q, %s, %s, %s)\n", pos[0], s.Name,
 		plural.Count(len(s.Corpora), "corpus"), plural.Count(len(s.Features.Templates), "template"), plural.Count(len(s.Learners), "learner"))
 	return nil
+}
+
+// checkData reads the corpora of s as a run would and prints each one's
+// figures, or what is wrong with them.
+func (a *app) checkData(s *spec.Spec) error {
+	stats, diags, err := run.CheckData(s, nil)
+	a.printDiagnostics(s, diags)
+	switch {
+	case err != nil:
+		return a.listDataErrors(s, err)
+	case diags.HasErrors():
+		return specError{}
+	}
+	for _, st := range stats {
+		fmt.Fprintf(a.stdout, "corpus %q: %s: %s, %s, %s\n", st.Name, st.Path,
+			plural.Count(st.Sentences, "sentence"), plural.Count(st.Tokens, "token"), plural.Count(st.Labels, "label"))
+	}
+	return nil
+}
+
+// maxDataErrors bounds the data errors validate lists: enough to show
+// whether one line is wrong or a whole file, few enough to read.
+const maxDataErrors = 10
+
+// listDataErrors prints the errors CheckData met reading the corpora of
+// s, which are each corpus's first, with the data errors after them in
+// the same file, up to maxDataErrors in all. It returns corpusErrors when
+// all are data errors; a file that could not be read is a failure.
+func (a *app) listDataErrors(s *spec.Spec, err error) error {
+	var listed, failures []error
+	read := map[string]bool{} // files read on past their first error
+	for _, e := range unjoin(err) {
+		var ce *corpus.Error
+		switch {
+		case errors.As(e, &ce):
+			if read[ce.File] {
+				continue // a second corpus of the same file, with the same error
+			}
+			read[ce.File] = true
+			listed = append(listed, ce)
+			c := corpusAt(s, ce.File)
+			if c == nil {
+				continue
+			}
+			more, err := moreDataErrors(c, ce.Line, maxDataErrors+1-len(listed))
+			listed = append(listed, more...)
+			if err != nil {
+				failures = append(failures, err)
+			}
+		case errors.Unwrap(e) == nil:
+			// CheckData's own findings (a corpus without sentences, a
+			// training token without a label) wrap nothing; the
+			// failures to read wrap their cause.
+			listed = append(listed, e)
+		default:
+			failures = append(failures, e)
+		}
+	}
+	for i, e := range listed {
+		if i == maxDataErrors {
+			fmt.Fprintf(a.stderr, "trellis: more data errors follow; these are the first %d\n", maxDataErrors)
+			break
+		}
+		fmt.Fprintln(a.stderr, "trellis: error:", e)
+	}
+	if len(failures) > 0 {
+		return errors.Join(failures...)
+	}
+	return corpusErrors{}
+}
+
+// unjoin returns the errors joined in err (errors.Join), or err alone.
+func unjoin(err error) []error {
+	if j, ok := err.(interface{ Unwrap() []error }); ok {
+		return j.Unwrap()
+	}
+	return []error{err}
+}
+
+// corpusAt returns the corpus of s read from path (the name its data
+// errors give), nil if none is.
+func corpusAt(s *spec.Spec, path string) *spec.Corpus {
+	for _, c := range s.Corpora {
+		if c.Path == path {
+			return c
+		}
+	}
+	return nil
+}
+
+// moreDataErrors returns the data errors of corpus c's file after line
+// from, up to limit. A reader stops at its first error, so each is found
+// by a fresh reader started on the line after the previous one, its line
+// numbers shifted back to the file's. A file that cannot be read again
+// from its start (a pipe) yields none.
+func moreDataErrors(c *spec.Corpus, from, limit int) ([]error, error) {
+	f, err := corpus.New(c.Format)
+	if err != nil {
+		return nil, err
+	}
+	fh, err := os.Open(c.Path)
+	if err != nil {
+		return nil, err
+	}
+	defer fh.Close()
+	var errs []error
+	for len(errs) < limit {
+		if _, err := fh.Seek(0, io.SeekStart); err != nil {
+			return errs, nil
+		}
+		in := bufio.NewReader(fh)
+		if err := skipLines(in, from); err != nil {
+			return errs, ignoreEOF(err)
+		}
+		err := readThrough(f.NewReader(in, c.Path, corpus.ReadOptions{}))
+		var ce *corpus.Error
+		if !errors.As(err, &ce) {
+			return errs, ignoreEOF(err)
+		}
+		shifted := *ce
+		shifted.Line += from
+		errs = append(errs, &shifted)
+		from = shifted.Line
+	}
+	return errs, nil
+}
+
+// readThrough reads r to its end: io.EOF, or the error that stopped it.
+func readThrough(r corpus.Reader) error {
+	for {
+		if _, err := r.Read(); err != nil {
+			return err
+		}
+	}
+}
+
+// skipLines reads n lines of in, however long.
+func skipLines(in *bufio.Reader, n int) error {
+	for range n {
+		for {
+			_, err := in.ReadSlice('\n')
+			if err == nil {
+				break
+			}
+			if err != bufio.ErrBufferFull {
+				return err
+			}
+		}
+	}
+	return nil
+}
+
+func ignoreEOF(err error) error {
+	if err == io.EOF {
+		return nil
+	}
+	return err
 }
 
 func runCommand() command {
@@ -282,7 +431,7 @@ func (a *app) loadTaggerRegistry(ctx context.Context, path string, opt tagger.Op
 		return nil, nil, usagef("--model is required")
 	}
 	defer pauseGC()()
-	m, err := model.Load(path)
+	m, err := pretrained.Open(path)
 	if err != nil {
 		return nil, nil, err
 	}

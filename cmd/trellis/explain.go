@@ -23,7 +23,7 @@ func explainCommand() command {
 			"the K largest state-feature contributions (value × weight; the others summed), the transition from the previous label, and start and stop; " +
 			"the margin over the runner-up label with the neighbouring labels fixed; and, for CRF and HMM models, the marginal probability. " +
 			"The parts add up to the sequence score. --json prints one object per sentence with every number at full precision. " +
-			"--input reads the model's corpus format (the default), plain text (one sentence per line) or one token per line, as in `trellis tag`.",
+			"--input reads the model's corpus format (the default), raw text (split by --tokenizer) or one token per line, as in `trellis tag`.",
 		Run: (*app).cmdExplain,
 	}
 }
@@ -40,6 +40,7 @@ func (a *app) cmdExplain(ctx context.Context, args []string) error {
 	asJSON := fs.Bool("json", false, "one JSON object per sentence instead of text")
 	constrained := fs.String("constrained", "auto", "constrained decoding for span schemes: `auto|on|off` (auto: the model's setting)")
 	inputFlag := fs.String("input", "corpus", "what FILE holds: `corpus|text|tokens` (corpus: the model's own format)")
+	tokName := fs.String("tokenizer", defaultTokenizer, "what splits --input text: a tokenizer `MODEL` file or shipped model name, or rules, lines or chars")
 	pos, err := parseInterspersed(fs, args)
 	if err != nil {
 		return err
@@ -53,6 +54,9 @@ func (a *app) cmdExplain(ctx context.Context, args []string) error {
 	input, err := tagger.ParseInput(*inputFlag)
 	if err != nil {
 		return usagef("--input: %v", err)
+	}
+	if err := checkTokenizerFlag(fs, input); err != nil {
+		return err
 	}
 	var opt tagger.Options
 	if opt.Constrained, err = parseConstrained(*constrained); err != nil {
@@ -68,12 +72,17 @@ func (a *app) cmdExplain(ctx context.Context, args []string) error {
 		return err
 	}
 	defer done()
-	r, err := tg.NewReader(in, name, input)
+	o := tagOptions{input: input}
+	r, closeTok, err := a.tagReader(ctx, tg, in, name, *tokName, &o)
 	var ce *tagger.ColumnsError
 	if errors.As(err, &ce) {
 		return usagef("--input %s: %v", input, err)
 	} else if err != nil {
 		return err
+	}
+	defer closeTok()
+	if o.text != nil {
+		r = untracked{o.text} // explain shows no offsets
 	}
 	w := bufio.NewWriterSize(a.stdout, 1<<16)
 	x := explainer{tg: tg, w: w, top: *top, json: *asJSON, word: tg.WordColumn()}

@@ -208,7 +208,7 @@ func TestExplainBadInput(t *testing.T) {
 		{"bad --input", []string{"explain", "--model", model, "--input", "html", chunkTest}, exitUsage, `unknown input "html"`},
 		{"unknown flag", []string{"explain", "--model", model, "--nope"}, exitUsage, "nope"},
 		{"missing input", []string{"explain", "--model", model, bad + ".none"}, exitFailure, "bad.txt.none"},
-		{"bad line", []string{"explain", "--model", model, bad}, exitFailure, bad + ":2: expected 3 columns"},
+		{"bad line", []string{"explain", "--model", model, bad}, exitUsage, bad + ":2: expected 3 columns"},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {

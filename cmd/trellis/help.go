@@ -39,9 +39,12 @@ func commandTable() []command {
 	return []command{
 		runCommand(),
 		validateCommand(),
+		learnCommand(),
 		tagCommand(),
+		tokenizeCommand(),
 		evalCommand(),
 		inspectCommand(),
+		modelsCommand(),
 		explainCommand(),
 		serveCommand(),
 		compareCommand(),
@@ -142,11 +145,12 @@ func writeCommandHelp(w io.Writer, c command, fs *flag.FlagSet) error {
 	return err
 }
 
-// writeFlag prints one flag as "  --name VALUE" and its usage, indented,
-// with its default when it has one worth showing.
+// writeFlag prints one flag as it is typed, "  --name VALUE" or
+// "  -c VALUE", and its usage, indented, with its default when it has one
+// worth showing.
 func writeFlag(b *strings.Builder, f *flag.Flag) {
 	kind, usage := flag.UnquoteUsage(f)
-	line := "  --" + f.Name
+	line := "  " + flagName(f.Name)
 	switch kind {
 	case "":
 	case "string", "int", "uint", "float", "duration", "value":
@@ -182,7 +186,7 @@ func writeTopHelp(w io.Writer) {
 		fmt.Fprintf(&b, "  %-*s  %s\n", width, c.Name, c.Summary)
 	}
 	b.WriteString("\n" + globalFlagsHelp)
-	b.WriteString("\n`trellis help COMMAND` or `trellis COMMAND --help` shows a command's arguments and flags;\n`trellis --version` the version. Exit codes: 0 ok, 1 failure, 2 usage or spec error.\n")
+	b.WriteString("\n`trellis help COMMAND` or `trellis COMMAND --help` shows a command's arguments and flags;\n`trellis --version` the version. Exit codes: 0 ok, 1 failure, 2 usage, spec or data error,\n130 interrupted.\n")
 	io.WriteString(w, b.String())
 }
 

@@ -55,8 +55,8 @@ func TestHelp(t *testing.T) {
 				if f.Usage == "" {
 					t.Errorf("flag --%s has no usage text", f.Name)
 				}
-				if !strings.Contains(page, "  --"+f.Name) {
-					t.Errorf("help does not list --%s:\n%s", f.Name, page)
+				if !strings.Contains(page, "\n  "+flagName(f.Name)+" ") && !strings.Contains(page, "\n  "+flagName(f.Name)+"\n") {
+					t.Errorf("help does not list %s:\n%s", flagName(f.Name), page)
 				}
 			})
 		})
@@ -117,6 +117,43 @@ func TestTagFlagHelp(t *testing.T) {
 	for _, want := range []string{"marginal probability as a column", "best labels as further columns"} {
 		if !strings.Contains(strings.Join(strings.Fields(page), " "), want) {
 			t.Errorf("tag --help lacks %q:\n%s", want, page)
+		}
+	}
+}
+
+// TestFlagsAsTyped: help writes a flag as it is typed, -c for import's
+// one-letter crf_learn flags and --name for the others, and an unknown
+// flag or command is named as typed, with the closest one.
+func TestFlagsAsTyped(t *testing.T) {
+	page, _ := mustRun(t, "", "import", "--help")
+	for _, want := range []string{"\n  -c FLOAT\n", "\n  -a STRING\n", "\n  --columns STRING\n"} {
+		if !strings.Contains(page, want) {
+			t.Errorf("import --help lacks %q:\n%s", want, page)
+		}
+	}
+	if strings.Contains(page, "--c ") || strings.Contains(page, "--a ") {
+		t.Errorf("import --help writes a one-letter flag with two dashes:\n%s", page)
+	}
+	tests := []struct {
+		args []string
+		want string
+	}{
+		{[]string{"run", "x.hcl", "--outt", "dir"}, "trellis: unknown flag --outt; did you mean --out? (`trellis run --help` lists the flags)"},
+		{[]string{"run", "x.hcl", "-outt=dir"}, "unknown flag -outt; did you mean --out?"},
+		{[]string{"validate", "x.hcl", "--no-dat"}, "unknown flag --no-dat; did you mean --no-data?"},
+		{[]string{"import", "crfpp", "t", "-cc", "2"}, "unknown flag -cc; did you mean -c?"},
+		{[]string{"tag", "--log-levl", "debug"}, "unknown flag --log-levl; did you mean --log-level?"},
+		{[]string{"run", "x.hcl", "--zzzzzz"}, "trellis: unknown flag --zzzzzz (`trellis run --help` lists the flags)"},
+		{[]string{"run", "x.hcl", "--threads", "many"}, `invalid value "many" for flag --threads`},
+		{[]string{"import", "crfpp", "t", "-c", "x"}, `invalid value "x" for flag -c`},
+		{[]string{"run", "x.hcl", "--out"}, "flag needs an argument: --out"},
+		{[]string{"rnu", "x.hcl"}, `trellis: unknown command "rnu"; did you mean "run"?`},
+		{[]string{"valdiate"}, `did you mean "validate"?`},
+	}
+	for _, tc := range tests {
+		code, stdout, stderr := trellis(t, "", tc.args...)
+		if code != exitUsage || stdout != "" || !strings.Contains(stderr, tc.want) {
+			t.Errorf("trellis %s: exit %d, stderr %q; want exit 2 and %q", strings.Join(tc.args, " "), code, stderr, tc.want)
 		}
 	}
 }

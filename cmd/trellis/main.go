@@ -9,20 +9,24 @@
 //
 // The commands are listed in commandTable (help.go), each with its help.
 //
-// Exit codes: 0 ok, 1 runtime failure, 2 bad usage or spec error. Logs go
-// to stderr, results to stdout.
+// Exit codes: 0 ok, 1 runtime failure, 2 bad usage, spec or data error,
+// 130 interrupted (SIGINT; 143 for SIGTERM). Logs go to stderr, results
+// to stdout.
 package main
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"flag"
 	"fmt"
 	"io"
+	"math"
 	"os"
 	"os/signal"
 	"runtime/debug"
 	"runtime/pprof"
+	"strconv"
 	"strings"
 	"syscall"
 	"time"
@@ -30,13 +34,17 @@ import (
 	"github.com/mattn/go-isatty"
 	"github.com/rs/zerolog"
 
+	"github.com/trellis-nlp/trellis/framework/corpus"
 	"github.com/trellis-nlp/trellis/framework/progress"
+	"github.com/trellis-nlp/trellis/framework/registry"
 )
 
 const (
 	exitOK      = 0
 	exitFailure = 1
 	exitUsage   = 2
+	// exitInterrupted is 128 + SIGINT, what shells report for Ctrl-C.
+	exitInterrupted = 130
 )
 
 // usageError marks mistakes in how trellis was called.
@@ -51,6 +59,12 @@ func usagef(format string, args ...any) error { return &usageError{fmt.Sprintf(f
 type specError struct{}
 
 func (specError) Error() string { return "spec has errors" }
+
+// corpusErrors marks corpora that failed validate's check; their errors
+// have already been printed.
+type corpusErrors struct{}
+
+func (corpusErrors) Error() string { return "corpora have errors" }
 
 func main() {
 	if os.Getenv("GOGC") == "" {
@@ -123,7 +137,7 @@ func realMain(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		fmt.Fprintln(stderr, "trellis:", err)
 		return exitUsage
 	}
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	ctx, stop := signalContext()
 	defer stop()
 	if path := os.Getenv("TRELLIS_CPUPROFILE"); path != "" {
 		stopProfile, err := startProfile(path)
@@ -134,23 +148,71 @@ func realMain(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		defer stopProfile()
 	}
 
-	return a.exitCode(a.dispatch(ctx, cmd, args[1:]))
+	return a.exitCode(ctx, a.dispatch(ctx, cmd, args[1:]))
 }
 
-func (a *app) exitCode(err error) int {
+// interrupted is the cause of a signalContext cancelled by a signal.
+type interrupted struct{ sig os.Signal }
+
+func (e interrupted) Error() string { return e.sig.String() + " signal received" }
+
+// exitCode is the shells' 128 + the signal's number: 130 for SIGINT, 143
+// for SIGTERM.
+func (e interrupted) exitCode() int {
+	if n, ok := e.sig.(syscall.Signal); ok {
+		return 128 + int(n)
+	}
+	return exitInterrupted
+}
+
+// signalContext returns a context that SIGINT or SIGTERM cancels with an
+// interrupted cause, which signal.NotifyContext does not let the exit
+// code read. stop releases the signals.
+func signalContext() (ctx context.Context, stop func()) {
+	ctx, cancel := context.WithCancelCause(context.Background())
+	sigs := make(chan os.Signal, 1)
+	signal.Notify(sigs, os.Interrupt, syscall.SIGTERM)
+	go func() {
+		select {
+		case sig := <-sigs:
+			cancel(interrupted{sig})
+		case <-ctx.Done():
+		}
+	}()
+	return ctx, func() {
+		signal.Stop(sigs)
+		cancel(nil)
+	}
+}
+
+// exitCode prints what err says and returns the exit code for it; ctx is
+// the command's, to tell an interruption.
+func (a *app) exitCode(ctx context.Context, err error) int {
 	var ue *usageError
 	var se specError
+	var ce corpusErrors
+	var in interrupted
 	switch {
 	case err == nil:
 		return exitOK
-	case errors.As(err, &se):
+	case errors.As(context.Cause(ctx), &in):
+		// The error, whatever it says, comes of the signal's cancelling
+		// the command.
+		fmt.Fprintln(a.stderr, "trellis: interrupted")
+		return in.exitCode()
+	case errors.As(err, &se), errors.As(err, &ce):
 		return exitUsage
 	case errors.As(err, &ue):
 		fmt.Fprintln(a.stderr, "trellis:", err)
 		return exitUsage
 	case errors.Is(err, context.Canceled):
 		fmt.Fprintln(a.stderr, "trellis: interrupted")
-		return exitFailure
+		return exitInterrupted
+	case errors.As(err, new(*corpus.Error)):
+		// A data error, whichever command met it: the input is wrong,
+		// as with a spec error.
+		fmt.Fprintln(a.stderr, "trellis: error:", err)
+		return exitUsage
 	}
 	fmt.Fprintln(a.stderr, "trellis: error:", err)
 	return exitFailure
@@ -234,7 +296,73 @@ func newLogger(w io.Writer, terminal bool, format, level string) (zerolog.Logger
 	// Durations (elapsed, eta) read as seconds rather than zerolog's
 	// default milliseconds.
 	zerolog.DurationFieldUnit = time.Second
-	return zerolog.New(out).Level(lvl).With().Timestamp().Logger(), nil
+	return zerolog.New(roundFloats{out}).Level(lvl).With().Timestamp().Logger(), nil
+}
+
+// logDigits are the significant digits a number with a fraction keeps in
+// the logs: a loss, an F1 or a time to six figures (as the progress line
+// shows them) tells a reader all that 0.8862807295796986, the digits that
+// tell float64s apart, does.
+const logDigits = 6
+
+// roundFloats passes log records to w, JSON as zerolog writes them (one
+// record per Write), with their numbers rounded by roundNumbers.
+type roundFloats struct{ w io.Writer }
+
+func (r roundFloats) Write(p []byte) (int, error) {
+	if _, err := r.w.Write(roundNumbers(p)); err != nil {
+		return 0, err
+	}
+	return len(p), nil
+}
+
+// roundNumbers returns the JSON text rec with every number that has a
+// fraction or an exponent rounded to logDigits significant digits;
+// integers (counts) and strings are kept as they are.
+func roundNumbers(rec []byte) []byte {
+	out := make([]byte, 0, len(rec))
+	for i := 0; i < len(rec); {
+		j := i + 1
+		switch c := rec[i]; {
+		case c == '"':
+			for j < len(rec) && rec[j] != '"' {
+				if rec[j] == '\\' {
+					j++
+				}
+				j++
+			}
+			j = min(j+1, len(rec))
+			out = append(out, rec[i:j]...)
+		case c == '-' || '0' <= c && c <= '9':
+			for j < len(rec) && strings.IndexByte("0123456789.eE+-", rec[j]) >= 0 {
+				j++
+			}
+			out = append(out, roundNumber(rec[i:j])...)
+		default:
+			out = append(out, c)
+		}
+		i = j
+	}
+	return out
+}
+
+// roundNumber is the JSON number num to logDigits significant digits, in
+// plain decimals from 0.0001 up to 1e15 and in exponent form beyond.
+func roundNumber(num []byte) []byte {
+	v, err := strconv.ParseFloat(string(num), 64)
+	if err != nil || v == 0 || !bytes.ContainsAny(num, ".eE") {
+		return num
+	}
+	exp := int(math.Floor(math.Log10(math.Abs(v))))
+	if exp < -4 || exp >= 15 {
+		s := strconv.AppendFloat(nil, v, 'g', logDigits, 64)
+		return bytes.Replace(bytes.Replace(s, []byte("e-0"), []byte("e-"), 1), []byte("e+0"), []byte("e+"), 1)
+	}
+	s := strconv.AppendFloat(nil, v, 'f', max(0, logDigits-1-exp), 64)
+	if bytes.IndexByte(s, '.') >= 0 {
+		s = bytes.TrimRight(bytes.TrimRight(s, "0"), ".")
+	}
+	return s
 }
 
 // parseInterspersed parses flags that may come before or after positional
@@ -247,7 +375,7 @@ func parseInterspersed(fs *flag.FlagSet, args []string) ([]string, error) {
 			if errors.Is(err, flag.ErrHelp) {
 				return nil, helpRequest{fs}
 			}
-			return nil, usagef("%v (`%s --help` lists the flags)", err, fs.Name())
+			return nil, flagError(fs, args, err)
 		}
 		args = fs.Args()
 		if len(args) == 0 {
@@ -259,6 +387,60 @@ func parseInterspersed(fs *flag.FlagSet, args []string) ([]string, error) {
 		positional = append(positional, args[0])
 		args = args[1:]
 	}
+}
+
+// undefinedFlag is the start of the flag package's error for a flag the
+// set does not have; the name follows it.
+const undefinedFlag = "flag provided but not defined: -"
+
+// flagError is the usage error for err, what fs.Parse(args) returned.
+// The flag package names a flag "-name" whichever way it was typed; an
+// unknown flag is named as typed, with the closest known flag.
+func flagError(fs *flag.FlagSet, args []string, err error) error {
+	name, ok := strings.CutPrefix(err.Error(), undefinedFlag)
+	if !ok {
+		return usagef("%s (`%s --help` lists the flags)", dashFlagNames(fs, err.Error()), fs.Name())
+	}
+	typed := "--" + name
+	for _, arg := range args {
+		if a, _, _ := strings.Cut(arg, "="); strings.TrimLeft(a, "-") == name && strings.HasPrefix(a, "-") {
+			typed = a
+			break
+		}
+	}
+	var known []string
+	fs.VisitAll(func(f *flag.Flag) { known = append(known, f.Name) })
+	known = append(known, "log-format", "log-level", "progress", "help")
+	if s := registry.Suggest(name, known); s != "" {
+		return usagef("unknown flag %s; did you mean %s? (`%s --help` lists the flags)", typed, flagName(s), fs.Name())
+	}
+	return usagef("unknown flag %s (`%s --help` lists the flags)", typed, fs.Name())
+}
+
+// flagName is how help writes a flag, and how it is typed: -c for a
+// one-letter flag (crf_learn's, in import), --name for the others.
+func flagName(name string) string {
+	if len(name) == 1 {
+		return "-" + name
+	}
+	return "--" + name
+}
+
+// dashFlagNames rewrites the "-name" the flag package writes in msg for
+// each flag of fs as flagName writes it.
+func dashFlagNames(fs *flag.FlagSet, msg string) string {
+	words := strings.Split(msg, " ")
+	for i, w := range words {
+		name, ok := strings.CutPrefix(w, "-")
+		name, colon := strings.CutSuffix(name, ":")
+		if ok && fs.Lookup(name) != nil {
+			words[i] = flagName(name)
+			if colon {
+				words[i] += ":"
+			}
+		}
+	}
+	return strings.Join(words, " ")
 }
 
 // varFlags collects repeated --var name=value.

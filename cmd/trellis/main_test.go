@@ -215,6 +215,68 @@ func TestRunQuickstart(t *testing.T) {
 			}
 		}
 	})
+
+	t.Run("log numbers are rounded", func(t *testing.T) {
+		floats := 0
+		for _, l := range lines([]byte(stderr)) {
+			for _, num := range logNumbers(t, l) {
+				if strings.ContainsAny(num, ".eE") {
+					floats++
+				}
+				if d := significantDigits(num); d > logDigits {
+					t.Errorf("%s has %d significant digits in %s", num, d, l)
+				}
+			}
+		}
+		if floats == 0 {
+			t.Errorf("no number with a fraction in the logs to check:\n%s", stderr)
+		}
+	})
+}
+
+// logNumbers returns the numbers of a JSON log record, as written.
+func logNumbers(t *testing.T, record string) []string {
+	t.Helper()
+	dec := json.NewDecoder(strings.NewReader(record))
+	dec.UseNumber()
+	var nums []string
+	for {
+		tok, err := dec.Token()
+		if err != nil {
+			return nums
+		}
+		if n, ok := tok.(json.Number); ok {
+			nums = append(nums, string(n))
+		}
+	}
+}
+
+// significantDigits counts the digits of a number's mantissa after its
+// leading zeros ("0.00120" has 3).
+func significantDigits(num string) int {
+	mantissa, _, _ := strings.Cut(strings.ToLower(num), "e")
+	digits := strings.TrimLeft(strings.NewReplacer("-", "", ".", "").Replace(mantissa), "0")
+	if !strings.Contains(mantissa, ".") {
+		digits = strings.TrimRight(digits, "0") // 1200000: two
+	}
+	return len(digits)
+}
+
+// TestRoundNumbers: log records keep their integers and strings, and
+// their other numbers to logDigits significant digits.
+func TestRoundNumbers(t *testing.T) {
+	for in, want := range map[string]string{
+		`{"accuracy":0.8862807295796986,"tokens":32997}`:           `{"accuracy":0.886281,"tokens":32997}`,
+		`{"loss":73462.36595719944,"rate":243932.20100818088}`:     `{"loss":73462.4,"rate":243932}`,
+		`{"loss":1234567.891,"eta":-0.063669078}`:                  `{"loss":1234568,"eta":-0.0636691}`,
+		`{"c2":0.1,"w":[1.5,2e-9,1.23456789e+22],"x":1e-7}`:        `{"c2":0.1,"w":[1.5,2e-9,1.23457e+22],"x":1e-7}`,
+		`{"dev":0.9999996,"f":0.5000001}`:                          `{"dev":1,"f":0.5}`,
+		`{"message":"took 0.123456789 s \"x\" 1.23456789","n":-3}`: `{"message":"took 0.123456789 s \"x\" 1.23456789","n":-3}`,
+	} {
+		if got := string(roundNumbers([]byte(in + "\n"))); got != want+"\n" {
+			t.Errorf("roundNumbers(%s)\n got %s\nwant %s", in, got, want)
+		}
+	}
 }
 
 func TestRunReproducible(t *testing.T) {
@@ -304,7 +366,7 @@ func TestTagPlainTextHint(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			code, _, stderr := trellis(t, tc.stdin, "tag", "--model", model)
-			if code != exitFailure || !strings.Contains(stderr, "<stdin>:1: expected 10 tab-separated columns") {
+			if code != exitUsage || !strings.Contains(stderr, "<stdin>:1: expected 10 tab-separated columns") {
 				t.Fatalf("exit %d, stderr %q", code, stderr)
 			}
 			if got := strings.Contains(stderr, "(plain text? use --input text)"); got != tc.hint {

@@ -128,7 +128,7 @@ func TestRunWithPlugins(t *testing.T) {
 	// The plugins declared that they read "form" only: the model tags
 	// plain text, with the labels it gives the CoNLL-U file.
 	words, labels := taggedColumns(tagged, 1)
-	plain, _ := mustRun(t, asText(words), "tag", "--model", filepath.Join(out, "models", "hmm.model"), "--input", "text")
+	plain, _ := mustRun(t, asText(words), "tag", "--model", filepath.Join(out, "models", "hmm.model"), "--input", "text", "--tokenizer", "lines")
 	if ptoks, plabels := parseTSV(t, plain); !reflect.DeepEqual(ptoks, words) || !reflect.DeepEqual(plabels, labels) {
 		t.Errorf("plain-text tagging with the plugins differs from tagging the CoNLL-U file")
 	}

@@ -95,8 +95,8 @@ func TestInterruptAndResume(t *testing.T) {
 	err := cmd.Wait()
 	stopped := time.Since(sent)
 	ee, ok := err.(*exec.ExitError)
-	if !ok || ee.ExitCode() != exitFailure || !strings.Contains(stderr.String(), "trellis: interrupted") {
-		t.Fatalf("interrupted run: %v, want exit 1 and \"interrupted\":\n%s", err, stderr.String())
+	if !ok || ee.ExitCode() != exitInterrupted || !strings.Contains(stderr.String(), "trellis: interrupted") {
+		t.Fatalf("interrupted run: %v, want exit 130 and \"interrupted\":\n%s", err, stderr.String())
 	}
 	if stopped > 3*time.Second {
 		t.Errorf("stopped %v after SIGINT", stopped)

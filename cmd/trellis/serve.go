@@ -21,7 +21,9 @@ func serveCommand() command {
 		Usage: []string{"--model NAME=PATH... [--addr 127.0.0.1:8080] [--concurrency N] [--max-body BYTES] [--max-tokens N] [--max-nbest K]",
 			"--model NAME=PATH... [--read-timeout D] [--write-timeout D] [--idle-timeout D] [--drain-timeout D]"},
 		Summary: "tag over HTTP/JSON (framework/serve)",
-		Description: `An HTTP/JSON tagging service: POST /v1/models/NAME/tag with {"sentences": [["The","cat"]], "marginals": false, "nbest": 1}; ` +
+		Description: `An HTTP/JSON tagging service: POST /v1/models/NAME/tag with {"sentences": [["The","cat"]], "marginals": false, "nbest": 1}, ` +
+			`or with {"text": "raw text"}, which --tokenizer splits (a segmentation model reads characters) and whose answer adds "sentences" ` +
+			"as `trellis tag --input text --output json` prints them (tokens with offsets, spans); " +
 			"GET /v1/models lists the models with their provenance; GET /healthz; GET /metrics (Prometheus). " +
 			"Models load once; requests are tagged in parallel by --concurrency taggers per model. " +
 			"SIGTERM or Ctrl-C stops it after the requests in flight are answered (exit 0).",
@@ -42,6 +44,7 @@ func (a *app) cmdServe(ctx context.Context, args []string) error {
 	writeTimeout := fs.Duration("write-timeout", 2*time.Minute, "time from a request's headers to the end of its answer")
 	idleTimeout := fs.Duration("idle-timeout", 2*time.Minute, "how long an idle keep-alive connection stays open")
 	drainTimeout := fs.Duration("drain-timeout", 30*time.Second, "on SIGTERM, how long to wait for the requests in flight")
+	tokName := fs.String("tokenizer", defaultTokenizer, "what splits the \"text\" of a request: a tokenizer `MODEL` file or shipped model name, or rules or lines")
 	pos, err := parseInterspersed(fs, args)
 	if err != nil {
 		return err
@@ -64,6 +67,11 @@ func (a *app) cmdServe(ctx context.Context, args []string) error {
 			return usagef("timeouts must be positive")
 		}
 	}
+	tok, closeTok, err := a.tokenizer(ctx, *tokName)
+	if err != nil {
+		return err
+	}
+	defer closeTok()
 	srv, err := serve.New(serve.Options{
 		Models: files, Concurrency: *concurrency, MaxBody: *maxBody, MaxTokens: *maxTokens, MaxNBest: *maxNBest,
 		ReadTimeout: *readTimeout, WriteTimeout: *writeTimeout, IdleTimeout: *idleTimeout, DrainTimeout: *drainTimeout,
@@ -76,6 +84,7 @@ func (a *app) cmdServe(ctx context.Context, args []string) error {
 		// Not a.newPluginHost: its plugins die with ctx (the signal),
 		// and a drain still needs them. The server closes its hosts.
 		PluginHost: func() *plugin.Host { return plugin.NewHost(a.pluginOptions()) },
+		Tokenizer:  tok,
 	})
 	if err != nil {
 		return err

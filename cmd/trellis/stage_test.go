@@ -98,7 +98,7 @@ func TestTwoStageEndToEnd(t *testing.T) {
 	if par, _ := mustRun(t, "", "tag", "--model", model, "--threads", "3", ewtTest); par != want {
 		t.Error("tag --threads 3 differs from the run's predictions")
 	}
-	text, _ := mustRun(t, "The dog barks .\n", "tag", "--model", model, "--input", "text")
+	text, _ := mustRun(t, "The dog barks .\n", "tag", "--model", model, "--input", "text", "--tokenizer", "lines")
 	if lines := strings.Split(strings.TrimSpace(text), "\n"); len(lines) != 4 || !strings.HasPrefix(lines[0], "The\t") {
 		t.Errorf("plain text tagged as:\n%s", text)
 	}

@@ -6,12 +6,15 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"slices"
 	"strconv"
 	"strings"
 
+	"github.com/trellis-nlp/trellis/framework/annotate"
 	"github.com/trellis-nlp/trellis/framework/corpus"
 	"github.com/trellis-nlp/trellis/framework/tagger"
+	"github.com/trellis-nlp/trellis/framework/tokenize"
 )
 
 func tagCommand() command {
@@ -19,18 +22,22 @@ func tagCommand() command {
 		Name: "tag",
 		Usage: []string{
 			"--model MODEL [FILE|-] [--threads N] [--marginals] [--nbest K] [--constrained auto|on|off] [--decode viterbi|greedy|beam|posterior|labelpath] [--beam N]",
-			"--model MODEL --input text|tokens [FILE|-] [--output tsv|json]",
+			"--model MODEL --input text|tokens [FILE|-] [--tokenizer MODEL|rules|lines|chars] [--output tsv|json]",
 			"--model MODEL [FILE|-] --output json",
 		},
 		Summary: "tag a file, plain text or stdin with a model",
 		Description: "Reads FILE (stdin when it is absent or -) and prints the predicted labels.\n" +
 			"--input corpus (the default) reads the model's own corpus format and prints every line with the label appended. " +
-			"--input text reads one sentence per line, tokens separated by white space (for a segmentation model: raw text); " +
+			"--input text reads raw text: the --tokenizer splits it into sentences and tokens that keep their character offsets " +
+			"(default: the shipped " + defaultTokenizer + " model; lines reads a sentence per line, tokens separated by white space; " +
+			"a segmentation model reads every line as characters); " +
 			"--input tokens one token per line, a blank line between sentences. " +
 			"Plain text has only words: a model whose templates read other columns (POS, chunk) is refused, naming them.\n" +
 			"--output tsv prints token<TAB>label per token and a blank line between sentences (the default for text and tokens; " +
-			"a segmentation model prints the segmented words instead unless --output tsv is given); --output json one JSON object per sentence " +
-			"(tokens, labels, words for segmentation, marginals and probability with --marginals, the k best with --nbest). " +
+			"a segmentation model prints the segmented words instead unless --output tsv is given); --output json one JSON object per sentence: " +
+			"its tokens, each with its text and label (and, for --input text, its start and end character offsets into the input, and the sentence's own), " +
+			"the labels, the spans of a span scheme (label, text, first and last token, offsets), the words of a segmentation, " +
+			"marginals and probability with --marginals, the k best with --nbest. " +
 			"--nbest K adds the 2nd..Kth best labels as further columns in tsv; --marginals adds the best label's marginal after it.\n" +
 			"--decode picks how labels are chosen: viterbi (the best sequence, the default), greedy (left to right, each label the best after the one before), " +
 			"beam with --beam N (the N best partial paths per position), posterior (the largest marginals the scheme's constraints allow), " +
@@ -49,6 +56,9 @@ type tagOptions struct {
 	marginals bool
 	// replicas tag beside the tagger (--threads N: N-1 of them).
 	replicas []*tagger.Tagger
+	// text reads raw text (--input text through a tokenizer): it gives
+	// back each sentence's offsets. Nil for other input.
+	text *tokenize.Sentences
 }
 
 func (o tagOptions) detailed() bool { return o.marginals || o.nbest > 1 }
@@ -60,6 +70,7 @@ func (a *app) cmdTag(ctx context.Context, args []string) error {
 	nbest := fs.Int("nbest", 1, "add the 2nd..`K`th best labels as further columns (json: the K best sequences with their scores and probabilities)")
 	constrained := fs.String("constrained", "auto", "constrained decoding for span schemes: `auto|on|off` (auto: the model's setting)")
 	input := fs.String("input", "corpus", "what FILE holds: `corpus|text|tokens` (corpus: the model's own format)")
+	tokName := fs.String("tokenizer", defaultTokenizer, "what splits --input text: a tokenizer `MODEL` file or shipped model name, or rules, lines or chars (a segmentation model always reads characters)")
 	decode := addDecodeFlags(fs)
 	output := fs.String("output", "auto", "what to print: `auto|tsv|json` (auto: the input's layout for corpus input, tsv for text and tokens, segmented words for a segmentation model)")
 	threads := fs.Int("threads", 1, "tag with `N` threads, batches written in input order (the output does not depend on N)")
@@ -76,6 +87,9 @@ func (a *app) cmdTag(ctx context.Context, args []string) error {
 	o := tagOptions{nbest: *nbest, marginals: *marginals}
 	if o.input, err = tagger.ParseInput(*input); err != nil {
 		return usagef("--input: %v", err)
+	}
+	if err := checkTokenizerFlag(fs, o.input); err != nil {
+		return err
 	}
 	var opt tagger.Options
 	if opt.Constrained, err = parseConstrained(*constrained); err != nil {
@@ -108,19 +122,47 @@ func (a *app) cmdTag(ctx context.Context, args []string) error {
 		return err
 	}
 	defer done()
-	r, err := tg.NewReader(in, name, o.input)
+	r, closeTok, err := a.tagReader(ctx, tg, in, name, *tokName, &o)
 	var ce *tagger.ColumnsError
 	if errors.As(err, &ce) {
 		return usagef("--input %s: %v", o.input, err)
 	} else if err != nil {
 		return err
 	}
+	defer closeTok()
 	w := bufio.NewWriterSize(a.stdout, 1<<16)
 	err = tagTo(ctx, tg, r, w, o)
 	if ferr := w.Flush(); err == nil {
 		err = ferr
 	}
 	return err
+}
+
+// tagReader returns the reader of the input for tg, and what closes the
+// tokenizer it may have opened. Raw text (--input text) goes through the
+// tokenizer called tokName (characters for a segmentation model) and sets
+// o.text.
+func (a *app) tagReader(ctx context.Context, tg *tagger.Tagger, in io.Reader, file, tokName string, o *tagOptions) (corpus.Reader, func(), error) {
+	if o.input != tagger.Text {
+		r, err := tg.NewReader(in, file, o.input)
+		return r, func() {}, err
+	}
+	if tg.Format.Name() == corpus.NameChars {
+		tokName = tokenizerChars // a segmenter reads characters
+	}
+	if err := tg.CheckPlain(); err != nil {
+		return nil, nil, err
+	}
+	tin, err := tg.TokenInput()
+	if err != nil {
+		return nil, nil, err
+	}
+	tok, done, err := a.tokenizer(ctx, tokName)
+	if err != nil {
+		return nil, nil, err
+	}
+	o.text = tokenize.NewSentences(tokenize.NewReader(in, file, tok), tin)
+	return o.text, done, nil
 }
 
 // resolveOutput turns --output auto into what the input asks for.
@@ -169,8 +211,13 @@ func parseConstrained(flag string) (*bool, error) {
 func tagTo(ctx context.Context, tg *tagger.Tagger, r corpus.Reader, w *bufio.Writer, o tagOptions) error {
 	if (o.output == "corpus" || o.output == "words") && !o.detailed() {
 		// The plain path: labels only, in the format's own layout
-		// (segmented words for chars), buffers reused.
-		_, err := tg.StreamParallel(ctx, r, tg.Format.NewWriter(w), nil, nil, o.replicas)
+		// (segmented words for chars), buffers reused; raw text's offsets
+		// are dropped as each sentence is tagged.
+		var drop func(*corpus.Sentence, []string)
+		if o.text != nil {
+			drop = func(s *corpus.Sentence, _ []string) { o.text.Offsets(s) }
+		}
+		_, err := tg.StreamParallel(ctx, r, tg.Format.NewWriter(w), nil, drop, o.replicas)
 		return err
 	}
 	var write func(s *corpus.Sentence, d *tagger.Decoded) error
@@ -181,6 +228,15 @@ func tagTo(ctx context.Context, tg *tagger.Tagger, r corpus.Reader, w *bufio.Wri
 		write = tsvWriter(w, tg.WordColumn(), o)
 	case "json":
 		write = jsonWriter(w, tg, o)
+	}
+	if o.text != nil && o.output != "json" {
+		// Only json shows the offsets; they are dropped as each sentence
+		// is written, so the reader keeps none.
+		inner := write
+		write = func(s *corpus.Sentence, d *tagger.Decoded) error {
+			o.text.Offsets(s)
+			return inner(s, d)
+		}
 	}
 	if err := eachDecoded(ctx, tg, r, o, write); err != nil {
 		return err
@@ -359,41 +415,35 @@ func tsvWriter(w *bufio.Writer, word int, o tagOptions) func(*corpus.Sentence, *
 	}
 }
 
-// jsonSentence is one line of --output json.
-type jsonSentence struct {
-	Tokens []string `json:"tokens"`
-	Labels []string `json:"labels"`
-	// Words is the segmentation, for a model of the chars format.
-	Words       []string            `json:"words,omitempty"`
-	Marginals   []float64           `json:"marginals,omitempty"`
-	Probability *float64            `json:"probability,omitempty"`
-	NBest       []tagger.RankedPath `json:"nbest,omitempty"`
-}
-
-// jsonWriter writes one JSON object per sentence and line.
+// jsonWriter writes one JSON object per sentence and line: an
+// annotate.Sentence, with offsets for raw text.
 func jsonWriter(w *bufio.Writer, tg *tagger.Tagger, o tagOptions) func(*corpus.Sentence, *tagger.Decoded) error {
 	word := tg.WordColumn()
-	chars := tg.Format.Name() == corpus.NameChars
+	kind, sch := annotate.KindOf(tg), tg.Scheme()
 	enc := json.NewEncoder(w)
 	enc.SetEscapeHTML(false)
 	return func(s *corpus.Sentence, d *tagger.Decoded) error {
-		js := jsonSentence{Tokens: make([]string, s.Len()), Labels: d.Paths[0]}
+		var text *tokenize.Sentence
+		if o.text != nil {
+			if t, ok := o.text.Offsets(s); ok {
+				text = &t
+			}
+		}
+		words := make([]string, s.Len())
 		for i, row := range s.Tokens {
-			js.Tokens[i] = row[word]
+			words[i] = row[word]
 		}
-		if chars {
-			js.Words = corpus.WordsFromLabels(js.Tokens, js.Labels)
-		}
+		js := annotate.New(words, d.Paths[0], kind, sch, text)
 		if o.marginals {
 			js.Marginals = d.Marginals
 			js.Probability = tagger.Finite(d.Probabilities[0])
 		}
 		if o.nbest > 1 {
-			var words func([]string) []string
-			if chars {
-				words = func(labels []string) []string { return corpus.WordsFromLabels(js.Tokens, labels) }
+			var segment func([]string) []string
+			if kind == annotate.Words {
+				segment = func(labels []string) []string { return corpus.WordsFromLabels(words, labels) }
 			}
-			js.NBest = d.Ranked(words)
+			js.NBest = d.Ranked(segment)
 		}
 		return enc.Encode(js)
 	}

@@ -90,15 +90,39 @@ func parseTSV(t *testing.T, out string) (tokens, labels [][]string) {
 }
 
 type jsonLine struct {
-	Tokens    []string  `json:"tokens"`
-	Labels    []string  `json:"labels"`
-	Words     []string  `json:"words"`
+	Start  *int        `json:"start"`
+	End    *int        `json:"end"`
+	Text   string      `json:"text"`
+	Tokens []jsonPiece `json:"tokens"`
+	Labels []string    `json:"labels"`
+	Words  []jsonPiece `json:"words"`
+	Spans  []struct {
+		jsonPiece
+		First, Last int
+	} `json:"spans"`
 	Marginals []float64 `json:"marginals"`
 	NBest     []struct {
 		Labels      []string `json:"labels"`
 		Score       *float64 `json:"score"`
 		Probability *float64 `json:"probability"`
 	} `json:"nbest"`
+}
+
+// jsonPiece is a token, word or span of --output json.
+type jsonPiece struct {
+	Start *int   `json:"start"`
+	End   *int   `json:"end"`
+	Text  string `json:"text"`
+	Label string `json:"label"`
+}
+
+// texts returns the pieces' texts.
+func texts(ps []jsonPiece) []string {
+	out := make([]string, len(ps))
+	for i, p := range ps {
+		out[i] = p.Text
+	}
+	return out
 }
 
 func parseJSONLines(t *testing.T, out string) []jsonLine {
@@ -134,9 +158,9 @@ func TestTagPlainText(t *testing.T) {
 				name, stdin string
 				args        []string
 			}{
-				{"text file", "", []string{"--input", "text", textFile}},
-				{"text stdin", asText(words), []string{"--input", "text"}},
-				{"text -", asText(words), []string{"--input", "text", "-"}},
+				{"text file", "", []string{"--input", "text", "--tokenizer", "lines", textFile}},
+				{"text stdin", asText(words), []string{"--input", "text", "--tokenizer", "lines"}},
+				{"text -", asText(words), []string{"--input", "text", "--tokenizer", "lines", "-"}},
 				{"tokens stdin", asTokens(words), []string{"--input", "tokens", "--output", "tsv"}},
 			}
 			for _, tc := range cases {
@@ -151,13 +175,17 @@ func TestTagPlainText(t *testing.T) {
 			for _, input := range []string{"text", "tokens", "corpus"} {
 				t.Run("json "+input, func(t *testing.T) {
 					stdin := map[string]string{"text": asText(words), "tokens": asTokens(words), "corpus": string(readFile(t, chunkTest))}[input]
-					out, _ := mustRun(t, stdin, "tag", "--model", model, "--input", input, "--output", "json")
+					args := []string{"tag", "--model", model, "--input", input, "--output", "json"}
+					if input == "text" {
+						args = append(args, "--tokenizer", "lines")
+					}
+					out, _ := mustRun(t, stdin, args...)
 					got := parseJSONLines(t, out)
 					if len(got) != len(words) {
 						t.Fatalf("%d JSON lines for %d sentences", len(got), len(words))
 					}
 					for k, j := range got {
-						if !reflect.DeepEqual(j.Tokens, words[k]) || !reflect.DeepEqual(j.Labels, want[k]) || j.Marginals != nil || j.NBest != nil {
+						if !reflect.DeepEqual(texts(j.Tokens), words[k]) || !reflect.DeepEqual(j.Labels, want[k]) || j.Marginals != nil || j.NBest != nil {
 							t.Errorf("sentence %d: %+v, want tokens %q labels %q", k, j, words[k], want[k])
 						}
 					}
@@ -175,7 +203,7 @@ func TestTagJSONDetailed(t *testing.T) {
 	model := filepath.Join(dir, "models", "crf.model")
 	ref, _ := mustRun(t, "", "tag", "--model", model, chunkTest)
 	words, want := taggedColumns(ref, 0)
-	out, _ := mustRun(t, asText(words), "tag", "--model", model, "--input", "text", "--output", "json", "--marginals", "--nbest", "3")
+	out, _ := mustRun(t, asText(words), "tag", "--model", model, "--input", "text", "--tokenizer", "lines", "--output", "json", "--marginals", "--nbest", "3")
 	for k, j := range parseJSONLines(t, out) {
 		if !reflect.DeepEqual(j.Labels, want[k]) {
 			t.Errorf("sentence %d: labels %q, want %q", k, j.Labels, want[k])
@@ -206,7 +234,7 @@ func TestTagJSONDetailed(t *testing.T) {
 		}
 	}
 	// tsv: token, label, marginal, then the 2nd and 3rd best labels.
-	out, _ = mustRun(t, asText(words[:1]), "tag", "--model", model, "--input", "text", "--marginals", "--nbest", "3")
+	out, _ = mustRun(t, asText(words[:1]), "tag", "--model", model, "--input", "text", "--tokenizer", "lines", "--marginals", "--nbest", "3")
 	for _, line := range strings.Split(strings.TrimSpace(out), "\n") {
 		if f := strings.Split(line, "\t"); len(f) != 5 {
 			t.Errorf("tsv line %q: want token, label, marginal, 2nd and 3rd label", line)
@@ -224,7 +252,7 @@ func TestTagPlainCoNLLU(t *testing.T) {
 	if len(words) < 100 {
 		t.Fatalf("only %d sentences read from the reference tagging", len(words))
 	}
-	out, _ := mustRun(t, asText(words), "tag", "--model", model, "--input", "text")
+	out, _ := mustRun(t, asText(words), "tag", "--model", model, "--input", "text", "--tokenizer", "lines")
 	tokens, labels := parseTSV(t, out)
 	if !reflect.DeepEqual(tokens, words) || !reflect.DeepEqual(labels, want) {
 		t.Errorf("plain-text tagging of the UD forms differs from tagging the CoNLL-U file")
@@ -266,11 +294,11 @@ func TestTagRawTextSegmentation(t *testing.T) {
 			}
 			js, _ := mustRun(t, raw, "tag", "--model", model, "--input", "text", "--output", "json")
 			for k, j := range parseJSONLines(t, js) {
-				if w := strings.Fields(got[k]); !reflect.DeepEqual(j.Words, w) {
-					t.Errorf("line %d: JSON words %q, output %q", k+1, j.Words, w)
+				if w := strings.Fields(got[k]); !reflect.DeepEqual(texts(j.Words), w) {
+					t.Errorf("line %d: JSON words %q, output %q", k+1, texts(j.Words), w)
 				}
-				if strings.Join(j.Tokens, "") != strings.ReplaceAll(got[k], " ", "") {
-					t.Errorf("line %d: JSON tokens %q are not the characters", k+1, j.Tokens)
+				if strings.Join(texts(j.Tokens), "") != strings.ReplaceAll(got[k], " ", "") {
+					t.Errorf("line %d: JSON tokens %q are not the characters", k+1, texts(j.Tokens))
 				}
 			}
 			// Marginals: per character, label and marginal.
@@ -308,8 +336,8 @@ func TestTagPlainRefused(t *testing.T) {
 		{"json, model reads pos", "The\n", []string{"--model", pos, "--input", "tokens", "--output", "json"}, 2, `the column "pos"`},
 		{"bad input kind", "", []string{"--model", words, "--input", "words"}, 2, `unknown input "words" (want corpus, text or tokens)`},
 		{"bad output", "", []string{"--model", words, "--output", "xml"}, 2, "--output must be auto, tsv or json"},
-		{"tab in a tokens line", "The\tDT\n", []string{"--model", words, "--input", "tokens"}, 1, "<stdin>:1: a token line holds a tab"},
-		{"chars model, tokens of two characters", "我们\n", []string{"--model", cws, "--input", "tokens"}, 1, `<stdin>:1: "我们" is 2 characters`},
+		{"tab in a tokens line", "The\tDT\n", []string{"--model", words, "--input", "tokens"}, 2, "<stdin>:1: a token line holds a tab"},
+		{"chars model, tokens of two characters", "我们\n", []string{"--model", cws, "--input", "tokens"}, 2, `<stdin>:1: "我们" is 2 characters`},
 		{"two files", "", []string{"--model", words, "a", "b"}, 2, "at most one input file"},
 	}
 	for _, tc := range tests {

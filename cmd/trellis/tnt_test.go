@@ -119,7 +119,7 @@ func TestTnT(t *testing.T) {
 			t.Fatalf("a loaded model writes other bytes (%v)", err)
 		}
 	})
-	plain, _ := mustRun(t, "A big dog moves .\n", "tag", "--model", model, "--input", "text")
+	plain, _ := mustRun(t, "A big dog moves .\n", "tag", "--model", model, "--input", "text", "--tokenizer", "lines")
 	if n := len(strings.Split(strings.TrimSpace(plain), "\n")); n != 5 {
 		t.Errorf("plain text: %d tags for 5 words:\n%s", n, plain)
 	}

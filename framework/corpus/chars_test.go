@@ -37,7 +37,7 @@ func TestReadChars(t *testing.T) {
 		{"label optional: no labels", "", ReadOptions{LabelOptional: true},
 			"扬帆  远\n",
 			[]string{"1: 扬| 帆| 远|"}, ""},
-		{"invalid UTF-8", "", ReadOptions{}, "好\n\xe5\xa5\n", []string{"1: 好|S"}, "in.txt:2: invalid UTF-8"},
+		{"invalid UTF-8", "", ReadOptions{}, "好\n\xe5\xa5\n", []string{"1: 好|S"}, `in.txt:2: invalid UTF-8 at byte 1 of "\xe5\xa5"`},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

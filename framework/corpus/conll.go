@@ -5,7 +5,9 @@ import (
 	"bytes"
 	"fmt"
 	"io"
+	"strconv"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/trellis-nlp/trellis/framework/plural"
 )
@@ -76,6 +78,7 @@ type conllReader struct {
 	fields        []int // scratch: field spans of the current line
 	pendingDoc    bool  // a -DOCSTART- line was seen since the last sentence
 	docLine       string
+	tail          lastColumns
 	err           error
 }
 
@@ -132,23 +135,150 @@ func (r *conllReader) finish() *Sentence {
 func (r *conllReader) addToken(line []byte) error {
 	ncol := len(r.f.columns)
 	n := r.split(line)
-	if n != ncol {
-		if !(n == ncol-1 && r.labelOptional) {
-			msg := fmt.Sprintf("expected %s (%s), found %d", plural.Count(ncol, "column"), strings.Join(r.f.columns, " "), n)
-			if n == ncol-1 && r.f.label == ncol-1 {
-				msg += fmt.Sprintf("; the label column %q is missing", r.f.columns[r.f.label])
-			}
-			e := r.lines.errorf(r.lines.lineNo, "%s", msg)
-			e.Found = n
-			return e
+	switch {
+	case n == ncol:
+		if !r.labelOptional { // where a line may be one short, none is blamed
+			r.tail.add(line, r.fields)
 		}
+	case n == ncol-1 && r.labelOptional:
 		r.fields = append(r.fields, -1, -1)
+	default:
+		e := r.lines.errorf(r.lines.lineNo, "expected %s (%s), found %d in %s%s",
+			plural.Count(ncol, "column"), strings.Join(r.f.columns, " "), n, quoteLine(line), r.blame(line, n))
+		e.Found = n
+		return e
 	}
 	if r.b.empty() {
 		r.b.docStart, r.pendingDoc = r.pendingDoc, false
 	}
 	r.b.addToken(line, r.lines.lineNo, r.fields)
 	return nil
+}
+
+// blame is what the error for line, which has n fields where the format
+// has a different number, adds after the line: the column it blames, or
+// nothing when the line cannot tell.
+func (r *conllReader) blame(line []byte, n int) string {
+	cols := r.f.columns
+	ncol := len(cols)
+	if r.f.sep != 0 && whitespaceFields(line) == ncol {
+		// The fields are there, but split by other whitespace than the
+		// one separator, or with whitespace at an end of the line.
+		trimmed := bytes.TrimFunc(line, func(r rune) bool { return r < utf8.RuneSelf && isSpace(byte(r)) })
+		if _, k := splitExact(trimmed, r.f.sep, ncol, nil); k == ncol {
+			return "; whitespace at the start or end of the line makes another column"
+		}
+		return fmt.Sprintf("; the columns must be separated by one %s", sepName(r.f.sep))
+	}
+	switch {
+	case n > ncol:
+		extra := bytes.TrimLeft(line[r.fields[2*ncol-1]:], " \t")
+		if len(extra) == 0 {
+			return fmt.Sprintf("; a %s ends the line after the last column, %s", sepName(r.f.sep), cols[ncol-1])
+		}
+		return fmt.Sprintf("; %s follows the last column, %s", quoteLine(extra), cols[ncol-1])
+	case n != ncol-1 || ncol < 2:
+		return ""
+	}
+	last := line[r.fields[2*n-2]:r.fields[2*n-1]]
+	lastName := fmt.Sprintf("column %q", cols[ncol-1])
+	if r.f.label == ncol-1 {
+		lastName = "the label " + lastName
+	}
+	switch r.tail.lacks(last) {
+	case lacksLast:
+		return fmt.Sprintf("; %s is missing", lastName)
+	case lacksEarlier:
+		return fmt.Sprintf("; %q is a value of %s, so %s is missing", last, lastName, orList(quoteAll(cols[:ncol-1])))
+	}
+	return ""
+}
+
+// whitespaceFields counts the fields of line split at any whitespace.
+func whitespaceFields(line []byte) int {
+	n := 0
+	for i := 0; ; n++ {
+		start, end := nextField(line, i)
+		if start == len(line) {
+			return n
+		}
+		i = end
+	}
+}
+
+func sepName(sep byte) string {
+	if sep == '\t' {
+		return "tab"
+	}
+	return "space"
+}
+
+func quoteAll(names []string) []string {
+	out := make([]string, len(names))
+	for i, n := range names {
+		out[i] = strconv.Quote(n)
+	}
+	return out
+}
+
+// Sampling bounds for lastColumns: the values of a column that ends a
+// line (a label, a tag) nearly all show within a file's first lines.
+const (
+	tailSampleLines  = 10000
+	tailSampleValues = 1000
+)
+
+// lastColumns samples the values of the last two columns on a file's
+// first token lines, so that the error for a line one column short can
+// say which it lacks: "Confidence B-NP" under word pos chunk ends in a
+// chunk, so word or pos is missing, not the label. Only the first lines
+// are sampled, so reading the rest costs nothing.
+type lastColumns struct {
+	lines          int
+	last, previous map[string]bool
+}
+
+// missingColumn is what lastColumns.lacks makes of a line one short.
+type missingColumn int
+
+const (
+	lacksUnknown missingColumn = iota // the sample cannot tell
+	lacksLast                         // the last field is a value of the column before the last
+	lacksEarlier                      // the last field is a value of the last column
+)
+
+// add samples a well-formed line and its field spans.
+func (c *lastColumns) add(line []byte, fields []int) {
+	n := len(fields) / 2
+	if c.lines >= tailSampleLines || n < 2 {
+		return
+	}
+	if c.last == nil {
+		c.last, c.previous = map[string]bool{}, map[string]bool{}
+	}
+	c.lines++
+	sample(c.last, line[fields[2*n-2]:fields[2*n-1]])
+	sample(c.previous, line[fields[2*n-4]:fields[2*n-3]])
+}
+
+func sample(m map[string]bool, v []byte) {
+	if !m[string(v)] && len(m) < tailSampleValues {
+		m[string(v)] = true
+	}
+}
+
+// lacks tells, from the last field of a line one column short, which
+// column the line lacks: a value only the last column has means that
+// column is there and an earlier one is not, and the other way round.
+func (c *lastColumns) lacks(last []byte) missingColumn {
+	inLast, inPrevious := c.last[string(last)], c.previous[string(last)]
+	switch {
+	case inLast && !inPrevious:
+		return lacksEarlier
+	case inPrevious && !inLast:
+		return lacksLast
+	}
+	return lacksUnknown
 }
 
 // split stores the spans of at most len(columns) fields of line in

@@ -70,28 +70,45 @@ func TestReadCoNLL(t *testing.T) {
 
 		{"too few columns", chunk, ReadOptions{},
 			"a DT B-NP\n\nb\n",
-			[]string{"1: a|DT|B-NP"}, "in.txt:3: expected 3 columns (word pos chunk), found 1"},
+			[]string{"1: a|DT|B-NP"}, `in.txt:3: expected 3 columns (word pos chunk), found 1 in "b"`},
 		{"too many columns", chunk, ReadOptions{},
 			"a DT B-NP\nb NN I-NP x\n",
-			nil, "in.txt:2: expected 3 columns (word pos chunk), found 4"},
+			nil, `in.txt:2: expected 3 columns (word pos chunk), found 4 in "b NN I-NP x"; "x" follows the last column, chunk`},
+		// A line one column short: the values of the last two columns on
+		// the lines before tell which it lacks, and the line is shown.
 		{"missing label", chunk, ReadOptions{},
-			"a DT B-NP\nb NN\n",
-			nil, `in.txt:2: expected 3 columns (word pos chunk), found 2; the label column "chunk" is missing`},
+			"a NN B-NP\nb NN\n",
+			nil, `in.txt:2: expected 3 columns (word pos chunk), found 2 in "b NN"; the label column "chunk" is missing`},
+		{"missing pos, not the label", chunk, ReadOptions{},
+			"Confidence NN B-NP\nin IN B-PP\n\nthe B-NP\n",
+			[]string{"1: Confidence|NN|B-NP in|IN|B-PP"}, `in.txt:4: expected 3 columns (word pos chunk), found 2 in "the B-NP"; "B-NP" is a value of the label column "chunk", so "word" or "pos" is missing`},
+		{"missing column, first line", chunk, ReadOptions{},
+			"Confidence B-NP\n",
+			nil, `in.txt:1: expected 3 columns (word pos chunk), found 2 in "Confidence B-NP"`},
+		{"missing column, last field seen in both columns", Config{Name: "conll", Columns: []string{"word", "a", "b"}}, ReadOptions{},
+			"w X Y\nv Y X\nu X\n",
+			nil, `in.txt:3: expected 3 columns (word a b), found 2 in "u X"`},
+		{"missing last column, not a label", Config{Name: "conll", Columns: []string{"word", "pos", "chunk"}, Label: "pos"}, ReadOptions{},
+			"a NN B-NP\nb NN\n",
+			nil, `in.txt:2: expected 3 columns (word pos chunk), found 2 in "b NN"; column "chunk" is missing`},
+		{"spaces where the separator is a tab", Config{Name: "conll", Columns: []string{"word", "pos", "chunk"}, Label: "chunk", Separator: "\t"}, ReadOptions{},
+			"a\tNN\tB-NP\nb NN\tI-NP\n",
+			nil, `in.txt:2: expected 3 columns (word pos chunk), found 2 in "b NN\tI-NP"; the columns must be separated by one tab`},
 		{"label optional only for the last column", Config{Name: "conll", Columns: []string{"word", "tag", "lemma"}, Label: "tag"}, ReadOptions{LabelOptional: true},
 			"a DT\n",
-			nil, "in.txt:1: expected 3 columns (word tag lemma), found 2"},
+			nil, `in.txt:1: expected 3 columns (word tag lemma), found 2 in "a DT"`},
 		{"label optional, no label column", Config{Name: "conll", Columns: []string{"word", "pos"}}, ReadOptions{LabelOptional: true},
 			"a\n",
-			nil, "in.txt:1: expected 2 columns (word pos), found 1"},
+			nil, `in.txt:1: expected 2 columns (word pos), found 1 in "a"`},
 		{"trailing space with space separator", Config{Name: "conll", Columns: []string{"word", "pos"}, Separator: " "}, ReadOptions{},
 			"a DT \n",
-			nil, "in.txt:1: expected 2 columns (word pos), found 3"},
+			nil, `in.txt:1: expected 2 columns (word pos), found 3 in "a DT "; whitespace at the start or end of the line makes another column`},
 		{"invalid UTF-8", chunk, ReadOptions{},
 			"a DT B-NP\n\nb\xff NN I-NP\n",
-			[]string{"1: a|DT|B-NP"}, "in.txt:3: invalid UTF-8"},
+			[]string{"1: a|DT|B-NP"}, `in.txt:3: invalid UTF-8 at byte 2 of "b\xff NN I-NP"`},
 		{"invalid UTF-8 after CRLF lines", chunk, ReadOptions{},
 			"a DT B-NP\r\n\r\n\xc3\r\n",
-			[]string{"1: a|DT|B-NP"}, "in.txt:3: invalid UTF-8"},
+			[]string{"1: a|DT|B-NP"}, `in.txt:3: invalid UTF-8 at byte 1 of "\xc3"`},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -136,7 +153,7 @@ func TestReadCoNLLStickyError(t *testing.T) {
 	f := mustNew(t, Config{Name: "conll", Columns: []string{"word", "tag"}})
 	r := f.NewReader(strings.NewReader("a\n\nb X\n"), "in.txt", ReadOptions{})
 	_, err := r.Read()
-	checkErr(t, err, "in.txt:1: expected 2 columns (word tag), found 1")
+	checkErr(t, err, `in.txt:1: expected 2 columns (word tag), found 1 in "a"`)
 	if _, err2 := r.Read(); err2 != err {
 		t.Fatalf("Read after an error = %v, want the same error", err2)
 	}

@@ -93,7 +93,11 @@ func (r *conlluReader) addLine(line []byte) error {
 	var n int
 	r.fields, n = splitExact(line, '\t', len(conlluColumns), r.fields[:0])
 	if n != len(conlluColumns) {
-		e := r.lines.errorf(r.lines.lineNo, "expected 10 tab-separated columns (id form lemma upos xpos feats head deprel deps misc), found %d", n)
+		hint := ""
+		if n < len(conlluColumns) && whitespaceFields(line) == len(conlluColumns) {
+			hint = "; the columns must be separated by one tab, not spaces"
+		}
+		e := r.lines.errorf(r.lines.lineNo, "expected 10 tab-separated columns (id form lemma upos xpos feats head deprel deps misc), found %d in %s%s", n, quoteLine(line), hint)
 		e.Found = n
 		return e
 	}
@@ -104,7 +108,7 @@ func (r *conlluReader) addLine(line []byte) error {
 	case rangeID, emptyNodeID:
 		r.b.addLine(line, r.lines.lineNo)
 	default:
-		return r.lines.errorf(r.lines.lineNo, "invalid ID %q (want an integer, a range like 3-4, or a decimal like 5.1)", id)
+		return r.lines.errorf(r.lines.lineNo, "invalid ID %q in the first column of %s (want an integer, a range like 3-4, or a decimal like 5.1)", id, quoteLine(line))
 	}
 	return nil
 }

@@ -44,14 +44,14 @@ func TestReadCoNLLU(t *testing.T) {
 		{"spaces inside fields", tsv("1", "New York", "New York", "PROPN", "_", "_", "0", "root", "_", "_"), []string{"1: New York|PROPN"}, ""},
 
 		{"spaces instead of tabs", strings.ReplaceAll(word("1", "A", "X"), "\t", " "), nil,
-			"in.txt:1: expected 10 tab-separated columns (id form lemma upos xpos feats head deprel deps misc), found 1"},
+			`in.txt:1: expected 10 tab-separated columns (id form lemma upos xpos feats head deprel deps misc), found 1 in "1 A a X _ _ 0 root _ _"; the columns must be separated by one tab, not spaces`},
 		{"eleven columns", "# c\n" + word("1", "A", "X") + "\n" + word("2", "B", "X") + "\textra\n", nil,
-			"in.txt:3: expected 10 tab-separated columns (id form lemma upos xpos feats head deprel deps misc), found 11"},
+			`in.txt:3: expected 10 tab-separated columns (id form lemma upos xpos feats head deprel deps misc), found 11 in "2\tB\tb\tX\t_\t_\t0\troot\t_\t_\textra"`},
 		{"bad ID", word("1", "A", "X") + "\n\n" + word("x", "B", "X") + "\n", []string{"1: A|X"},
-			`in.txt:3: invalid ID "x" (want an integer, a range like 3-4, or a decimal like 5.1)`},
-		{"bad range", word("1-", "B", "X"), nil, `in.txt:1: invalid ID "1-" (want an integer, a range like 3-4, or a decimal like 5.1)`},
-		{"empty ID", word("", "B", "X"), nil, `in.txt:1: invalid ID "" (want an integer, a range like 3-4, or a decimal like 5.1)`},
-		{"invalid UTF-8", "# c\n" + word("1", "\xe2\x82", "X"), nil, "in.txt:2: invalid UTF-8"},
+			`in.txt:3: invalid ID "x" in the first column of "x\tB\tb\tX\t_\t_\t0\troot\t_\t_" (want an integer, a range like 3-4, or a decimal like 5.1)`},
+		{"bad range", word("1-", "B", "X"), nil, `in.txt:1: invalid ID "1-" in the first column of "1-\tB\tb\tX\t_\t_\t0\troot\t_\t_" (want an integer, a range like 3-4, or a decimal like 5.1)`},
+		{"empty ID", word("", "B", "X"), nil, `in.txt:1: invalid ID "" in the first column of "\tB\tb\tX\t_\t_\t0\troot\t_\t_" (want an integer, a range like 3-4, or a decimal like 5.1)`},
+		{"invalid UTF-8", "# c\n" + word("1", "\xe2\x82", "X"), nil, "in.txt:2: invalid UTF-8 at byte 3 of \"1\\t\\xe2\\x82\\t\ufffd\ufffd\\tX\\t_\\t_\\t0\\troot\\t_\\t_\""},
 	}
 	f := mustNew(t, upos)
 	for _, tt := range tests {

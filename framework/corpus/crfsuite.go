@@ -106,7 +106,7 @@ func (r *crfsuiteReader) Read() (*Sentence, error) {
 			continue
 		}
 		if r.requireLabel && len(line) > 0 && line[0] == '\t' {
-			r.err = r.lines.errorf(r.lines.lineNo, "the label is empty (the line starts with a tab); every token line starts with its label, then a tab before each attribute")
+			r.err = r.lines.errorf(r.lines.lineNo, "the label is empty in %s (the line starts with a tab); every token line starts with its label, then a tab before each attribute", quoteLine(line))
 			return nil, r.err
 		}
 		r.b.addToken(line, r.lines.lineNo)

@@ -106,13 +106,13 @@ func TestCRFsuiteRead(t *testing.T) {
 		{
 			name:    "empty label when required",
 			input:   "O\tw=a\n\tw=b\n",
-			wantErr: "in.txt:2: the label is empty (the line starts with a tab); every token line starts with its label, then a tab before each attribute",
+			wantErr: `in.txt:2: the label is empty in "\tw=b" (the line starts with a tab); every token line starts with its label, then a tab before each attribute`,
 		},
 		{
 			name:    "invalid UTF-8",
 			input:   "O\tw=a\n\nO\tw=\xff\n",
 			want:    []string{"1: O|w=a"},
-			wantErr: "in.txt:3: invalid UTF-8",
+			wantErr: `in.txt:3: invalid UTF-8 at byte 5 of "O\tw=\xff"`,
 		},
 	}
 	for _, tt := range tests {

@@ -134,6 +134,9 @@ const (
 	NameCoNLLU = "conllu"
 	NameSlash  = "slash"
 	NameChars  = "chars"
+	// NameRawtext is CoNLL-U read as raw text, a document a sequence of
+	// characters labelled with tokens and sentence ends (rawtext.go).
+	NameRawtext = "rawtext"
 	// NameCRFsuite is CRFsuite's attribute format: a label, then
 	// tab-separated "name" or "name:value" attributes.
 	NameCRFsuite = "crfsuite"

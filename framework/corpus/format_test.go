@@ -31,7 +31,7 @@ func TestNew(t *testing.T) {
 		{"chars BI", Config{Name: "chars", Label: "label", CharScheme: "bi"}, "char label", 1, ""},
 		{"chars no label", Config{Name: "chars"}, "char label", -1, ""},
 
-		{"unknown format", Config{Name: "csv"}, "", 0, `unknown corpus format "csv" (want conll, conllu, slash, chars or crfsuite)`},
+		{"unknown format", Config{Name: "csv"}, "", 0, `unknown corpus format "csv" (want conll, conllu, slash, chars, crfsuite or rawtext)`},
 		{"no format", Config{}, "", 0, "no corpus format given"},
 		{"conll without columns", Config{Name: "conll"}, "", 0, "the conll format needs columns"},
 		{"conll empty column", Config{Name: "conll", Columns: []string{"word", ""}}, "", 0, "a column name is empty"},
@@ -124,7 +124,7 @@ func TestReadAll(t *testing.T) {
 			t.Fatal(err)
 		}
 		_, err := ReadAll(f, bad, ReadOptions{})
-		checkErr(t, err, bad+`:2: expected 2 columns (word tag), found 1; the label column "tag" is missing`)
+		checkErr(t, err, bad+`:2: expected 2 columns (word tag), found 1 in "b"`)
 	})
 }
 

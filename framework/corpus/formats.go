@@ -20,6 +20,7 @@ func Formats() *registry.Registry[FormatFactory] {
 	r.MustRegister(NameSlash, factory(newSlash))
 	r.MustRegister(NameChars, factory(newChars))
 	r.MustRegister(NameCRFsuite, factory(newCRFsuite))
+	r.MustRegister(NameRawtext, factory(newRawtext))
 	return r
 }
 

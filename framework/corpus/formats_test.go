@@ -7,10 +7,10 @@ import (
 
 func TestFormats(t *testing.T) {
 	r := Formats()
-	if got, want := r.RegistrationOrder(), []string{"conll", "conllu", "slash", "chars", "crfsuite"}; !slices.Equal(got, want) {
+	if got, want := r.RegistrationOrder(), []string{"conll", "conllu", "slash", "chars", "crfsuite", "rawtext"}; !slices.Equal(got, want) {
 		t.Errorf("RegistrationOrder() = %q, want %q", got, want)
 	}
-	if got, want := r.Names(), []string{"chars", "conll", "conllu", "crfsuite", "slash"}; !slices.Equal(got, want) {
+	if got, want := r.Names(), []string{"chars", "conll", "conllu", "crfsuite", "rawtext", "slash"}; !slices.Equal(got, want) {
 		t.Errorf("Names() = %q, want %q", got, want)
 	}
 	// Every registered name makes a format that reports that name (model
@@ -34,7 +34,7 @@ func TestFormats(t *testing.T) {
 }
 
 func TestNewFormatErrors(t *testing.T) {
-	const want = "(want conll, conllu, slash, chars or crfsuite)"
+	const want = "(want conll, conllu, slash, chars, crfsuite or rawtext)"
 	tests := []struct {
 		name    string
 		cfg     Config

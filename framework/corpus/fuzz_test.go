@@ -65,7 +65,7 @@ func checkSentence(t *testing.T, f Format, s *Sentence, ncol, lines int) {
 			t.Fatalf("bad line %q", line)
 		}
 	}
-	if f.Name() == NameChars {
+	if f.Name() == NameChars || f.Name() == NameRawtext {
 		if s.TokenLine != nil || len(s.Lines) != 1 {
 			t.Fatalf("chars sentence with TokenLine %v, %d lines", s.TokenLine, len(s.Lines))
 		}
@@ -199,6 +199,46 @@ func FuzzReadCoNLLU(f *testing.F) {
 		if got, want := rowsOf(again), rowsOf(sents); !slices.Equal(got, want) {
 			t.Fatalf("output reads back differently\n got %q\nwant %q", got, want)
 		}
+	})
+}
+
+// FuzzReadRawtext: documents read from CoNLL-U are well formed, their
+// rows spell their text, their labels read back to their gold tokens and
+// sentences, and the writer takes them.
+func FuzzReadRawtext(f *testing.F) {
+	w := func(id, form string) string { return tsv(id, form, "_", "_", "_", "_", "0", "root", "_", "_") }
+	for _, seed := range []string{
+		"# newdoc\n# text = I don't.\n" + w("1", "I") + "\n" + w("2-3", "don't") + "\n" + w("2", "do") + "\n" + w("3", "n't") + "\n" + w("4", ".") + "\n\n",
+		"# text = a  b\n" + w("1", "a") + "\n" + w("2", "b") + "\n\n# text = c\n" + w("1", "c") + "\n",
+		"# text = del\n" + w("1-2", "del") + "\n" + w("1", "de") + "\n" + w("2", "el") + "\n\n",
+		"# text = x\n" + w("1", "y") + "\n\n",
+		w("1", "a") + "\n\n",
+	} {
+		f.Add(seed)
+	}
+	f.Fuzz(func(t *testing.T, input string) {
+		format := mustNew(t, Config{Name: NameRawtext, Label: "label"})
+		sents := fuzzRead(t, format, input, ReadOptions{})
+		for _, s := range sents {
+			text := []rune(s.Lines[0])
+			labels := make([]string, s.Len())
+			if len(text) != s.Len() {
+				t.Fatalf("%d rows for the %d characters of %q", s.Len(), len(text), s.Lines[0])
+			}
+			for i, row := range s.Tokens {
+				if c := string(text[i]); row[0] != c && !(row[0] == " " && IsTextSpace(text[i])) {
+					t.Fatalf("row %d is %q, the text has %q", i, row[0], c)
+				}
+				labels[i] = row[3]
+			}
+			tokens, _ := TextSpans(labels)
+			for _, tok := range tokens {
+				if tok.Start < 0 || tok.End > len(text) || tok.End <= tok.Start {
+					t.Fatalf("token %v outside the %d characters", tok, len(text))
+				}
+			}
+		}
+		fuzzWrite(t, format, sents, func(s *Sentence) []string { return labelsOf(s, 3) })
 	})
 }
 

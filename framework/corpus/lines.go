@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"io/fs"
+	"strconv"
 	"unicode/utf8"
 )
 
@@ -89,16 +90,33 @@ func (lr *lineReader) next() ([]byte, error) {
 		line = bytes.TrimPrefix(line, utf8BOM)
 	}
 	if !utf8.Valid(line) {
-		lr.err = lr.errorf(lr.lineNo, "invalid UTF-8")
+		lr.err = lr.errorf(lr.lineNo, "invalid UTF-8 at byte %d of %s", invalidUTF8At(line)+1, quoteLine(line))
 		return nil, lr.err
 	}
 	return line, nil
 }
 
+// quoteLine is a line as a data error shows it: quoted, so that tabs and
+// bad bytes are visible, and cut to 80 bytes.
+func quoteLine(line []byte) string { return strconv.Quote(clip(line)) }
+
 // isSpace reports whether b is ASCII whitespace (other than "\n", which
 // never occurs inside a line).
 func isSpace(b byte) bool {
 	return b == ' ' || b == '\t' || b == '\r' || b == '\v' || b == '\f'
+}
+
+// invalidUTF8At returns the offset of the first byte of line that is not
+// valid UTF-8.
+func invalidUTF8At(line []byte) int {
+	for i := 0; i < len(line); {
+		r, size := utf8.DecodeRune(line[i:])
+		if r == utf8.RuneError && size == 1 {
+			return i
+		}
+		i += size
+	}
+	return len(line)
 }
 
 // isBlank reports whether line holds only whitespace.

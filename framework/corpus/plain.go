@@ -65,7 +65,7 @@ func (r *plainReader) Read() (*Sentence, error) {
 		case tok == "":
 			return s, nil
 		case bytes.IndexByte(line, '\t') >= 0:
-			r.err = r.lines.errorf(r.lines.lineNo, "a token line holds a tab; this input has one token per line (is it a file with columns? then tag it in the model's own format)")
+			r.err = r.lines.errorf(r.lines.lineNo, "a token line holds a tab: %s; this input has one token per line (is it a file with columns? then tag it in the model's own format)", quoteLine(line))
 			return nil, r.err
 		}
 		if s == nil {

@@ -33,7 +33,7 @@ func TestReadSlash(t *testing.T) {
 		{"escaped slash is not a tag", ReadOptions{}, `a/X b\/c` + "\n", nil, `in.txt:1: token "b\\/c" is not word/TAG`},
 		{"empty tag", ReadOptions{}, "ok/X\na/X b/\n", []string{"1: ok|X"}, `in.txt:2: token "b/" has an empty tag`},
 		{"empty word", ReadOptions{}, "/X\n", nil, `in.txt:1: token "/X" has an empty word`},
-		{"invalid UTF-8", ReadOptions{}, "a/X\n\xff/Y\n", []string{"1: a|X"}, "in.txt:2: invalid UTF-8"},
+		{"invalid UTF-8", ReadOptions{}, "a/X\n\xff/Y\n", []string{"1: a|X"}, `in.txt:2: invalid UTF-8 at byte 1 of "\xff/Y"`},
 	}
 	f := mustNew(t, Config{Name: "slash", Label: "tag"})
 	for _, tt := range tests {

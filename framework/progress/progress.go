@@ -17,6 +17,7 @@ type Meter struct {
 	mu    sync.Mutex
 	w     io.Writer
 	line  string // what the status line shows now ("" when none)
+	shown *Task  // the task whose line it is
 	drawn time.Time
 	now   func() time.Time
 }
@@ -54,6 +55,10 @@ type Task struct {
 	note   string
 	start  time.Time
 	format func(int64) string
+	// ended is set by Done: counts that still arrive (a worker's last
+	// batch, a reader's final read) must not draw the line again after
+	// the work is over, where nothing would clear it.
+	ended bool
 }
 
 // Start begins a task of total units (0 when the total is unknown: the
@@ -98,7 +103,8 @@ func (t *Task) Set(done int64, note string) {
 	t.redraw(false)
 }
 
-// Done removes the task's line.
+// Done removes the task's line, if it is the one shown, and ends the
+// task: it is not drawn again.
 func (t *Task) Done() {
 	if t == nil {
 		return
@@ -106,9 +112,10 @@ func (t *Task) Done() {
 	m := t.m
 	m.mu.Lock()
 	defer m.mu.Unlock()
-	if m.line != "" {
+	t.ended = true
+	if m.line != "" && m.shown == t {
 		io.WriteString(m.w, "\r\x1b[K")
-		m.line = ""
+		m.line, m.shown = "", nil
 	}
 }
 
@@ -117,11 +124,11 @@ func (t *Task) redraw(force bool) {
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	now := m.now()
-	if !force && now.Sub(m.drawn) < redrawEvery {
+	if t.ended || !force && now.Sub(m.drawn) < redrawEvery {
 		return
 	}
 	m.drawn = now
-	m.line = t.status(now.Sub(t.start))
+	m.line, m.shown = t.status(now.Sub(t.start)), t
 	io.WriteString(m.w, "\r\x1b[K"+m.line)
 }
 

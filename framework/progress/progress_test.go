@@ -84,3 +84,36 @@ func TestClock(t *testing.T) {
 		}
 	}
 }
+
+// TestNoRedrawAfterDone: counts that arrive after Done (a worker's last
+// batch, a reader's final read) do not draw the line again once the work
+// is over, where nothing would clear it; and one task's Done leaves the
+// line of a task started after it.
+func TestNoRedrawAfterDone(t *testing.T) {
+	var out bytes.Buffer
+	clk := &fakeClock{t: time.Unix(0, 0)}
+	m := New(&out)
+	m.now = clk.now
+	task := m.Start("crf", 100, "iterations")
+	clk.t = clk.t.Add(time.Second)
+	task.Set(100, "loss 1")
+	task.Done()
+	out.Reset()
+	clk.t = clk.t.Add(time.Second)
+	task.Add(1)
+	task.Set(100, "loss 0.5")
+	m.Writer().Write([]byte("trained\n"))
+	if got := out.String(); got != "trained\n" {
+		t.Errorf("after Done: %q", got)
+	}
+
+	first := m.Start("reading", 10, "lines")
+	second := m.Start("tagging", 10, "sentences")
+	first.Done()
+	out.Reset()
+	m.Writer().Write([]byte("log\n"))
+	if got, want := out.String(), "\r\x1b[Klog\ntagging  0/10 sentences (0%)  0:00"; got != want {
+		t.Errorf("after the first task's Done\n got %q\nwant %q", got, want)
+	}
+	second.Done()
+}

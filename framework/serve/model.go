@@ -7,10 +7,12 @@ import (
 
 	"github.com/rs/zerolog"
 
+	"github.com/trellis-nlp/trellis/framework/annotate"
 	"github.com/trellis-nlp/trellis/framework/corpus"
 	"github.com/trellis-nlp/trellis/framework/fileio"
 	"github.com/trellis-nlp/trellis/framework/model"
 	"github.com/trellis-nlp/trellis/framework/plugin"
+	"github.com/trellis-nlp/trellis/framework/scheme"
 	"github.com/trellis-nlp/trellis/framework/tagger"
 )
 
@@ -21,6 +23,9 @@ type servedModel struct {
 	model  *model.Model
 	sha256 string
 	input  tagger.TokenInput
+	// kind and scheme shape the answer to a text request (annotate).
+	kind   annotate.Kind
+	scheme scheme.Scheme
 	opts   *Options
 	log    zerolog.Logger
 	met    *metrics
@@ -61,6 +66,7 @@ func loadModel(mf ModelFile, opts *Options, met *metrics) (*servedModel, error) 
 	sm.gen = g
 	first := <-g.pool
 	sm.input, err = first.TokenInput()
+	sm.kind, sm.scheme = annotate.KindOf(first), first.Scheme()
 	g.pool <- first
 	if err != nil {
 		sm.close()

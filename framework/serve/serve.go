@@ -9,6 +9,7 @@ import (
 	"net/http"
 	"runtime"
 	"sort"
+	"sync"
 	"sync/atomic"
 	"time"
 
@@ -16,6 +17,7 @@ import (
 
 	"github.com/trellis-nlp/trellis/framework/feature"
 	"github.com/trellis-nlp/trellis/framework/plugin"
+	"github.com/trellis-nlp/trellis/framework/tokenize"
 )
 
 // ModelFile names a model file to serve.
@@ -48,6 +50,11 @@ type Options struct {
 	// PluginHost returns a new plugin host. Each model gets its own, and
 	// a new one when one of its plugins dies. The server closes them.
 	PluginHost func() *plugin.Host
+	// Tokenizer splits the raw text of a request with "text" (a
+	// segmentation model reads characters instead). The server uses it
+	// under a lock, so it need not be safe for concurrent use; it stays
+	// the caller's to close. Nil: such requests are refused.
+	Tokenizer tokenize.Tokenizer
 }
 
 // Defaults of Options.
@@ -92,6 +99,8 @@ type Server struct {
 	// beforeTag, when set (tests), runs after a request took a tagger
 	// and before it tags.
 	beforeTag func()
+	// tokMu serializes Options.Tokenizer.
+	tokMu sync.Mutex
 }
 
 // New loads every model (each file read once), builds its taggers and

@@ -39,7 +39,7 @@ func TestErrors(t *testing.T) {
 		{"token a number", "POST", "/v1/models/ewt/tag", `{"sentences": [["The", 3]]}`, 400, "a JSON number where a string is expected"},
 		{"nbest a string", "POST", "/v1/models/ewt/tag", `{"sentences": ` + words + `, "nbest": "2"}`, 400, `"nbest": a JSON string where an integer is expected`},
 		{"unknown field", "POST", "/v1/models/ewt/tag", `{"sentence": ` + words + `}`, 400, `unknown field "sentence"`},
-		{"no sentences", "POST", "/v1/models/ewt/tag", `{}`, 400, `"sentences" is required`},
+		{"no sentences", "POST", "/v1/models/ewt/tag", `{}`, 400, `"sentences" (a list of sentences, each a list of tokens) or "text" (raw text) is required`},
 		{"empty sentence", "POST", "/v1/models/ewt/tag", `{"sentences": [["a"], []]}`, 400, "sentence 1 has no tokens"},
 		{"empty token", "POST", "/v1/models/ewt/tag", `{"sentences": [["a"], ["The", ""]]}`, 400, "sentence 1, token 1 is empty"},
 		{"two objects", "POST", "/v1/models/ewt/tag", `{"sentences": ` + words + `} {}`, 400, "data after the request's JSON object"},

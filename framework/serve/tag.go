@@ -11,15 +11,21 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/trellis-nlp/trellis/framework/annotate"
 	"github.com/trellis-nlp/trellis/framework/corpus"
 	"github.com/trellis-nlp/trellis/framework/plural"
 	"github.com/trellis-nlp/trellis/framework/tagger"
+	"github.com/trellis-nlp/trellis/framework/tokenize"
 )
 
 // TagRequest is the body of POST /v1/models/{name}/tag.
 type TagRequest struct {
 	// Sentences are the sentences to tag, each a list of tokens (words).
 	Sentences [][]string `json:"sentences"`
+	// Text is raw text to tag instead: the service's tokenizer splits it
+	// into sentences and tokens (a segmentation model reads characters),
+	// and the answer's Sentences give their offsets and spans.
+	Text *string `json:"text,omitempty"`
 	// Columns holds the other columns the model reads, by name: for each,
 	// one list of values per sentence, one value per token.
 	Columns map[string][][]string `json:"columns,omitempty"`
@@ -38,6 +44,9 @@ type TagResponse struct {
 	Probabilities []*float64     `json:"probabilities,omitempty"`
 	Marginals     [][]float64    `json:"marginals,omitempty"`
 	NBest         [][]ScoredPath `json:"nbest,omitempty"`
+	// Sentences answer a text request: each sentence as `trellis tag
+	// --input text --output json` prints it, offsets into the text.
+	Sentences []annotate.Sentence `json:"sentences,omitempty"`
 }
 
 // ScoredPath is one of the n best label sequences of a sentence: the
@@ -57,7 +66,14 @@ func (s *Server) handleTag(w *recorder, r *http.Request) {
 		writeError(w, statusOf(err), err.Error())
 		return
 	}
-	sents, tokens, err := s.sentences(sm, req)
+	var sents []*corpus.Sentence
+	var texts []tokenize.Sentence
+	var tokens int
+	if req.Text != nil {
+		sents, texts, tokens, err = s.textSentences(sm, req)
+	} else {
+		sents, tokens, err = s.sentences(sm, req)
+	}
 	if err != nil {
 		writeError(w, statusOf(err), err.Error())
 		return
@@ -79,7 +95,72 @@ func (s *Server) handleTag(w *recorder, r *http.Request) {
 	}
 	s.metrics.tokens.WithLabelValues(name).Add(float64(tokens))
 	s.metrics.sentences.WithLabelValues(name).Add(float64(len(sents)))
-	writeJSON(w, http.StatusOK, response(name, out, req))
+	resp := response(name, out, req)
+	if texts != nil {
+		resp.Sentences = annotated(sm, sents, texts, resp)
+	}
+	writeJSON(w, http.StatusOK, resp)
+}
+
+// annotated returns the answer's sentences of a text request: the tokens
+// of sents, labelled as resp says, with texts' offsets.
+func annotated(sm *servedModel, sents []*corpus.Sentence, texts []tokenize.Sentence, resp TagResponse) []annotate.Sentence {
+	out := make([]annotate.Sentence, len(sents))
+	for k, sent := range sents {
+		words := make([]string, sent.Len())
+		for i, row := range sent.Tokens {
+			words[i] = row[sm.input.Word]
+		}
+		out[k] = annotate.New(words, resp.Labels[k], sm.kind, sm.scheme, &texts[k])
+	}
+	return out
+}
+
+// textSentences tokenizes a text request and builds its sentences;
+// texts[k] is sentence k's tokenization. It returns them and their number
+// of tokens.
+func (s *Server) textSentences(sm *servedModel, req *TagRequest) ([]*corpus.Sentence, []tokenize.Sentence, int, error) {
+	if req.Sentences != nil || req.Columns != nil {
+		return nil, nil, 0, badRequest(`a request gives "text" or "sentences" (with "columns"), not both`)
+	}
+	if len(sm.input.Extra) > 0 {
+		return nil, nil, 0, badRequest("model %q reads the columns %s besides the words, which raw text does not have: send \"sentences\" and \"columns\"",
+			sm.name, plural.Quoted(sm.input.ExtraNames))
+	}
+	texts, err := s.tokenize(sm, *req.Text)
+	if err != nil {
+		return nil, nil, 0, err
+	}
+	tokens := 0
+	for _, t := range texts {
+		tokens += len(t.Tokens)
+	}
+	if err := s.checkSize(req, tokens); err != nil {
+		return nil, nil, 0, err
+	}
+	sents := make([]*corpus.Sentence, len(texts))
+	for k := range texts {
+		sents[k] = sm.input.Sentence(texts[k].Words(), nil)
+	}
+	return sents, texts, tokens, nil
+}
+
+// tokenize splits text with the service's tokenizer, or into characters
+// for a segmentation model.
+func (s *Server) tokenize(sm *servedModel, text string) ([]tokenize.Sentence, error) {
+	if sm.kind == annotate.Words {
+		return tokenize.Characters{}.Tokenize(text)
+	}
+	if s.opts.Tokenizer == nil {
+		return nil, badRequest(`this service has no tokenizer for "text": send "sentences"`)
+	}
+	s.tokMu.Lock()
+	defer s.tokMu.Unlock()
+	texts, err := s.opts.Tokenizer.Tokenize(text)
+	if err != nil {
+		return nil, fmt.Errorf("tokenizing: %w", err)
+	}
+	return texts, nil
 }
 
 func response(name string, out tagged, req *TagRequest) TagResponse {
@@ -189,17 +270,30 @@ func pluralType(t reflect.Type) string {
 	return "values of type " + t.String()
 }
 
-// sentences checks a request against the model and the limits and builds
-// its sentences; it returns them and their number of tokens.
-func (s *Server) sentences(sm *servedModel, req *TagRequest) ([]*corpus.Sentence, int, error) {
-	if req.Sentences == nil {
-		return nil, 0, badRequest(`"sentences" is required: a list of sentences, each a list of tokens`)
-	}
+// checkSize checks a request's nbest and its tokens against the limits
+// (setting an nbest of 0 to 1).
+func (s *Server) checkSize(req *TagRequest, tokens int) error {
 	if req.NBest == 0 {
 		req.NBest = 1
 	}
 	if req.NBest < 1 || req.NBest > s.opts.MaxNBest {
-		return nil, 0, badRequest(`"nbest" must be between 1 and %d, got %d (the service's --max-nbest)`, s.opts.MaxNBest, req.NBest)
+		return badRequest(`"nbest" must be between 1 and %d, got %d (the service's --max-nbest)`, s.opts.MaxNBest, req.NBest)
+	}
+	if tokens > s.opts.MaxTokens {
+		return &statusError{http.StatusRequestEntityTooLarge, fmt.Sprintf("%d tokens in one request; the limit is %d (the service's --max-tokens): send fewer sentences per request", tokens, s.opts.MaxTokens)}
+	}
+	if req.NBest > 1 && tokens*req.NBest > s.opts.MaxTokens {
+		// The answer holds nbest labels per token: the limit bounds it too.
+		return &statusError{http.StatusRequestEntityTooLarge, fmt.Sprintf("%d tokens × nbest %d is over the limit of %d labels in one answer (the service's --max-tokens): send fewer sentences per request", tokens, req.NBest, s.opts.MaxTokens)}
+	}
+	return nil
+}
+
+// sentences checks a request against the model and the limits and builds
+// its sentences; it returns them and their number of tokens.
+func (s *Server) sentences(sm *servedModel, req *TagRequest) ([]*corpus.Sentence, int, error) {
+	if req.Sentences == nil {
+		return nil, 0, badRequest(`"sentences" (a list of sentences, each a list of tokens) or "text" (raw text) is required`)
 	}
 	tokens := 0
 	for k, sent := range req.Sentences {
@@ -212,12 +306,8 @@ func (s *Server) sentences(sm *servedModel, req *TagRequest) ([]*corpus.Sentence
 		}
 		tokens += len(sent)
 	}
-	if tokens > s.opts.MaxTokens {
-		return nil, 0, &statusError{http.StatusRequestEntityTooLarge, fmt.Sprintf("%d tokens in one request; the limit is %d (the service's --max-tokens): send fewer sentences per request", tokens, s.opts.MaxTokens)}
-	}
-	if req.NBest > 1 && tokens*req.NBest > s.opts.MaxTokens {
-		// The answer holds nbest labels per token: the limit bounds it too.
-		return nil, 0, &statusError{http.StatusRequestEntityTooLarge, fmt.Sprintf("%d tokens × nbest %d is over the limit of %d labels in one answer (the service's --max-tokens): send fewer sentences per request", tokens, req.NBest, s.opts.MaxTokens)}
+	if err := s.checkSize(req, tokens); err != nil {
+		return nil, 0, err
 	}
 	extra, err := extraColumns(sm, req)
 	if err != nil {

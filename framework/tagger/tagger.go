@@ -164,6 +164,10 @@ func (t *Tagger) Close() error {
 	return first
 }
 
+// Scheme is the scheme of the labels the tagger emits (the corpus's,
+// for a model trained in an encoding).
+func (t *Tagger) Scheme() scheme.Scheme { return t.to }
+
 // Tag labels a batch of sentences; pred[k][i] is the label of token i of
 // sents[k].
 func (t *Tagger) Tag(sents []*corpus.Sentence) ([][]string, error) {

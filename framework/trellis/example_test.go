@@ -150,3 +150,31 @@ func ExampleLoad() {
 	// Output:
 	// hmm [B-NP I-NP B-VP] [B-NP I-NP I-NP B-VP]
 }
+
+// Tag raw text: the shipped tokenizer splits it into sentences and tokens
+// with character offsets, and the model labels each token.
+func ExampleModel_TagText() {
+	m, err := trellis.TrainSpecFile(context.Background(), "../../specs/quickstart.hcl", trellis.SpecOptions{Learner: "perceptron"})
+	if err != nil {
+		log.Fatal(err)
+	}
+	defer m.Close()
+	tok, err := trellis.NewTokenizer("en-tokenizer")
+	if err != nil {
+		log.Fatal(err)
+	}
+	sents, err := m.TagText("The food was good. I didn't pay.", tok)
+	if err != nil {
+		log.Fatal(err)
+	}
+	for _, s := range sents {
+		var out []string
+		for _, t := range s.Tokens {
+			out = append(out, fmt.Sprintf("%s/%s@%d", t.Text, t.Label, *t.Start))
+		}
+		fmt.Println(strings.Join(out, " "))
+	}
+	// Output:
+	// The/DET@0 food/NOUN@4 was/AUX@9 good/ADJ@13 ./PUNCT@17
+	// I/PRON@19 did/AUX@21 n't/PART@24 pay/VERB@28 ./PUNCT@31
+}

@@ -9,6 +9,7 @@ import (
 	"github.com/trellis-nlp/trellis/builtin"
 	"github.com/trellis-nlp/trellis/framework/corpus"
 	"github.com/trellis-nlp/trellis/framework/model"
+	"github.com/trellis-nlp/trellis/framework/pretrained"
 	"github.com/trellis-nlp/trellis/framework/tagger"
 )
 
@@ -56,9 +57,10 @@ func onSentence[R any](m *Model, s *corpus.Sentence, f func(*tagger.Tagger, []*c
 }
 
 // Load reads a model file: one saved by Model.Save or written by
-// `trellis run` (RUN/models/NAME.model).
+// `trellis run` (RUN/models/NAME.model), or, where no file has that
+// path, the shipped model of that name (`trellis models` lists them).
 func Load(path string) (*Model, error) {
-	m, err := model.Load(path)
+	m, err := pretrained.Open(path)
 	if err != nil {
 		return nil, err
 	}

@@ -5,6 +5,10 @@ Run from cmd/libtrellis/python with libtrellis built:
     go build -buildmode=c-shared -o /tmp/libtrellis.so ./cmd/libtrellis
     TRELLIS_LIB=/tmp/libtrellis.so python3 -m unittest discover -s tests -v
 
+or, with TRELLIS_TEST_INSTALLED=1, against the trellis package installed in
+the running Python (ci.sh: pip installs it in a fresh virtualenv and runs
+these from outside the tree, with neither PYTHONPATH nor TRELLIS_LIB).
+
 The round trips with the trellis command use $TRELLIS_BIN, or build it
 with go.
 """
@@ -24,9 +28,17 @@ import unittest
 HERE = os.path.dirname(os.path.abspath(__file__))
 PYDIR = os.path.dirname(HERE)
 ROOT = os.path.abspath(os.path.join(PYDIR, "..", "..", ".."))
-sys.path.insert(0, PYDIR)
+INSTALLED = os.environ.get("TRELLIS_TEST_INSTALLED") == "1"
+if not INSTALLED:
+    sys.path.insert(0, PYDIR)
 
 import trellis  # noqa: E402
+
+# The folder of the package under test.
+PKGDIR = os.path.dirname(os.path.abspath(trellis.__file__))
+if INSTALLED and os.path.dirname(PKGDIR) == PYDIR:
+    raise ImportError("TRELLIS_TEST_INSTALLED=1, but trellis was imported from the source tree %s: "
+                      "run the tests from another folder" % PYDIR)
 
 SAMPLE = os.path.join(ROOT, "specs", "data", "ud-ewt-sample")
 
@@ -108,6 +120,20 @@ def chunk_data():
         X.append([["w=" + w] + (["w[-1]=" + words[i - 1]] if i else ["BOS"]) for i, w in enumerate(words)])
         y.append([l for _, l in toks])
     return X, y
+
+
+def child_env(**extra):
+    """The environment of a Python subprocess that imports the trellis
+    package under test: the tree's (PYTHONPATH, TRELLIS_LIB), or the
+    installed one, found with neither."""
+    env = dict(os.environ, PYTHONDONTWRITEBYTECODE="1")
+    if INSTALLED:
+        env.pop("PYTHONPATH", None)
+        env.pop("TRELLIS_LIB", None)
+    else:
+        env.update(PYTHONPATH=PYDIR, TRELLIS_LIB=trellis.library_path())
+    env.update(extra)
+    return env
 
 
 _TRELLIS = None
@@ -301,7 +327,8 @@ class AlgorithmTest(unittest.TestCase):
             ({"all_possible_transitions": False}, ValueError, "all_possible_transitions=False is not supported"),
             ({"all_possible_states": 1}, TypeError, "all_possible_states must be True or False"),
             ({"linesearch": "Backtracking"}, ValueError, "linesearch is a CRFsuite setting"),
-            ({"min_freq": 2}, ValueError, "min_freq is not supported"),
+            ({"min_freq": -1}, ValueError, "min_freq must be >= 0"),
+            ({"min_freq": "2"}, TypeError, "min_freq must be a number"),
             ({"seed": -1}, ValueError, "seed must be >= 0"),
             ({"scheme": 2}, TypeError, "scheme must be a str"),
         ]
@@ -465,13 +492,17 @@ evaluation {
             crf = trellis.CRF.load(path)
             self.assertEqual(crf.learner_, "crf")
             words = [["the", "cat", "sees", "a", "dog"], ["dogs", "sing"]]
-            out = run([cmd, "tag", "--model", path, "--input", "text"],
-                      input="\n".join(" ".join(w) for w in words) + "\n").stdout
+            out = run([cmd, "tag", "--model", path, "--input", "tokens"],
+                      input="".join("\n".join(w) + "\n\n" for w in words)).stdout
             want = [[l.split("\t")[1] for l in block.split("\n") if l]
                     for block in out.strip("\n").split("\n\n")]
             self.assertEqual(crf.predict(words), want)
             self.assertEqual(crf.predict([[[w] for w in ws] for ws in words]), want)  # rows
             self.assertEqual(len(crf.predict_marginals(words)[0]), 5)
+            # The weights of a spec's templates, named as `trellis inspect` names them.
+            self.assertIn(("w[0]=cat", "I-NP"), crf.state_features_)
+            self.assertEqual({l for t in crf.transition_features_ for l in t}, set(crf.classes_))
+            self.assertEqual(crf.size_, os.path.getsize(path))
             with self.assertRaisesRegex(TypeError, "reads words"):
                 crf.predict([[{"w": "the"}]])
         with self.assertRaises(FileNotFoundError):
@@ -527,12 +558,14 @@ evaluation {
             path = os.path.join(d, "run", "models", "bilstm_crf.model")
             crf = trellis.CRF.load(path)
             words = [["the", "cat", "sees", "a", "dog"], ["dogs", "sing", "unseen"]]
-            out = run([cmd, "tag", "--model", path, "--input", "text"],
-                      input="\n".join(" ".join(w) for w in words) + "\n").stdout
+            out = run([cmd, "tag", "--model", path, "--input", "tokens"],
+                      input="".join("\n".join(w) + "\n\n" for w in words)).stdout
             want = [[l.split("\t")[1] for l in block.split("\n") if l]
                     for block in out.strip("\n").split("\n\n")]
             self.assertEqual(crf.predict(words), want)
             self.assertEqual(len(crf.predict_marginals(words)[1]), 3)
+            self.assertEqual(crf.size_, os.path.getsize(path))
+            self.assertIsInstance(crf.state_features_, dict)  # the network's weights are not listed
 
     def test_model_filename(self):
         X, y = chunk_data()
@@ -604,8 +637,7 @@ class FilesTest(unittest.TestCase):
                     "crf.predict_marginals(X)\n"
                     "pickle.loads(pickle.dumps(crf)).predict(X)\n"
                     "crf.save(%r)\n" % os.path.join(out, "m.model"))
-            env = dict(os.environ, TMPDIR=tmp, PYTHONPATH=PYDIR, PYTHONDONTWRITEBYTECODE="1",
-                       TRELLIS_LIB=trellis.library_path())
+            env = child_env(TMPDIR=tmp)
             subprocess.run([sys.executable, "-c", prog], cwd=cwd, env=env, check=True)
             self.assertEqual(os.listdir(tmp), [])
             self.assertEqual(os.listdir(cwd), [])
@@ -616,7 +648,7 @@ class FilesTest(unittest.TestCase):
         default nothing is printed."""
         prog = ("import trellis\n"
                 "trellis.CRF(c2=0.1, max_iterations=3, verbose=%s).fit([[['a'], ['b']]], [['A', 'B']])\n")
-        env = dict(os.environ, PYTHONPATH=PYDIR, PYTHONDONTWRITEBYTECODE="1", TRELLIS_LIB=trellis.library_path())
+        env = child_env()
         loud = run([sys.executable, "-c", prog % True], env=env)
         self.assertIn("crf iteration", loud.stderr)
         self.assertIn("iteration=3", loud.stderr)
@@ -636,13 +668,119 @@ class FilesTest(unittest.TestCase):
         self.assertEqual(results, [want] * 4)
 
 
+class IntrospectionTest(unittest.TestCase):
+    """sklearn-crfsuite's model attributes: attributes_, state_features_,
+    transition_features_, size_, num_attributes_, and trellis's
+    start_features_ and stop_features_."""
+
+    @classmethod
+    def setUpClass(cls):
+        cls.X, cls.y, _ = ud("train.conllu", 150)
+        cls.Xd, _, _ = ud("dev.conllu", 40)
+        # c1 > 0: L1 zeroes weights, which are then not listed.
+        cls.crf = trellis.CRF(c1=0.05, c2=0.01, max_iterations=30, seed=1).fit(cls.X, cls.y)
+
+    def test_weights_tag_as_predict(self):
+        """Viterbi over the listed weights gives predict's labels: the
+        attributes are named and valued as X's tokens flatten, a
+        transition goes from its first label to its second, and nothing
+        the model scores with is missing."""
+        crf = self.crf
+        state = {}
+        for (attr, label), w in crf.state_features_.items():
+            state.setdefault(attr, {})[label] = w
+        trans, start, stop = crf.transition_features_, crf.start_features_, crf.stop_features_
+        labels = crf.classes_
+
+        def viterbi(xseq):
+            best = None  # label -> (score, path)
+            for x in xseq:
+                emit = {l: sum(v * state.get(a, {}).get(l, 0.0) for a, v in flatten(x)) for l in labels}
+                if best is None:
+                    best = {l: (start.get(l, 0.0) + emit[l], [l]) for l in labels}
+                    continue
+                best = {l: max((s + trans.get((p, l), 0.0) + emit[l], path + [l]) for p, (s, path) in best.items())
+                        for l in labels}
+            return max((s + stop.get(l, 0.0), path) for l, (s, path) in best.items())[1]
+
+        self.assertEqual([viterbi(x) for x in self.Xd], crf.predict(self.Xd))
+
+    def test_shapes(self):
+        crf = self.crf
+        names = {a for xseq in self.X for x in xseq for a, _ in flatten(x)}
+        attrs = crf.attributes_
+        self.assertEqual(crf.num_attributes_, len(attrs))
+        self.assertEqual(len(set(attrs)), len(attrs))
+        self.assertLess(set(attrs), names)  # L1 dropped some
+        self.assertEqual({a for a, _ in crf.state_features_}, set(attrs))
+        self.assertTrue(all(l in crf.classes_ for _, l in crf.state_features_))
+        self.assertTrue(all(w != 0 and isinstance(w, float) for w in crf.state_features_.values()))
+        self.assertTrue(all(isinstance(k, tuple) and len(k) == 2 for k in crf.transition_features_))
+        self.assertTrue(all(w != 0 for w in crf.transition_features_.values()))
+        self.assertTrue(set(crf.start_features_) <= set(crf.classes_))
+        with tempfile.TemporaryDirectory() as d:
+            path = os.path.join(d, "m.model")
+            crf.save(path)
+            self.assertEqual(crf.size_, os.path.getsize(path))
+            loaded = trellis.CRF.load(path)
+            self.assertEqual(loaded.state_features_, crf.state_features_)
+            self.assertEqual(loaded.transition_features_, crf.transition_features_)
+            self.assertIsNone(loaded.training_log_)
+        back = pickle.loads(pickle.dumps(crf))
+        self.assertEqual(back.attributes_, attrs)
+        unfitted = trellis.CRF()
+        for name in ("attributes_", "num_attributes_", "state_features_", "transition_features_", "size_",
+                     "classes_", "training_log_", "start_features_", "stop_features_"):
+            self.assertIsNone(getattr(unfitted, name), name)
+
+    def test_training_log(self):
+        log = self.crf.training_log_
+        nums = [it["num"] for it in log.iterations]
+        self.assertEqual(nums, list(range(1, len(nums) + 1)))
+        self.assertGreater(len(nums), 5)
+        self.assertLessEqual(len(nums), 30)
+        losses = [it["loss"] for it in log.iterations]
+        # L-BFGS accepts a step only when it lowers the objective.
+        self.assertTrue(all(b <= a for a, b in zip(losses, losses[1:])), losses)
+        self.assertIs(log.last_iteration, log.iterations[-1])
+        self.assertTrue(all(it["time"] >= 0 for it in log.iterations))
+        self.assertAlmostEqual(log.training_seconds, sum(it["time"] for it in log.iterations))
+        self.assertTrue(any(line.startswith("crf iteration iteration=3 ") for line in log.log), log.log)
+        back = pickle.loads(pickle.dumps(self.crf))
+        self.assertEqual(back.training_log_.iterations, log.iterations)
+
+    def test_training_log_of_online_learners(self):
+        X, y = chunk_data()
+        crf = trellis.CRF(algorithm="ap", max_iterations=3).fit(X, y, X_dev=X, y_dev=y)
+        its = crf.training_log_.iterations
+        self.assertEqual([it["num"] for it in its], [1, 2, 3])
+        self.assertTrue(all(0 <= it["train_error"] <= 1 and 0 <= it["dev_score"] <= 1 for it in its), its)
+
+    def test_min_freq(self):
+        """min_freq=N trains without the attributes seen fewer than N times
+        in X (trellis's min_count); counts are whole, so 2.5 is 3."""
+        counts = {}
+        for xseq in self.X:
+            for x in xseq:
+                for a, _ in flatten(x):
+                    counts[a] = counts.get(a, 0) + 1
+        def fit(**kw):
+            return trellis.CRF(c2=0.01, max_iterations=15, seed=1, **kw).fit(self.X, self.y)
+        full, pruned = fit(), fit(min_freq=3)
+        self.assertTrue(any(counts[a] < 3 for a in full.attributes_))
+        self.assertTrue(pruned.attributes_)
+        self.assertEqual([a for a in pruned.attributes_ if counts[a] < 3], [])
+        self.assertEqual(fit(min_freq=2.5).state_features_, pruned.state_features_)
+        self.assertEqual(fit(min_freq=1).state_features_, full.state_features_)
+
+
 class LibraryTest(unittest.TestCase):
     def test_found_beside_the_package_or_not_at_all(self):
         lib = trellis.library_path()
         with tempfile.TemporaryDirectory() as d:
-            shutil.copytree(os.path.join(PYDIR, "trellis"), os.path.join(d, "trellis"),
-                            ignore=shutil.ignore_patterns("__pycache__", "*.so"))
-            env = {k: v for k, v in os.environ.items() if k != "TRELLIS_LIB"}
+            shutil.copytree(PKGDIR, os.path.join(d, "trellis"),
+                            ignore=shutil.ignore_patterns("__pycache__", "*.so", "*.dylib", "*.dll"))
+            env = {k: v for k, v in os.environ.items() if k not in ("TRELLIS_LIB", "PYTHONPATH")}
             prog = "import trellis; print(trellis.CRF(c2=0.1).fit([[['a'], ['b']]], [['A', 'B']]).predict([[['b']]]))"
             missing = subprocess.run([sys.executable, "-c", prog], cwd=d, env=env, capture_output=True, text=True)
             self.assertNotEqual(missing.returncode, 0)

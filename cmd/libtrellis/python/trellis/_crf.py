@@ -6,7 +6,9 @@ import numbers
 import os
 
 from . import _features
+from ._log import TrainingLog
 from ._native import Model
+from ._text import DEFAULT_TOKENIZER
 
 # The algorithms of sklearn-crfsuite (CRFsuite's trainers) trellis has a
 # learner for, and the settings each takes: sklearn-crfsuite's name ->
@@ -55,6 +57,11 @@ class CRF:
     average. trellis averages all three by default; CRFsuite averages ap
     and pa but not arow (averaging=False gives CRFsuite's arow).
 
+    min_freq: drop attributes seen fewer than min_freq times in the
+    training data (trellis's min_count). CRFsuite counts each (attribute,
+    label) feature, weighted by the attribute's value; trellis counts every
+    occurrence of the attribute, and so keeps or drops all its features.
+
     model_filename: when set, fit saves the model there.
 
     trellis's own settings: scheme (label scheme, e.g. "iob2": decoding is
@@ -64,6 +71,17 @@ class CRF:
     score and keep the best), learning_rate (l2sgd's initial step).
 
     Settings are checked when the CRF is made and again by fit.
+
+    With a model (after fit or CRF.load), sklearn-crfsuite's attributes:
+    classes_, attributes_, num_attributes_, state_features_,
+    transition_features_, size_, and training_log_ (after fit; None for a
+    loaded model); and trellis's start_features_ and stop_features_ (the
+    weights of a sequence's first and last label, which CRFsuite has not).
+    They are None without a model.
+
+    tag_text(text) tags raw text with a model that reads words, through a
+    tokenizer (trellis.tokenize's), and gives tokens and spans with their
+    offsets into text.
     """
 
     def __init__(self, algorithm=None, min_freq=None, all_possible_states=None, all_possible_transitions=None,
@@ -107,7 +125,9 @@ class CRF:
         self.patience = patience
         self.learning_rate = learning_rate
         self._model = None
+        self._weights = None
         self.classes_ = None
+        self.training_log_ = None
         self._learner()
 
     # -- settings ---------------------------------------------------------
@@ -134,8 +154,8 @@ class CRF:
         for name in _UNSUPPORTED:
             if getattr(self, name) is not None:
                 raise ValueError("%s is a CRFsuite setting trellis has no counterpart for; leave it None" % name)
-        if self.min_freq not in (None, 0):
-            raise ValueError("min_freq is not supported: trellis keeps every attribute seen in training")
+        if self.min_freq is not None:
+            _number("min_freq", self.min_freq, False, minimum=0)
         if self.all_possible_transitions is False:
             raise ValueError("all_possible_transitions=False is not supported: trellis weights every "
                              "label transition, as all_possible_transitions=True does")
@@ -190,6 +210,9 @@ class CRF:
         settings = {"learner": learner, "seed": self.seed, "threads": self.threads, "verbose": bool(self.verbose)}
         if self.scheme is not None:
             settings["scheme"] = self.scheme
+        if self.min_freq is not None:
+            # Counts are whole: count >= min_freq is count >= ceil(min_freq).
+            settings["min_count"] = int(math.ceil(self.min_freq))
         if (X_dev is None) != (y_dev is None):
             raise ValueError("give both X_dev and y_dev, or neither")
         train, _ = _features.encode(X, y)
@@ -198,6 +221,7 @@ class CRF:
             dev, _ = _features.encode(X_dev, y_dev, "X_dev", "y_dev")
         model = Model.train(settings, train, dev)
         self._set_model(model)
+        self.training_log_ = TrainingLog(model.training_log())
         if self.model_filename is not None:
             self.save(self.model_filename)
         return self
@@ -206,6 +230,7 @@ class CRF:
         if self._model is not None:
             self._model.close()
         self._model = model
+        self._weights = None
         self.classes_ = list(model.info["labels"])
 
     # -- tagging ----------------------------------------------------------
@@ -244,6 +269,29 @@ class CRF:
             raise ValueError("no tokens to score")
         return sum(p == g for ps, gs in zip(pred, gold) for p, g in zip(ps, gs)) / total
 
+    def tag_text(self, text, tokenizer=DEFAULT_TOKENIZER):
+        """Tag raw text: split it into sentences and tokens with tokenizer
+        (as trellis.tokenize: "en-tokenizer", "rules", "lines", "chars" or
+        a tokenizer model path) and label each sentence's tokens.
+
+        Returns a list with a dict per sentence, the object `trellis tag
+        --input text --output json` prints: "start", "end" and "text" of
+        the sentence; "tokens", each {"start", "end", "text", "label"};
+        "labels", the tokens' labels as a list (predict's); for a model
+        with a span scheme (iob2, bioes...), "spans", each {"start", "end",
+        "label", "text", "first", "last"} (its tokens are first..last; the
+        key is left out of a sentence with no span, so read it with
+        .get("spans", [])); for a segmentation model (trellis's chars
+        format, which always reads characters), "words". Offsets are
+        indices into text: text[t["start"]:t["end"]] == t["text"].
+
+        The model must read only the words: one `trellis run` trained on
+        a corpus of columns with features of the word alone, loaded with
+        CRF.load. A model trained by fit on attribute dicts (whose
+        features the caller computes) or reading other columns raises
+        TrellisError (a ValueError) with trellis's message."""
+        return self._fitted().tag_text(text, tokenizer)
+
     # -- files ------------------------------------------------------------
 
     def save(self, path):
@@ -267,15 +315,90 @@ class CRF:
     def __getstate__(self):
         state = self.get_params()
         state["_model_bytes"] = None if self._model is None else self._model.to_bytes()
+        log = self.training_log_
+        state["_training_events"] = None if log is None else log.events
         return state
 
     def __setstate__(self, state):
         state = dict(state)
         data = state.pop("_model_bytes", None)
+        events = state.pop("_training_events", None)
         self.__dict__.update(state)
-        self._model, self.classes_ = None, None
+        self._model, self._weights, self.classes_ = None, None, None
+        self.training_log_ = None if events is None else TrainingLog(events)
         if data is not None:
             self._set_model(Model.from_bytes(data))
+
+    # -- introspection (sklearn-crfsuite's attributes) --------------------
+
+    def _params(self):
+        """The model's weights (libtrellis's trellis_weights), read once;
+        None without a model."""
+        if self._model is None:
+            return None
+        if self._weights is None:
+            self._weights = self._model.weights()
+        return self._weights
+
+    @property
+    def size_(self):
+        """The model's size in bytes (its file's, as save writes it)."""
+        w = self._params()
+        return None if w is None else w["size"]
+
+    @property
+    def attributes_(self):
+        """The attributes the model weights: those with at least one
+        non-zero state feature (CRFsuite keeps only these), in the model's
+        order."""
+        w = self._params()
+        return None if w is None else list(w["attributes"])
+
+    @property
+    def num_attributes_(self):
+        """The number of attributes_."""
+        w = self._params()
+        return None if w is None else len(w["attributes"])
+
+    @property
+    def state_features_(self):
+        """{(attribute, label): weight} for every non-zero state feature.
+        For a latent model (hidden states) the label is the state's name,
+        "B-NP#1"."""
+        w = self._params()
+        if w is None:
+            return None
+        attrs, states, st = w["attributes"], w["states"], w["state"]
+        return {(attrs[a], states[y]): x for a, y, x in zip(st["attr"], st["label"], st["weight"])}
+
+    @property
+    def transition_features_(self):
+        """{(label_from, label_to): weight} for every non-zero transition
+        weight ({} for a model without transitions)."""
+        w = self._params()
+        if w is None:
+            return None
+        states = w["states"]
+        return {(states[p], states[c]): x for p, row in enumerate(w["transitions"])
+                for c, x in enumerate(row) if x != 0}
+
+    @property
+    def start_features_(self):
+        """{label: weight} of a sequence starting with label (trellis's;
+        CRFsuite has none), non-zero ones."""
+        return self._boundary("start")
+
+    @property
+    def stop_features_(self):
+        """{label: weight} of a sequence ending with label (trellis's),
+        non-zero ones."""
+        return self._boundary("stop")
+
+    def _boundary(self, key):
+        w = self._params()
+        if w is None:
+            return None
+        return {label: x for label, x in zip(w["states"], w[key]) if x != 0}
 
     @property
     def learner_(self):

@@ -3,7 +3,7 @@
 The library is loaded with ctypes.CDLL, which releases the GIL for the
 duration of every foreign call: other Python threads run while a model
 trains or tags. Attribute sentences go in a sentence buffer (_features.encode,
-cmd/libtrellis/buffer.go), settings and results as JSON;
+cmd/libtrellis/buffer.go), raw text as UTF-8, settings and results as JSON;
 every call that can fail fills a char ** with trellis's message, raised
 here as TrellisError.
 """
@@ -44,7 +44,8 @@ def library_path():
                 return path
             tried.append(path)
     raise OSError(
-        "libtrellis not found (looked for %s); build it with "
+        "libtrellis not found (looked for %s); install the package with pip "
+        "(`pip install ./cmd/libtrellis/python`, which builds it), or build it with "
         "`go build -buildmode=c-shared -o libtrellis.so ./cmd/libtrellis` "
         "and set %s to its path or put it beside the trellis package"
         % (", ".join(tried), _ENV)
@@ -65,8 +66,12 @@ def _declare(lib):
         "trellis_load": ([ctypes.c_char_p, err], c_int64),
         "trellis_load_bytes": ([ctypes.c_char_p, c_size_t, err], c_int64),
         "trellis_info": ([c_int64, size, err], ctypes.c_void_p),
+        "trellis_weights": ([c_int64, size, err], ctypes.c_void_p),
+        "trellis_training_log": ([c_int64, size, err], ctypes.c_void_p),
         "trellis_tag": ([c_int64, ctypes.c_char_p, c_size_t, ctypes.c_int, size, err], ctypes.c_void_p),
         "trellis_tag_attributes": ([c_int64, ctypes.c_char_p, c_size_t, ctypes.c_int, size, err], ctypes.c_void_p),
+        "trellis_tag_text": ([c_int64, ctypes.c_char_p, c_size_t, ctypes.c_char_p, size, err], ctypes.c_void_p),
+        "trellis_tokenize": ([ctypes.c_char_p, c_size_t, ctypes.c_char_p, size, err], ctypes.c_void_p),
         "trellis_save": ([c_int64, ctypes.c_char_p, err], ctypes.c_int),
         "trellis_bytes": ([c_int64, size, err], ctypes.c_void_p),
         "trellis_free": ([c_int64], None),
@@ -123,6 +128,33 @@ def _path(path):
     return os.fsencode(os.fspath(path))
 
 
+def _text(text):
+    """text as UTF-8, for the text calls; their offsets count str's
+    characters, so only a str is taken."""
+    if not isinstance(text, str):
+        raise TypeError("text must be a str, got %s" % type(text).__name__)
+    return text.encode("utf-8")
+
+
+def _tokenizer(name):
+    """The tokenizer name or model path as the C string libtrellis takes."""
+    if not isinstance(name, (str, os.PathLike)):
+        raise TypeError("tokenizer must be a str (a name or a model path) or a path, got %s" % type(name).__name__)
+    data = os.fsencode(name)
+    # A C string ends at NUL: refused rather than silently cut short.
+    if b"\0" in data:
+        raise ValueError("tokenizer %r contains NUL" % (name,))
+    return data
+
+
+def tokenize(text, tokenizer):
+    """Sentences and tokens of text (cmd/libtrellis/text.go)."""
+    data = _text(text)
+    n, err = ctypes.c_size_t(), ctypes.c_void_p()
+    ptr = lib().trellis_tokenize(data, len(data), _tokenizer(tokenizer), ctypes.byref(n), ctypes.byref(err))
+    return json.loads(_result(ptr, n, err))
+
+
 class Model:
     """A model in libtrellis's handle table; free it with close()."""
 
@@ -165,6 +197,23 @@ class Model:
         """Tag the sentences of a sentence buffer."""
         out = self._call_buffer(lib().trellis_tag_attributes, buf, len(buf), 1 if marginals else 0)
         return json.loads(out)
+
+    def tag_text(self, text, tokenizer):
+        """Tag raw text (a str) split by the tokenizer called tokenizer:
+        the sentences as `trellis tag --input text --output json` gives
+        them (cmd/libtrellis/text.go)."""
+        data = _text(text)
+        out = self._call_buffer(lib().trellis_tag_text, data, len(data), _tokenizer(tokenizer))
+        return json.loads(out)
+
+    def weights(self):
+        """The model's parameters (cmd/libtrellis/weights.go)."""
+        return json.loads(self._call_buffer(lib().trellis_weights))
+
+    def training_log(self):
+        """The events trellis logged while training the model, [] for a
+        loaded one."""
+        return json.loads(self._call_buffer(lib().trellis_training_log))
 
     def save(self, path):
         err = ctypes.c_void_p()
