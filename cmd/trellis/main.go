@@ -467,6 +467,14 @@ func (l *listFlag) Set(s string) error {
 	return nil
 }
 
+// first is the first value, "" when there is none.
+func (l listFlag) first() string {
+	if len(l) == 0 {
+		return ""
+	}
+	return l[0]
+}
+
 // newFlagSet returns the flag set of a command. It prints nothing itself:
 // parseInterspersed turns its errors into usage errors and -h/--help into
 // the command's help page on stdout (writeCommandHelp).

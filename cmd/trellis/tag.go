@@ -24,6 +24,7 @@ func tagCommand() command {
 			"--model MODEL [FILE|-] [--threads N] [--marginals] [--nbest K] [--constrained auto|on|off] [--decode viterbi|greedy|beam|posterior|labelpath] [--beam N]",
 			"--model MODEL --input text|tokens [FILE|-] [--tokenizer MODEL|rules|lines|chars] [--output tsv|json]",
 			"--model MODEL [FILE|-] --output json",
+			"--model MODEL --model MODEL... --input text|tokens [FILE|-] [--output tsv|json]",
 		},
 		Summary: "tag a file, plain text or stdin with a model",
 		Description: "Reads FILE (stdin when it is absent or -) and prints the predicted labels.\n" +
@@ -42,6 +43,9 @@ func tagCommand() command {
 			"--decode picks how labels are chosen: viterbi (the best sequence, the default), greedy (left to right, each label the best after the one before), " +
 			"beam with --beam N (the N best partial paths per position), posterior (the largest marginals the scheme's constraints allow), " +
 			"labelpath (for a latent model, the most probable label sequence summed over its hidden-state paths; Viterbi for any other).\n" +
+			"Several --model make a pipeline: each model reads the labels of the ones before it as the column they label " +
+			"(a chunker reading \"pos\" after a POS tagger whose label column is \"pos\"); tsv prints token<TAB>label per model, " +
+			"json the last model's object with every model's label in each token's \"tags\".\n" +
 			"--threads N tags N batches at once, written in input order: the output is the same bytes for any N. " +
 			"--marginals and --nbest tag on one thread.",
 		Run: (*app).cmdTag,
@@ -65,7 +69,8 @@ func (o tagOptions) detailed() bool { return o.marginals || o.nbest > 1 }
 
 func (a *app) cmdTag(ctx context.Context, args []string) error {
 	fs := newFlagSet("tag", a.stderr)
-	modelPath := fs.String("model", "", "the `MODEL` file")
+	var models listFlag
+	fs.Var(&models, "model", "the `MODEL` file or shipped model name; repeated, a pipeline: each model reads the labels of the ones before it as the columns they name")
 	marginals := fs.Bool("marginals", false, "add each label's marginal probability as a column after it (json: marginals and the sentence's probability); a model trained in an encoding gives the marginal of the encoded label (E-PER printed as I-PER)")
 	nbest := fs.Int("nbest", 1, "add the 2nd..`K`th best labels as further columns (json: the K best sequences with their scores and probabilities)")
 	constrained := fs.String("constrained", "auto", "constrained decoding for span schemes: `auto|on|off` (auto: the model's setting)")
@@ -101,7 +106,14 @@ func (a *app) cmdTag(ctx context.Context, args []string) error {
 	if len(pos) > 1 {
 		return usagef("tag takes at most one input file")
 	}
-	tg, reg, err := a.loadTaggerRegistry(ctx, *modelPath, opt)
+	if len(models) > 1 {
+		o.output = *output
+		if *threads > 1 {
+			return usagef("several --model (a pipeline) tag on one thread")
+		}
+		return a.tagPipeline(ctx, models, opt, o, *tokName, pos)
+	}
+	tg, reg, err := a.loadTaggerRegistry(ctx, models.first(), opt)
 	if err != nil {
 		return err
 	}

@@ -39,6 +39,9 @@ type Token struct {
 	End   *int   `json:"end,omitempty"`
 	Text  string `json:"text"`
 	Label string `json:"label,omitempty"`
+	// Tags are the labels of every model of a pipeline, by the name of
+	// the column each labels (Label is the last one's).
+	Tags map[string]string `json:"tags,omitempty"`
 }
 
 // Span is a labelled span; its tokens are [First, Last].
@@ -95,6 +98,17 @@ func New(words, labels []string, kind Kind, sch scheme.Scheme, text *tokenize.Se
 		s.Words = segment(words, labels, text)
 	}
 	return s
+}
+
+// AddTags sets every token's Tags: tags[k][i] is token i's label by the
+// model that labels the column cols[k] (a pipeline's models, in order).
+func (s *Sentence) AddTags(cols []string, tags [][]string) {
+	for i := range s.Tokens {
+		s.Tokens[i].Tags = make(map[string]string, len(cols))
+		for k, c := range cols {
+			s.Tokens[i].Tags[c] = tags[k][i]
+		}
+	}
 }
 
 // spans returns the spans that labels give the tokens words.

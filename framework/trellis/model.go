@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"slices"
 	"sync"
+	"sync/atomic"
 
 	"github.com/trellis-nlp/trellis/builtin"
 	"github.com/trellis-nlp/trellis/framework/corpus"
@@ -22,7 +23,13 @@ type Model struct {
 	mu     sync.Mutex
 	tg     *tagger.Tagger
 	closed bool
+	// seq orders the models by creation: a Pipeline takes their locks
+	// in this order.
+	seq uint64
 }
+
+// models counts the models made, for Model.seq.
+var models atomic.Uint64
 
 // ErrClosed is what a Model's tagging methods return after Close.
 var ErrClosed = errors.New("trellis: the model is closed")
@@ -74,7 +81,7 @@ func newModel(m *model.Model) (*Model, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &Model{file: m, tg: tg}, nil
+	return &Model{file: m, tg: tg, seq: models.Add(1)}, nil
 }
 
 // Save writes the model file to path atomically (a temporary file renamed

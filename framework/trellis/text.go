@@ -4,9 +4,13 @@ package trellis
 // objects `trellis tag --input text --output json` prints.
 
 import (
+	"cmp"
+	"fmt"
+	"slices"
 	"sync"
 
 	"github.com/trellis-nlp/trellis/framework/annotate"
+	"github.com/trellis-nlp/trellis/framework/pipeline"
 	"github.com/trellis-nlp/trellis/framework/tokenize"
 )
 
@@ -70,6 +74,75 @@ func (m *Model) TagText(text string, tok tokenize.Tokenizer) ([]annotate.Sentenc
 			return nil, err
 		}
 		out[k] = annotate.New(words, labels, kind, sch, &sents[k])
+	}
+	return out, nil
+}
+
+// Pipeline tags with several models in order, each reading the labels of
+// the ones before it as the columns they are named after (a chunker
+// reading a POS tagger's "pos"). Its methods are safe for concurrent use:
+// a call holds every model's lock, taken in the order the models were
+// loaded (Model.seq), so pipelines that share models never deadlock.
+type Pipeline struct {
+	models []*Model
+	p      *pipeline.Pipeline
+}
+
+// NewPipeline checks that every column a model reads besides the words is
+// labelled by an earlier one (pipeline.ErrNoProducer otherwise), and that
+// no model is given twice. The models stay the caller's to close.
+func NewPipeline(models ...*Model) (*Pipeline, error) {
+	stages := make([]pipeline.Stage, len(models))
+	for i, m := range models {
+		if slices.Index(models, m) != i {
+			return nil, fmt.Errorf("model %d is model %d again: a pipeline takes a model once", i+1, slices.Index(models, m)+1)
+		}
+		stages[i] = pipeline.Stage{Name: fmt.Sprintf("model %d (%s)", i+1, m.file.LabelColumn), Tagger: m.tg}
+	}
+	p, err := pipeline.New(stages)
+	if err != nil {
+		return nil, err
+	}
+	return &Pipeline{models: models, p: p}, nil
+}
+
+// TagText is Model.TagText through every model: each token's Label is
+// the last model's, its Tags every model's by column, and the spans or
+// words are the last model's.
+func (p *Pipeline) TagText(text string, tok tokenize.Tokenizer) ([]annotate.Sentence, error) {
+	byLoad := slices.SortedFunc(slices.Values(p.models), func(a, b *Model) int { return cmp.Compare(a.seq, b.seq) })
+	for _, m := range byLoad {
+		if _, err := m.lock(); err != nil {
+			return nil, err
+		}
+		defer m.mu.Unlock()
+	}
+	last := p.models[len(p.models)-1].tg
+	kind, sch := annotate.KindOf(last), last.Scheme()
+	if annotate.KindOf(p.models[0].tg) == annotate.Words {
+		tok = tokenize.Characters{}
+	}
+	sents, err := tok.Tokenize(text)
+	if err != nil {
+		return nil, err
+	}
+	words := make([][]string, len(sents))
+	for k := range sents {
+		words[k] = sents[k].Words()
+	}
+	labels, err := p.p.Tag(words)
+	if err != nil {
+		return nil, err
+	}
+	cols := p.p.Columns()
+	out := make([]annotate.Sentence, len(sents))
+	tags := make([][]string, len(cols))
+	for k := range sents {
+		out[k] = annotate.New(words[k], labels[len(labels)-1][k], kind, sch, &sents[k])
+		for j := range cols {
+			tags[j] = labels[j][k]
+		}
+		out[k].AddTags(cols, tags)
 	}
 	return out, nil
 }
