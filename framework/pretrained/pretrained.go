@@ -16,6 +16,7 @@ import (
 	"fmt"
 	"io"
 	"io/fs"
+	"os"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -107,12 +108,27 @@ func Load(name string) (*model.Model, error) {
 // file and it is a shipped model's name, that model. A file wins over a
 // name, so a user's own file is never shadowed.
 func Open(pathOrName string) (*model.Model, error) {
-	m, err := model.Load(pathOrName)
+	data, err := ReadFile(pathOrName)
+	if err != nil {
+		return nil, err
+	}
+	m, err := model.Decode(data)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", pathOrName, err)
+	}
+	return m, nil
+}
+
+// ReadFile returns the bytes of the model file at pathOrName or, when
+// there is no such file and it is a shipped model's name, of that model
+// (Open's rule).
+func ReadFile(pathOrName string) ([]byte, error) {
+	data, err := os.ReadFile(pathOrName)
 	if err == nil || !errors.Is(err, fs.ErrNotExist) {
-		return m, err
+		return data, err
 	}
 	if _, ok := Lookup(pathOrName); ok {
-		return Load(pathOrName)
+		return Bytes(pathOrName)
 	}
 	if strings.ContainsRune(pathOrName, filepath.Separator) || strings.ContainsRune(pathOrName, '/') {
 		return nil, err // a path, not a name

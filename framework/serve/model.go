@@ -2,6 +2,8 @@ package serve
 
 import (
 	"context"
+	"crypto/sha256"
+	"encoding/hex"
 	"errors"
 	"sync"
 
@@ -9,9 +11,9 @@ import (
 
 	"github.com/trellis-nlp/trellis/framework/annotate"
 	"github.com/trellis-nlp/trellis/framework/corpus"
-	"github.com/trellis-nlp/trellis/framework/fileio"
 	"github.com/trellis-nlp/trellis/framework/model"
 	"github.com/trellis-nlp/trellis/framework/plugin"
+	"github.com/trellis-nlp/trellis/framework/pretrained"
 	"github.com/trellis-nlp/trellis/framework/scheme"
 	"github.com/trellis-nlp/trellis/framework/tagger"
 )
@@ -47,14 +49,18 @@ type generation struct {
 }
 
 func loadModel(mf ModelFile, opts *Options, met *metrics) (*servedModel, error) {
-	m, err := model.Load(mf.Path)
+	// A file, or a shipped model by name (pretrained's rule, as --model
+	// everywhere); read once, so the checksum is of what is served.
+	data, err := pretrained.ReadFile(mf.Path)
 	if err != nil {
 		return nil, err
 	}
-	sum, err := fileio.SHA256File(mf.Path)
+	m, err := model.Decode(data)
 	if err != nil {
 		return nil, err
 	}
+	digest := sha256.Sum256(data)
+	sum := hex.EncodeToString(digest[:])
 	sm := &servedModel{name: mf.Name, model: m, sha256: sum, opts: opts, met: met,
 		log: opts.Log.With().Str("model", mf.Name).Logger()}
 	// The taggers first: what cannot be tagged with fails here, with the

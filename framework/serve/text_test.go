@@ -76,3 +76,11 @@ func quote(s string) string {
 	b, _ := json.Marshal(s)
 	return string(b)
 }
+
+// TestShippedModelByName: a shipped model's name serves it.
+func TestShippedModelByName(t *testing.T) {
+	srv := start(t, testOptions(ModelFile{"tok", "en-tokenizer"}))
+	if body := get(t, srv.base+"/v1/models"); !strings.Contains(body, `"tok"`) || !strings.Contains(body, `"sha256"`) {
+		t.Errorf("models: %s", body)
+	}
+}
