@@ -5,11 +5,11 @@ import (
 	"encoding/json"
 	"fmt"
 	"math"
-	"os"
 	"sort"
 	"text/tabwriter"
 
 	"github.com/trellis-nlp/trellis/framework/model"
+	"github.com/trellis-nlp/trellis/framework/pretrained"
 	"github.com/trellis-nlp/trellis/framework/plural"
 )
 
@@ -73,16 +73,16 @@ func (a *app) cmdInspect(args []string) error {
 	if *top < 0 {
 		return usagef("--top must be >= 0")
 	}
-	m, err := model.Load(pos[0])
+	data, err := pretrained.ReadFile(pos[0]) // a file, or a shipped model's name
 	if err != nil {
 		return err
 	}
-	info, err := os.Stat(pos[0])
+	m, err := model.Decode(data)
 	if err != nil {
-		return err
+		return fmt.Errorf("%s: %w", pos[0], err)
 	}
 	in := inspect(m, *top)
-	in.File, in.Bytes = pos[0], info.Size()
+	in.File, in.Bytes = pos[0], int64(len(data))
 	if *asJSON {
 		b, err := json.MarshalIndent(in, "", "  ")
 		if err != nil {
