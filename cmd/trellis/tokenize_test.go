@@ -164,3 +164,24 @@ func TestTagRawTextSpans(t *testing.T) {
 		}
 	}
 }
+
+// TestReadmeTagYourText runs the first command of README.md's "Tag your
+// text" and checks what the README says of it: the tokens it names and
+// a label per token from the shipped tagger.
+func TestReadmeTagYourText(t *testing.T) {
+	readme := string(readFile(t, readme))
+	const cmd = `echo "Stocks fell 3% in New York on Monday. Mr. Smith didn't sell." |
+  go run ./cmd/trellis tag --model en-upos --input text`
+	if !strings.Contains(readme, cmd) {
+		t.Fatalf("README.md no longer has the command this test runs:\n%s", cmd)
+	}
+	out, _ := mustRun(t, "Stocks fell 3% in New York on Monday. Mr. Smith didn't sell.\n", "tag", "--model", "en-upos", "--input", "text")
+	tokens, labels := parseTSV(t, out)
+	want := [][]string{strings.Fields("Stocks fell 3 % in New York on Monday ."), strings.Fields("Mr. Smith did n't sell .")}
+	if !reflect.DeepEqual(tokens, want) {
+		t.Errorf("tokens %q, want %q", tokens, want)
+	}
+	if labels[1][0] != "PROPN" || labels[0][1] != "VERB" {
+		t.Errorf("labels %q", labels)
+	}
+}

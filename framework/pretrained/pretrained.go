@@ -57,6 +57,24 @@ var catalog = []Entry{
 		Licence:     "CC BY-SA 4.0",
 		File:        "en-tokenizer.model.gz",
 	},
+	{
+		Name:        "en-upos",
+		Description: "English universal part-of-speech tags (UPOS) from words",
+		Spec:        "specs/ud-ewt.hcl",
+		Learner:     "crf",
+		Data:        "UD English EWT 2.16, train (Silveira et al. 2014; github.com/UniversalDependencies/UD_English-EWT)",
+		Licence:     "CC BY-SA 4.0",
+		File:        "en-upos.model.gz",
+	},
+	{
+		Name:        "en-xpos",
+		Description: "English Penn Treebank part-of-speech tags (XPOS) from words, the column a CoNLL-2000 chunker reads",
+		Spec:        "specs/ud-ewt-xpos.hcl",
+		Learner:     "perceptron",
+		Data:        "UD English EWT 2.16, train (Silveira et al. 2014; github.com/UniversalDependencies/UD_English-EWT)",
+		Licence:     "CC BY-SA 4.0",
+		File:        "en-xpos.model.gz",
+	},
 }
 
 // ErrUnknown is a name that no shipped model has.
