@@ -9,8 +9,8 @@ import (
 	"text/tabwriter"
 
 	"github.com/trellis-nlp/trellis/framework/model"
-	"github.com/trellis-nlp/trellis/framework/pretrained"
 	"github.com/trellis-nlp/trellis/framework/plural"
+	"github.com/trellis-nlp/trellis/framework/pretrained"
 )
 
 // inspection is what `trellis inspect` reports, also as JSON.
