@@ -3,8 +3,10 @@ package main
 import (
 	"context"
 	"net"
+	"os"
 	"path/filepath"
 	"runtime"
+	"slices"
 	"strings"
 	"time"
 
@@ -18,13 +20,16 @@ import (
 func serveCommand() command {
 	return command{
 		Name: "serve",
-		Usage: []string{"--model NAME=PATH... [--addr 127.0.0.1:8080] [--concurrency N] [--max-body BYTES] [--max-tokens N] [--max-nbest K]",
+		Usage: []string{"--model NAME=PATH[+PATH...]... [--addr 127.0.0.1:8080] [--concurrency N] [--max-body BYTES] [--max-tokens N] [--max-nbest K]",
 			"--model NAME=PATH... [--read-timeout D] [--write-timeout D] [--idle-timeout D] [--drain-timeout D]"},
 		Summary: "tag over HTTP/JSON (framework/serve)",
 		Description: `An HTTP/JSON tagging service: POST /v1/models/NAME/tag with {"sentences": [["The","cat"]], "marginals": false, "nbest": 1}, ` +
 			`or with {"text": "raw text"}, which --tokenizer splits (a segmentation model reads characters) and whose answer adds "sentences" ` +
 			"as `trellis tag --input text --output json` prints them (tokens with offsets, spans); " +
-			"GET /v1/models lists the models with their provenance; GET /healthz; GET /metrics (Prometheus). " +
+			"--model NAME=A+B serves a pipeline: each model reads the labels of the ones before it as the columns they name " +
+			"(as `trellis tag --model A --model B`; a column no earlier model labels is refused at start), " +
+			`the answer's "labels" are the last model's and "tags" every model's by column; marginals and n-best are the last model's. ` +
+			"GET /v1/models lists the models (a pipeline's with each of its models) with their provenance; GET /healthz; GET /metrics (Prometheus). " +
 			"Models load once; requests are tagged in parallel by --concurrency taggers per model. " +
 			"SIGTERM or Ctrl-C stops it after the requests in flight are answered (exit 0).",
 		Run: (*app).cmdServe,
@@ -34,7 +39,7 @@ func serveCommand() command {
 func (a *app) cmdServe(ctx context.Context, args []string) error {
 	fs := newFlagSet("serve", a.stderr)
 	var models listFlag
-	fs.Var(&models, "model", "a model to serve, NAME=PATH (or PATH: named after the file); repeatable")
+	fs.Var(&models, "model", "a model to serve, NAME=PATH (or PATH: named after the file), or a pipeline NAME=PATH+PATH...; a PATH may be a shipped model's name; repeatable")
 	addr := fs.String("addr", "127.0.0.1:8080", "address to listen on (host:port; port 0 picks a free one)")
 	concurrency := fs.Int("concurrency", runtime.GOMAXPROCS(0), "taggers per model: requests tagged in parallel")
 	maxBody := fs.Int64("max-body", serve.DefaultMaxBody, "largest request body in bytes (413 beyond)")
@@ -101,19 +106,27 @@ func (a *app) cmdServe(ctx context.Context, args []string) error {
 }
 
 // modelFiles parses --model NAME=PATH (or PATH, named after the file
-// without its extension). A name serve.New would refuse is a usage error
-// here: it is the flag that is wrong.
+// without its extension), and NAME=A+B for a pipeline, which needs its
+// NAME. A name serve.New would refuse is a usage error here: it is the
+// flag that is wrong.
 func modelFiles(args []string) ([]serve.ModelFile, error) {
 	var out []serve.ModelFile
 	seen := map[string]bool{}
 	for _, arg := range args {
-		name, path, ok := strings.Cut(arg, "=")
+		name, models, ok := strings.Cut(arg, "=")
 		if !ok {
-			path = arg
-			name = strings.TrimSuffix(filepath.Base(path), filepath.Ext(path))
+			models = arg
+			name = strings.TrimSuffix(filepath.Base(models), filepath.Ext(models))
 		}
-		if name == "" || path == "" {
-			return nil, usagef("--model %q: want NAME=PATH", arg)
+		paths := strings.Split(models, "+")
+		if _, err := os.Stat(models); err == nil {
+			paths = []string{models} // a file whose name holds "+" is one model
+		}
+		if name == "" || slices.Contains(paths, "") {
+			return nil, usagef("--model %q: want NAME=PATH, or NAME=PATH+PATH... for a pipeline", arg)
+		}
+		if len(paths) > 1 && !ok {
+			return nil, usagef("--model %q: a pipeline needs a name: NAME=%s", arg, arg)
 		}
 		if err := serve.CheckName(name); err != nil {
 			return nil, usagef("--model %q: %v", arg, err)
@@ -122,7 +135,11 @@ func modelFiles(args []string) ([]serve.ModelFile, error) {
 			return nil, usagef("--model %q: model name %q given twice", arg, name)
 		}
 		seen[name] = true
-		out = append(out, serve.ModelFile{Name: name, Path: path})
+		mf := serve.ModelFile{Name: name, Path: paths[0]}
+		if len(paths) > 1 {
+			mf.Then = paths[1:]
+		}
+		out = append(out, mf)
 	}
 	return out, nil
 }

@@ -4,10 +4,12 @@ import (
 	"bufio"
 	"bytes"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"net"
 	"net/http"
+	"os"
 	"os/exec"
 	"path/filepath"
 	"reflect"
@@ -320,9 +322,11 @@ func checkDrainOnSIGTERM(t *testing.T, p *servedProcess, words, want [][]string)
 }
 
 // TestServeUsage: mistakes in the command line are usage errors (exit 2),
-// a model that cannot be loaded a failure (exit 1) naming it.
+// a model that cannot be loaded, or a pipeline whose model reads a column
+// no earlier one labels, a failure (exit 1) naming it.
 func TestServeUsage(t *testing.T) {
 	modelPath := filepath.Join(sharedRun(t, quickstart), "models", "hmm.model")
+	chunker := filepath.Join(sharedRun(t, "testdata/tag-pos.hcl"), "models", "hmm.model")
 	tests := []struct {
 		args []string
 		code int
@@ -338,6 +342,7 @@ func TestServeUsage(t *testing.T) {
 		{[]string{"serve", "--model", "a/b=" + modelPath}, exitUsage, `model name "a/b"`},
 		{[]string{"serve", "--model", "bad name=" + modelPath}, exitUsage, `model name "bad name"`},
 		{[]string{"serve", "--model", "m=" + filepath.Join(t.TempDir(), "none.model")}, exitFailure, `model "m"`},
+		{[]string{"serve", "--model", "p=" + chunker + "+" + modelPath}, exitFailure, chunker + ` reads the column "pos"`},
 		{[]string{"serve", "--model", "m=" + modelPath, "--addr", "256.0.0.1:1"}, exitFailure, "256.0.0.1"},
 	}
 	for _, tc := range tests {
@@ -347,5 +352,45 @@ func TestServeUsage(t *testing.T) {
 				t.Errorf("exit %d, want %d; stderr:\n%s\nwant it to contain %q", code, tc.code, stderr, tc.want)
 			}
 		})
+	}
+}
+
+// TestServeModelFlag: --model NAME=PATH serves one model, NAME=A+B a
+// pipeline (shipped names and paths alike), PATH one named after its
+// file; a pipeline without a name or with an empty part is a usage error.
+func TestServeModelFlag(t *testing.T) {
+	got, err := modelFiles([]string{"chunk=en-xpos+runs/x/models/crf.model", "upos=en-upos", "runs/q/models/hmm.model", "three=a+b+c"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []serve.ModelFile{
+		{Name: "chunk", Path: "en-xpos", Then: []string{"runs/x/models/crf.model"}},
+		{Name: "upos", Path: "en-upos"},
+		{Name: "hmm", Path: "runs/q/models/hmm.model"},
+		{Name: "three", Path: "a", Then: []string{"b", "c"}},
+	}
+	if !reflect.DeepEqual(got, want) {
+		t.Errorf("modelFiles: %+v, want %+v", got, want)
+	}
+	// A file whose name holds "+" is one model, not a pipeline.
+	plus := filepath.Join(t.TempDir(), "c++.model")
+	if err := os.WriteFile(plus, nil, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if got, err := modelFiles([]string{"c=" + plus}); err != nil || got[0].Path != plus || got[0].Then != nil {
+		t.Errorf("a path with +: %+v, %v", got, err)
+	}
+	for _, tc := range []struct{ arg, want string }{
+		{"en-xpos+crf.model", "a pipeline needs a name: NAME=en-xpos+crf.model"},
+		{"chunk=en-xpos+", "want NAME=PATH, or NAME=PATH+PATH..."},
+		{"chunk=+crf.model", "want NAME=PATH, or NAME=PATH+PATH..."},
+		{"chunk=a++b", "want NAME=PATH, or NAME=PATH+PATH..."},
+		{"=a+b", "want NAME=PATH"},
+	} {
+		_, err := modelFiles([]string{tc.arg})
+		var ue *usageError
+		if !errors.As(err, &ue) || !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("--model %s: %v, want a usage error with %q", tc.arg, err, tc.want)
+		}
 	}
 }

@@ -102,21 +102,29 @@ func (p *Pipeline) Stages() []Stage { return slices.Clone(p.stages) }
 // labels[k][s][i] is stage k's label of token i of sentence s.
 func (p *Pipeline) Tag(words [][]string) ([][][]string, error) {
 	labels := make([][][]string, len(p.stages))
-	batch := make([]*corpus.Sentence, len(words))
 	for k, st := range p.stages {
-		in := p.inputs[k]
-		for s, w := range words {
-			extra := make([][]string, len(in.Extra))
-			for j, from := range p.feeds[k] {
-				extra[j] = labels[from][s]
-			}
-			batch[s] = in.Sentence(w, extra)
-		}
-		out, err := st.Tagger.Tag(batch)
+		out, err := st.Tagger.Tag(p.Sentences(k, words, labels))
 		if err != nil {
 			return nil, fmt.Errorf("%s: %w", st.Name, err)
 		}
 		labels[k] = out
 	}
 	return labels, nil
+}
+
+// Sentences returns the sentences of words for stage k, in its column
+// layout: the words, and the columns it reads filled from labels, the
+// earlier stages' labels as Tag gives them (labels[j] for j < k). It is
+// for a caller that tags stage k itself (in detail, say).
+func (p *Pipeline) Sentences(k int, words [][]string, labels [][][]string) []*corpus.Sentence {
+	in := p.inputs[k]
+	batch := make([]*corpus.Sentence, len(words))
+	for s, w := range words {
+		extra := make([][]string, len(in.Extra))
+		for j, from := range p.feeds[k] {
+			extra[j] = labels[from][s]
+		}
+		batch[s] = in.Sentence(w, extra)
+	}
+	return batch
 }

@@ -26,6 +26,17 @@
 // body over Options.MaxBody or more tokens than Options.MaxTokens, 503
 // while draining, 500 when tagging fails.
 //
+// Pipelines: a ModelFile with Then serves several models as one (as
+// `trellis tag --model A --model B`, framework/pipeline): each reads the
+// labels of the ones before it as the columns it names, which New checks,
+// refusing a model that reads a column no earlier one labels. "sentences"
+// or "text" give the words; "columns" cannot give a column a model
+// labels. The answer's "labels" are the last model's, "tags" every
+// model's by column (and each token's "tags" for text), and marginals and
+// n-best are the last model's, the earlier labels fixed. GET /v1/models
+// lists each model of a pipeline in its "stages". A pipeline's pool holds
+// chains, one tagger per model, and a request takes a whole chain.
+//
 // Concurrency: a model has Options.Concurrency taggers (a Tagger is not
 // safe for concurrent use); a request takes one, tags, and gives it back,
 // so requests to one model tag in parallel up to that many and queue

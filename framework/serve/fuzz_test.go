@@ -26,7 +26,7 @@ func FuzzTagRequest(f *testing.F) {
 	} {
 		f.Add(seed)
 	}
-	opts := testOptions(ModelFile{"xpos", trainedModel(f, "xpos")})
+	opts := testOptions(ModelFile{Name: "xpos", Path: trainedModel(f, "xpos")})
 	opts.Concurrency, opts.MaxBody, opts.MaxTokens = 1, 1<<16, 2000
 	s, err := New(opts)
 	if err != nil {

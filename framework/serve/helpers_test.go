@@ -163,7 +163,9 @@ evaluation {
 // returns its path: "ewt" (the quickstart's HMM, words only), "xpos"
 // (reads XPOS too), "staged" (a second stage carrying its first stage,
 // which reads XPOS), "plugins" (the plugin demo's HMM, with the gazetteer
-// and regex plugins).
+// and regex plugins), and a pipeline's two models on the chunk sample:
+// "postagger" (labels "pos", from the words) and "chunker" (an HMM that
+// reads "pos").
 func trainedModel(t testing.TB, name string) string {
 	t.Helper()
 	models.Lock()
@@ -189,6 +191,10 @@ func trainedModel(t testing.TB, name string) string {
 	case "plugins":
 		specPath, learner = "../../specs/plugin-demo.hcl", "hmm"
 		vars["plugin_dir"] = pluginDir(t)
+	case "postagger":
+		specPath, learner = "../../cmd/trellis/testdata/tag-postagger.hcl", "perceptron"
+	case "chunker":
+		specPath, learner = "../../cmd/trellis/testdata/tag-pos.hcl", "hmm"
 	default:
 		t.Fatalf("no test model %q", name)
 	}

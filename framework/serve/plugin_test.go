@@ -36,7 +36,7 @@ func TestPluginRestart(t *testing.T) {
 	ref.tg.Close()
 	waitFor(t, "the reference's plugins to exit", func() bool { return len(pluginProcs(t, dir)) == 0 })
 
-	srv := start(t, testOptions(ModelFile{"demo", path}))
+	srv := start(t, testOptions(ModelFile{Name: "demo", Path: path}))
 	ask := func(i int) {
 		t.Helper()
 		status, body := post(t, http.DefaultClient, srv.base+"/v1/models/demo/tag", bodies[i])

@@ -117,20 +117,26 @@ func (s *Server) handleHealth(w *recorder, _ *http.Request) {
 }
 
 // modelInfo is what GET /v1/models tells of a model: what it predicts,
-// what it reads, and where it came from (the model file's header).
+// what it reads, and where it came from (the model file's header). A
+// pipeline's entry says what a request gives and gets: the first model's
+// format and word column, no extra columns, the last model's labels and
+// scheme; its Stages describe each model, as one model's entry does, with
+// the column it labels (the key of its labels in "tags").
 type modelInfo struct {
-	Name         string           `json:"name"`
-	SHA256       string           `json:"sha256"`
-	Labels       []string         `json:"labels"`
-	Scheme       string           `json:"scheme"`
-	Constrained  bool             `json:"constrained"`
-	Format       string           `json:"format"`
-	WordColumn   string           `json:"word_column"`
-	ExtraColumns []string         `json:"extra_columns"`
-	Templates    []templateInfo   `json:"templates"`
-	Learner      learnerInfo      `json:"learner"`
-	Provenance   model.Provenance `json:"provenance"`
-	Taggers      int              `json:"taggers"`
+	Name         string            `json:"name"`
+	SHA256       string            `json:"sha256,omitempty"`
+	Labels       []string          `json:"labels"`
+	LabelColumn  string            `json:"label_column,omitempty"`
+	Scheme       string            `json:"scheme"`
+	Constrained  bool              `json:"constrained"`
+	Format       string            `json:"format"`
+	WordColumn   string            `json:"word_column"`
+	ExtraColumns []string          `json:"extra_columns"`
+	Templates    []templateInfo    `json:"templates,omitempty"`
+	Learner      *learnerInfo      `json:"learner,omitempty"`
+	Provenance   *model.Provenance `json:"provenance,omitempty"`
+	Taggers      int               `json:"taggers,omitempty"`
+	Stages       []modelInfo       `json:"stages,omitempty"`
 }
 
 type templateInfo struct {
@@ -149,22 +155,40 @@ func (s *Server) handleModels(w *recorder, _ *http.Request) {
 	}{Models: []modelInfo{}}
 	for _, name := range s.names {
 		sm := s.models[name]
-		m := sm.model
-		info := modelInfo{
-			Name: name, SHA256: sm.sha256, Labels: m.Labels, Scheme: m.Scheme, Constrained: m.Constrained,
-			Format: m.Format.Name, WordColumn: sm.input.Columns[sm.input.Word], ExtraColumns: sm.input.ExtraNames,
-			Learner: learnerInfo{Name: m.Learner.Name, Type: m.Learner.Type}, Provenance: m.Provenance,
-			Taggers: s.opts.Concurrency,
+		var info modelInfo
+		if !sm.pipeline() {
+			info = fileInfo(sm.files[0])
+		} else {
+			first, last := sm.files[0], sm.files[len(sm.files)-1]
+			info = modelInfo{Labels: last.model.Labels, Scheme: last.model.Scheme, Constrained: last.model.Constrained,
+				Format: first.model.Format.Name, WordColumn: first.input.Columns[first.input.Word], ExtraColumns: []string{}}
+			for k, f := range sm.files {
+				stage := fileInfo(f)
+				stage.LabelColumn = sm.columns[k]
+				info.Stages = append(info.Stages, stage)
+			}
 		}
-		if info.ExtraColumns == nil {
-			info.ExtraColumns = []string{}
-		}
-		for _, t := range m.Templates {
-			info.Templates = append(info.Templates, templateInfo{Name: t.Name, Type: t.Type})
-		}
+		info.Name, info.Taggers = name, s.opts.Concurrency
 		out.Models = append(out.Models, info)
 	}
 	writeJSON(w, http.StatusOK, out)
+}
+
+// fileInfo describes one model file, named by its path.
+func fileInfo(f modelFile) modelInfo {
+	m := f.model
+	info := modelInfo{
+		Name: f.path, SHA256: f.sha256, Labels: m.Labels, Scheme: m.Scheme, Constrained: m.Constrained,
+		Format: m.Format.Name, WordColumn: f.input.Columns[f.input.Word], ExtraColumns: f.input.ExtraNames,
+		Learner: &learnerInfo{Name: m.Learner.Name, Type: m.Learner.Type}, Provenance: &m.Provenance,
+	}
+	if info.ExtraColumns == nil {
+		info.ExtraColumns = []string{}
+	}
+	for _, t := range m.Templates {
+		info.Templates = append(info.Templates, templateInfo{Name: t.Name, Type: t.Type})
+	}
+	return info
 }
 
 // statusError is a request error with its HTTP status.

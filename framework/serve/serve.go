@@ -9,6 +9,7 @@ import (
 	"net/http"
 	"runtime"
 	"sort"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -20,11 +21,23 @@ import (
 	"github.com/trellis-nlp/trellis/framework/tokenize"
 )
 
-// ModelFile names a model file to serve.
+// ModelFile names a model file to serve, or the files of a pipeline.
 type ModelFile struct {
 	Name string // the {name} of its URL
+	// Path is the model: a file, or a shipped model's name.
 	Path string
+	// Then makes a pipeline: the models after Path, in order, each
+	// reading the labels of the ones before it as the columns they name
+	// (framework/pipeline). Its answers are the last model's labels, with
+	// every model's in "tags".
+	Then []string
 }
+
+// paths are the models of mf, in order.
+func (mf ModelFile) paths() []string { return append([]string{mf.Path}, mf.Then...) }
+
+// String is how the command line gives mf's models: "A+B" for a pipeline.
+func (mf ModelFile) String() string { return strings.Join(mf.paths(), "+") }
 
 // Options configure a Server. Templates and PluginHost are required; zero
 // limits take the defaults below.
@@ -104,7 +117,8 @@ type Server struct {
 }
 
 // New loads every model (each file read once), builds its taggers and
-// starts its plugins. A model that cannot be loaded is an error naming it.
+// starts its plugins. A model that cannot be loaded, or a pipeline with a
+// model reading a column no earlier one labels, is an error naming it.
 func New(opts Options) (*Server, error) {
 	if opts.Templates == nil || opts.PluginHost == nil {
 		return nil, errors.New("serve: Options.Templates and Options.PluginHost are required")
@@ -126,7 +140,7 @@ func New(opts Options) (*Server, error) {
 		m, err := loadModel(mf, &s.opts, s.metrics)
 		if err != nil {
 			s.Close()
-			return nil, fmt.Errorf("model %q (%s): %w", mf.Name, mf.Path, err)
+			return nil, fmt.Errorf("model %q (%s): %w", mf.Name, mf, err)
 		}
 		s.models[mf.Name] = m
 		s.names = append(s.names, mf.Name)

@@ -18,7 +18,7 @@ import (
 // TestErrors sends every kind of bad request and checks the status, that
 // the answer is the JSON error body, and what it says.
 func TestErrors(t *testing.T) {
-	opts := testOptions(ModelFile{"ewt", trainedModel(t, "ewt")}, ModelFile{"xpos", trainedModel(t, "xpos")})
+	opts := testOptions(ModelFile{Name: "ewt", Path: trainedModel(t, "ewt")}, ModelFile{Name: "xpos", Path: trainedModel(t, "xpos")})
 	opts.MaxBody, opts.MaxTokens = 2000, 50
 	srv := start(t, opts)
 	words := `[["The","cat"]]`
@@ -110,7 +110,7 @@ func checkError(t *testing.T, resp *http.Response, status int, want string) {
 // models (one reading an extra column), some with marginals and n-best,
 // and checks every answer against direct tagging of the same sentences.
 func TestConcurrentMatchesDirectTagging(t *testing.T) {
-	srv := start(t, testOptions(ModelFile{"ewt", trainedModel(t, "ewt")}, ModelFile{"xpos", trainedModel(t, "xpos")}))
+	srv := start(t, testOptions(ModelFile{Name: "ewt", Path: trainedModel(t, "ewt")}, ModelFile{Name: "xpos", Path: trainedModel(t, "xpos")}))
 	refs := map[string]*reference{"ewt": newReference(t, trainedModel(t, "ewt")), "xpos": newReference(t, trainedModel(t, "xpos"))}
 	type job struct {
 		model, body string
@@ -183,7 +183,7 @@ func TestConcurrentMatchesDirectTagging(t *testing.T) {
 // stage's (XPOS), never the stage column.
 func TestStagedModel(t *testing.T) {
 	path := trainedModel(t, "staged")
-	srv := start(t, testOptions(ModelFile{"staged", path}))
+	srv := start(t, testOptions(ModelFile{Name: "staged", Path: path}))
 	ref := newReference(t, path)
 	var wg sync.WaitGroup
 	errs := make([]string, 40)
@@ -238,7 +238,7 @@ func get(t *testing.T, url string) string {
 // file's header, the columns a model reads), health and the metrics'
 // series after one request.
 func TestModelsHealthMetrics(t *testing.T) {
-	srv := start(t, testOptions(ModelFile{"xpos", trainedModel(t, "xpos")}, ModelFile{"ewt", trainedModel(t, "ewt")}))
+	srv := start(t, testOptions(ModelFile{Name: "xpos", Path: trainedModel(t, "xpos")}, ModelFile{Name: "ewt", Path: trainedModel(t, "ewt")}))
 	var list struct{ Models []modelInfo }
 	if err := json.Unmarshal([]byte(get(t, srv.base+"/v1/models")), &list); err != nil {
 		t.Fatal(err)
@@ -248,7 +248,7 @@ func TestModelsHealthMetrics(t *testing.T) {
 	}
 	for _, mi := range list.Models {
 		ref := newReference(t, trainedModel(t, mi.Name))
-		if !reflect.DeepEqual(mi.Provenance, ref.model.Provenance) || mi.Learner.Type != ref.model.Learner.Type ||
+		if mi.Provenance == nil || !reflect.DeepEqual(*mi.Provenance, ref.model.Provenance) || mi.Learner == nil || mi.Learner.Type != ref.model.Learner.Type ||
 			!reflect.DeepEqual(mi.Labels, ref.model.Labels) || len(mi.SHA256) != 64 || mi.WordColumn != "form" {
 			t.Errorf("model %s: listing %+v does not match its file's header", mi.Name, mi)
 		}
@@ -287,7 +287,7 @@ func TestModelsHealthMetrics(t *testing.T) {
 // answered in full, new requests are refused (503 on the handler, no
 // connection on the port), and Serve returns nil.
 func TestDrain(t *testing.T) {
-	opts := testOptions(ModelFile{"ewt", trainedModel(t, "ewt")})
+	opts := testOptions(ModelFile{Name: "ewt", Path: trainedModel(t, "ewt")})
 	srv := start(t, opts)
 	entered, release := make(chan struct{}), make(chan struct{})
 	var once sync.Once
@@ -363,7 +363,7 @@ func waitFor(t *testing.T, what string, cond func() bool) {
 // TestEmptyRequest: no sentences is a valid request with an empty answer,
 // plain and detailed.
 func TestEmptyRequest(t *testing.T) {
-	srv := start(t, testOptions(ModelFile{"ewt", trainedModel(t, "ewt")}))
+	srv := start(t, testOptions(ModelFile{Name: "ewt", Path: trainedModel(t, "ewt")}))
 	for body, want := range map[string]string{
 		`{"sentences": []}`: `{"model":"ewt","labels":[]}`,
 		`{"sentences": [], "marginals": true, "nbest": 2}`: `{"model":"ewt","labels":[]}`,

@@ -27,23 +27,32 @@ type TagRequest struct {
 	// and the answer's Sentences give their offsets and spans.
 	Text *string `json:"text,omitempty"`
 	// Columns holds the other columns the model reads, by name: for each,
-	// one list of values per sentence, one value per token.
+	// one list of values per sentence, one value per token. A pipeline's
+	// models read the labels of the earlier ones instead: a column one of
+	// them labels cannot be given.
 	Columns map[string][][]string `json:"columns,omitempty"`
-	// Marginals asks for each predicted label's marginal probability.
+	// Marginals asks for each predicted label's marginal probability
+	// (of a pipeline, its last model's).
 	Marginals bool `json:"marginals,omitempty"`
-	// NBest asks for the k best label sequences (0 or 1: the best only).
+	// NBest asks for the k best label sequences (0 or 1: the best only),
+	// of a pipeline's last model, the others' labels fixed.
 	NBest int `json:"nbest,omitempty"`
 }
 
 // TagResponse is the answer to a tag request. Probabilities (of each
 // sentence's best sequence) come with Marginals or NBest; a probability or
-// score JSON cannot hold (not finite) is null.
+// score JSON cannot hold (not finite) is null. For a pipeline, Labels,
+// Probabilities, Marginals and NBest are the last model's.
 type TagResponse struct {
 	Model         string         `json:"model"`
 	Labels        [][]string     `json:"labels"`
 	Probabilities []*float64     `json:"probabilities,omitempty"`
 	Marginals     [][]float64    `json:"marginals,omitempty"`
 	NBest         [][]ScoredPath `json:"nbest,omitempty"`
+	// Tags are a pipeline's labels, every model's: for each sentence, the
+	// labels by the name of the column each model labels (the latest
+	// model's, when two label one column). Absent for one model.
+	Tags []map[string][]string `json:"tags,omitempty"`
 	// Sentences answer a text request: each sentence as `trellis tag
 	// --input text --output json` prints it, offsets into the text.
 	Sentences []annotate.Sentence `json:"sentences,omitempty"`
@@ -96,15 +105,17 @@ func (s *Server) handleTag(w *recorder, r *http.Request) {
 	s.metrics.tokens.WithLabelValues(name).Add(float64(tokens))
 	s.metrics.sentences.WithLabelValues(name).Add(float64(len(sents)))
 	resp := response(name, out, req)
+	resp.Tags = sm.tags(out, resp.Labels)
 	if texts != nil {
-		resp.Sentences = annotated(sm, sents, texts, resp)
+		resp.Sentences = annotated(sm, sents, texts, out, resp)
 	}
 	writeJSON(w, http.StatusOK, resp)
 }
 
 // annotated returns the answer's sentences of a text request: the tokens
-// of sents, labelled as resp says, with texts' offsets.
-func annotated(sm *servedModel, sents []*corpus.Sentence, texts []tokenize.Sentence, resp TagResponse) []annotate.Sentence {
+// of sents, labelled as resp says, with texts' offsets, and for a
+// pipeline every model's label in each token's "tags".
+func annotated(sm *servedModel, sents []*corpus.Sentence, texts []tokenize.Sentence, tg tagged, resp TagResponse) []annotate.Sentence {
 	out := make([]annotate.Sentence, len(sents))
 	for k, sent := range sents {
 		words := make([]string, sent.Len())
@@ -112,8 +123,37 @@ func annotated(sm *servedModel, sents []*corpus.Sentence, texts []tokenize.Sente
 			words[i] = row[sm.input.Word]
 		}
 		out[k] = annotate.New(words, resp.Labels[k], sm.kind, sm.scheme, &texts[k])
+		if sm.pipeline() {
+			out[k].AddTags(sm.columns, stageLabels(tg, resp.Labels, k))
+		}
 	}
 	return out
+}
+
+// tags are the answer's "tags" of a pipeline (nil for one model): each
+// sentence's labels by the column each model labels; last holds the last
+// model's.
+func (sm *servedModel) tags(tg tagged, last [][]string) []map[string][]string {
+	if !sm.pipeline() {
+		return nil
+	}
+	out := make([]map[string][]string, len(last))
+	for s := range last {
+		out[s] = make(map[string][]string, len(sm.columns))
+		for k, labels := range stageLabels(tg, last, s) {
+			out[s][sm.columns[k]] = labels // in order: the latest model wins
+		}
+	}
+	return out
+}
+
+// stageLabels are sentence s's labels by each of a pipeline's models.
+func stageLabels(tg tagged, last [][]string, s int) [][]string {
+	out := make([][]string, 0, len(tg.earlier)+1)
+	for _, labels := range tg.earlier {
+		out = append(out, labels[s])
+	}
+	return append(out, last[s])
 }
 
 // textSentences tokenizes a text request and builds its sentences;
@@ -148,7 +188,7 @@ func (s *Server) textSentences(sm *servedModel, req *TagRequest) ([]*corpus.Sent
 // tokenize splits text with the service's tokenizer, or into characters
 // for a segmentation model.
 func (s *Server) tokenize(sm *servedModel, text string) ([]tokenize.Sentence, error) {
-	if sm.kind == annotate.Words {
+	if sm.chars {
 		return tokenize.Characters{}.Tokenize(text)
 	}
 	if s.opts.Tokenizer == nil {
@@ -324,10 +364,11 @@ func (s *Server) sentences(sm *servedModel, req *TagRequest) ([]*corpus.Sentence
 	return sents, tokens, nil
 }
 
-// extraColumns checks the request's columns: known to the model's format,
-// neither the word nor the label column, shaped like "sentences", and
-// every column the model reads present. It returns the columns the model
-// reads, in sm.input.Extra order; the others are checked and not used.
+// extraColumns checks the request's columns: known to the (first) model's
+// format, neither the word nor the label column nor one a pipeline's
+// model labels, shaped like "sentences", and every column the model reads
+// present. It returns the columns the model reads, in sm.input.Extra
+// order; the others are checked and not used.
 func extraColumns(sm *servedModel, req *TagRequest) ([][][]string, error) {
 	in := sm.input
 	names := make([]string, 0, len(req.Columns))
@@ -342,6 +383,8 @@ func extraColumns(sm *servedModel, req *TagRequest) ([][][]string, error) {
 			return nil, badRequest("columns: model %q has no column %q (its columns: %s)", sm.name, name, plural.Quoted(in.Columns))
 		case i == in.Word:
 			return nil, badRequest("columns: %q is the word column, which \"sentences\" fills", name)
+		case slices.Contains(sm.columns, name):
+			return nil, badRequest("columns: %q is labelled by the pipeline's model %q", name, sm.labeller(name))
 		case i == in.Label:
 			return nil, badRequest("columns: %q is the label column, which the model predicts", name)
 		}
@@ -372,4 +415,15 @@ func extraColumns(sm *servedModel, req *TagRequest) ([][][]string, error) {
 
 func columnsWord(names []string) string {
 	return plural.Noun(len(names), "column") + " " + plural.Quoted(names)
+}
+
+// labeller is the path of the latest of a pipeline's models that labels
+// the column col.
+func (sm *servedModel) labeller(col string) string {
+	for k := len(sm.columns) - 1; k >= 0; k-- {
+		if sm.columns[k] == col {
+			return sm.files[k].path
+		}
+	}
+	return ""
 }

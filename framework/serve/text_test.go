@@ -14,7 +14,7 @@ import (
 // "sentences" are, and answered with offsets that give back the text;
 // bad text requests are refused with 400.
 func TestTextRequest(t *testing.T) {
-	opts := testOptions(ModelFile{"ewt", trainedModel(t, "ewt")}, ModelFile{"xpos", trainedModel(t, "xpos")})
+	opts := testOptions(ModelFile{Name: "ewt", Path: trainedModel(t, "ewt")}, ModelFile{Name: "xpos", Path: trainedModel(t, "xpos")})
 	opts.Tokenizer = tokenize.Rules{}
 	srv := start(t, opts)
 	text := "The dog barks. It is   late!\n\nNew paragraph"
@@ -66,7 +66,7 @@ func TestTextRequest(t *testing.T) {
 		}
 	}
 	// A service without a tokenizer refuses text.
-	none := start(t, testOptions(ModelFile{"ewt", trainedModel(t, "ewt")}))
+	none := start(t, testOptions(ModelFile{Name: "ewt", Path: trainedModel(t, "ewt")}))
 	if status, body := post(t, http.DefaultClient, none.base+"/v1/models/ewt/tag", `{"text": "a b"}`); status != 400 || !strings.Contains(string(body), "no tokenizer") {
 		t.Errorf("no tokenizer: %d %s", status, body)
 	}
@@ -79,7 +79,7 @@ func quote(s string) string {
 
 // TestShippedModelByName: a shipped model's name serves it.
 func TestShippedModelByName(t *testing.T) {
-	srv := start(t, testOptions(ModelFile{"tok", "en-tokenizer"}))
+	srv := start(t, testOptions(ModelFile{Name: "tok", Path: "en-tokenizer"}))
 	if body := get(t, srv.base+"/v1/models"); !strings.Contains(body, `"tok"`) || !strings.Contains(body, `"sha256"`) {
 		t.Errorf("models: %s", body)
 	}
