@@ -9,6 +9,7 @@ package main
 import "C"
 
 import (
+	"errors"
 	"unsafe"
 
 	"github.com/trellis-nlp/trellis/framework/trellis"
@@ -171,6 +172,71 @@ func trellis_tokenize(text unsafe.Pointer, textLen C.size_t, tokenizer *C.char, 
 	}
 	return cBytes(b, n)
 }
+
+// pipelineCall is bufferCall for the pipeline with handle h.
+func pipelineCall(h C.int64_t, n *C.size_t, errOut **C.char, f func(*textPipeline) ([]byte, error)) (out unsafe.Pointer) {
+	var err error
+	defer func() { setError(errOut, err) }()
+	defer guard(&err)
+	p, err := pipelines.get(int64(h))
+	if err != nil {
+		return nil
+	}
+	b, err := f(p)
+	if err != nil {
+		return nil
+	}
+	return cBytes(b, n)
+}
+
+// trellis_pipeline_new makes a pipeline of the n models with the handles
+// at handles, in order, each reading the labels of the ones before it
+// (pipeline.go). It returns the pipeline's handle (free it with
+// trellis_pipeline_free; the models stay the caller's), 0 on error.
+//
+//export trellis_pipeline_new
+func trellis_pipeline_new(handles *C.int64_t, n C.size_t, errOut **C.char) (h C.int64_t) {
+	var err error
+	defer func() { setError(errOut, err) }()
+	defer guard(&err)
+	if handles == nil && n != 0 {
+		err = errors.New("bad request: handles is NULL but n is not 0")
+		return 0
+	}
+	hs := make([]int64, n)
+	for i, x := range unsafe.Slice(handles, int(n)) {
+		hs[i] = int64(x)
+	}
+	ph, err := newPipeline(hs)
+	return C.int64_t(ph)
+}
+
+// trellis_pipeline_tag_text is trellis_tag_text through a pipeline: each
+// token also carries every model's label in "tags" (column -> label).
+//
+//export trellis_pipeline_tag_text
+func trellis_pipeline_tag_text(h C.int64_t, text unsafe.Pointer, textLen C.size_t, tokenizer *C.char, n *C.size_t, errOut **C.char) unsafe.Pointer {
+	return pipelineCall(h, n, errOut, func(p *textPipeline) ([]byte, error) {
+		if text == nil && textLen != 0 {
+			return nil, errNoText
+		}
+		return pipelineTagText(p, goBytes(text, textLen), goString(tokenizer))
+	})
+}
+
+// trellis_pipeline_tag tags sentences given as words (a JSON array of
+// arrays of strings) through a pipeline and returns, per sentence, a JSON
+// object column -> labels.
+//
+//export trellis_pipeline_tag
+func trellis_pipeline_tag(h C.int64_t, req unsafe.Pointer, reqLen C.size_t, n *C.size_t, errOut **C.char) unsafe.Pointer {
+	return pipelineCall(h, n, errOut, func(p *textPipeline) ([]byte, error) {
+		return pipelineTag(p, goBytes(req, reqLen))
+	})
+}
+
+//export trellis_pipeline_free
+func trellis_pipeline_free(h C.int64_t) { pipelines.remove(int64(h)) }
 
 //export trellis_save
 func trellis_save(h C.int64_t, path *C.char, errOut **C.char) (status C.int) {

@@ -106,17 +106,46 @@ func NewPipeline(models ...*Model) (*Pipeline, error) {
 	return &Pipeline{models: models, p: p}, nil
 }
 
+// Columns returns the column each model labels, in order (the keys of a
+// token's Tags).
+func (p *Pipeline) Columns() []string { return p.p.Columns() }
+
+// Tag tags sentences given as their words with every model:
+// labels[k][s][i] is model k's label of token i of sentence s.
+func (p *Pipeline) Tag(words [][]string) ([][][]string, error) {
+	unlock, err := p.lock()
+	if err != nil {
+		return nil, err
+	}
+	defer unlock()
+	return p.p.Tag(words)
+}
+
+// lock takes every model's lock, in the order the models were loaded
+// (Model.seq), so pipelines that share models never deadlock; it returns
+// what releases them, or ErrClosed when a model is closed.
+func (p *Pipeline) lock() (func(), error) {
+	byLoad := slices.SortedFunc(slices.Values(p.models), func(a, b *Model) int { return cmp.Compare(a.seq, b.seq) })
+	var held []*Model
+	unlock := func() {
+		for _, m := range held {
+			m.mu.Unlock()
+		}
+	}
+	for _, m := range byLoad {
+		if _, err := m.lock(); err != nil {
+			unlock()
+			return nil, err
+		}
+		held = append(held, m)
+	}
+	return unlock, nil
+}
+
 // TagText is Model.TagText through every model: each token's Label is
 // the last model's, its Tags every model's by column, and the spans or
 // words are the last model's.
 func (p *Pipeline) TagText(text string, tok tokenize.Tokenizer) ([]annotate.Sentence, error) {
-	byLoad := slices.SortedFunc(slices.Values(p.models), func(a, b *Model) int { return cmp.Compare(a.seq, b.seq) })
-	for _, m := range byLoad {
-		if _, err := m.lock(); err != nil {
-			return nil, err
-		}
-		defer m.mu.Unlock()
-	}
 	last := p.models[len(p.models)-1].tg
 	kind, sch := annotate.KindOf(last), last.Scheme()
 	if annotate.KindOf(p.models[0].tg) == annotate.Words {
@@ -130,7 +159,7 @@ func (p *Pipeline) TagText(text string, tok tokenize.Tokenizer) ([]annotate.Sent
 	for k := range sents {
 		words[k] = sents[k].Words()
 	}
-	labels, err := p.p.Tag(words)
+	labels, err := p.Tag(words)
 	if err != nil {
 		return nil, err
 	}

@@ -27,10 +27,16 @@ the tokens with their labels and, for a span scheme (BIO...), the spans:
 
 Offsets are str indices: text[t["start"]:t["end"]] == t["text"] for every
 token and span.
+
+CRF.load also takes the name of a model shipped with trellis ("en-upos",
+"en-xpos": POS taggers reading words). trellis.Pipeline([...]) chains
+models, each reading the labels of the ones before it as the columns it
+names: a chunker trained on columns word, xpos, chunk after "en-xpos".
 """
 
 from ._crf import CRF
 from ._native import TrellisError, library_path
+from ._pipeline import Pipeline
 from ._text import tokenize
 
-__all__ = ["CRF", "TrellisError", "library_path", "tokenize"]
+__all__ = ["CRF", "Pipeline", "TrellisError", "library_path", "tokenize"]

@@ -7,7 +7,7 @@ import os
 
 from . import _features
 from ._log import TrainingLog
-from ._native import Model
+from ._native import Model, TrellisError
 from ._text import DEFAULT_TOKENIZER
 
 # The algorithms of sklearn-crfsuite (CRFsuite's trainers) trellis has a
@@ -305,11 +305,20 @@ class CRF:
         written by `trellis run`. A model trained on attributes (here, or
         by `trellis run` on a crfsuite corpus) takes X as fit does; one
         trained on columns takes each token as a str (its word) or a list
-        of column values."""
-        if not os.path.exists(path):
-            raise FileNotFoundError("no model file %s" % os.fspath(path))
+        of column values.
+
+        path may also name a model shipped with trellis, where no file has
+        that path: "en-upos" and "en-xpos" (POS taggers reading words),
+        "en-tokenizer". A path that is neither raises FileNotFoundError."""
         crf = cls()
-        crf._set_model(Model.load(path))
+        try:
+            model = Model.load(path)
+        except TrellisError as e:
+            # libtrellis's message also lists the shipped models' names.
+            if not os.path.exists(path):
+                raise FileNotFoundError(str(e)) from None
+            raise
+        crf._set_model(model)
         return crf
 
     def __getstate__(self):

@@ -72,6 +72,11 @@ def _declare(lib):
         "trellis_tag_attributes": ([c_int64, ctypes.c_char_p, c_size_t, ctypes.c_int, size, err], ctypes.c_void_p),
         "trellis_tag_text": ([c_int64, ctypes.c_char_p, c_size_t, ctypes.c_char_p, size, err], ctypes.c_void_p),
         "trellis_tokenize": ([ctypes.c_char_p, c_size_t, ctypes.c_char_p, size, err], ctypes.c_void_p),
+        "trellis_pipeline_new": ([ctypes.POINTER(c_int64), c_size_t, err], c_int64),
+        "trellis_pipeline_tag_text": ([c_int64, ctypes.c_char_p, c_size_t, ctypes.c_char_p, size, err],
+                                      ctypes.c_void_p),
+        "trellis_pipeline_tag": ([c_int64, ctypes.c_char_p, c_size_t, size, err], ctypes.c_void_p),
+        "trellis_pipeline_free": ([c_int64], None),
         "trellis_save": ([c_int64, ctypes.c_char_p, err], ctypes.c_int),
         "trellis_bytes": ([c_int64, size, err], ctypes.c_void_p),
         "trellis_free": ([c_int64], None),
@@ -226,6 +231,43 @@ class Model:
     def close(self):
         if self.handle:
             lib().trellis_free(self.handle)
+            self.handle = 0
+
+    def __del__(self):
+        try:
+            self.close()
+        except Exception:
+            pass
+
+
+class Pipeline:
+    """A pipeline of Models in libtrellis's pipeline table (pipeline.go);
+    free it with close(). It keeps the Models, so that they outlive it."""
+
+    def __init__(self, models):
+        self.models = tuple(models)
+        handles = (ctypes.c_int64 * len(self.models))(*(m.handle for m in self.models))
+        err = ctypes.c_void_p()
+        self.handle = 0
+        self.handle = _handle(lib().trellis_pipeline_new(handles, len(self.models), ctypes.byref(err)), err)
+
+    def _call_buffer(self, f, *args):
+        n, err = ctypes.c_size_t(), ctypes.c_void_p()
+        ptr = f(self.handle, *args, ctypes.byref(n), ctypes.byref(err))
+        return _result(ptr, n, err)
+
+    def tag_text(self, text, tokenizer):
+        data = _text(text)
+        return json.loads(self._call_buffer(lib().trellis_pipeline_tag_text, data, len(data), _tokenizer(tokenizer)))
+
+    def tag(self, words):
+        """Per sentence of words (lists of str), {column: labels}."""
+        data = json.dumps(words, separators=(",", ":")).encode("utf-8")
+        return json.loads(self._call_buffer(lib().trellis_pipeline_tag, data, len(data)))
+
+    def close(self):
+        if self.handle:
+            lib().trellis_pipeline_free(self.handle)
             self.handle = 0
 
     def __del__(self):
