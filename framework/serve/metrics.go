@@ -48,7 +48,7 @@ func newMetrics() *metrics {
 		Name: "trellis_serve_plugin_restarts_total", Help: "Times a model's plugins were restarted after one died, by model.",
 	}, []string{"model"})
 	m.inFlight = prometheus.NewGauge(prometheus.GaugeOpts{
-		Name: "trellis_serve_requests_in_flight", Help: "Requests being answered.",
+		Name: "trellis_serve_requests_in_flight", Help: "Requests being answered (scrapes of /metrics not counted).",
 	})
 	m.reg.MustRegister(m.requests, m.errors, m.latency, m.tokens, m.sentences, m.restarts, m.inFlight,
 		collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))

@@ -55,20 +55,29 @@ func (r *recorder) Write(p []byte) (int, error) {
 func (s *Server) route(name string, methods []string, h func(*recorder, *http.Request)) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		start := time.Now()
-		s.metrics.active.Add(1)
-		s.metrics.inFlight.Inc()
-		// Deferred: net/http recovers a handler's panic, and a count left
-		// at +1 would hold the drain until its timeout.
-		defer func() {
-			s.metrics.inFlight.Dec()
-			s.metrics.active.Add(-1)
-		}()
+		// Scrapes of /metrics are not counted in flight (the gauge would
+		// count the scrape reading it, and a scrape just answered whose
+		// handler has not returned yet), and whether to refuse a request
+		// is decided before it counts: a request counted is one the drain
+		// waits for and answers. TestServeEndToEnd relies on both.
+		scrape := name == "metrics"
+		refuse := s.draining.Load() && !scrape
+		if !scrape {
+			s.metrics.active.Add(1)
+			s.metrics.inFlight.Inc()
+			// Deferred: net/http recovers a handler's panic, and a count
+			// left at +1 would hold the drain until its timeout.
+			defer func() {
+				s.metrics.inFlight.Dec()
+				s.metrics.active.Add(-1)
+			}()
+		}
 		rec := &recorder{ResponseWriter: w, status: http.StatusOK}
 		switch {
 		case methods != nil && !slices.Contains(methods, r.Method):
 			rec.Header().Set("Allow", strings.Join(methods, ", "))
 			writeError(rec, http.StatusMethodNotAllowed, fmt.Sprintf("%s takes %s, not %s", r.URL.Path, strings.Join(methods, " or "), r.Method))
-		case s.draining.Load() && name != "metrics":
+		case refuse:
 			rec.Header().Set("Connection", "close")
 			writeError(rec, http.StatusServiceUnavailable, "the service is shutting down")
 		default:
