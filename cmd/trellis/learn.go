@@ -754,9 +754,16 @@ func isPOS(name string) bool {
 // wordBlocks are specs/conll2000.hcl's word templates with
 // specs/ud-ewt.hcl's affixes and shapes.
 func wordBlocks(col string) []specBlock {
-	return []specBlock{
+	return append([]specBlock{
 		{"emission", "w", []specAttr{{"column", col}, {"offsets", "[-2, -1, 0, 1, 2]"}}},
 		{"emission", "w2", []specAttr{{"column", col}, {"offsets", "[-1, 0]"}, {"ngram", "2"}}},
+	}, formTail(col)...)
+}
+
+// formTail are specs/ud-ewt.hcl's affix, shape, case, digit and hyphen
+// templates, which the word and the CoNLL-U sets share.
+func formTail(col string) []specBlock {
+	return []specBlock{
 		{"prefix", "pre", []specAttr{{"column", col}, {"lengths", "[1, 2, 3]"}}},
 		{"suffix", "suf", []specAttr{{"column", col}, {"lengths", "[1, 2, 3, 4]"}}},
 		{"shape", "shape", []specAttr{{"column", col}, {"offsets", "[-1, 0, 1]"}, {"kind", `"compact"`}}},
@@ -778,16 +785,10 @@ func posBlocks(col string) []specBlock {
 
 // formBlocks are specs/ud-ewt.hcl's templates.
 func formBlocks(col string) []specBlock {
-	return []specBlock{
+	return append([]specBlock{
 		{"emission", "w", []specAttr{{"column", col}, {"offsets", "[-2, -1, 0, 1, 2]"}, {"lowercase", "true"}}},
 		{"emission", "form", []specAttr{{"column", col}}},
-		{"prefix", "pre", []specAttr{{"column", col}, {"lengths", "[1, 2, 3]"}}},
-		{"suffix", "suf", []specAttr{{"column", col}, {"lengths", "[1, 2, 3, 4]"}}},
-		{"shape", "shape", []specAttr{{"column", col}, {"offsets", "[-1, 0, 1]"}, {"kind", `"compact"`}}},
-		{"case", "case", []specAttr{{"column", col}}},
-		{"digit", "dig", []specAttr{{"column", col}}},
-		{"hyphen", "hyph", []specAttr{{"column", col}}},
-	}
+	}, formTail(col)...)
 }
 
 // charBlocks are specs/msr-cws.hcl's templates.

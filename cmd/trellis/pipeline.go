@@ -95,10 +95,7 @@ func (a *app) pipelineReader(ctx context.Context, first *tagger.Tagger, in io.Re
 			return words, nil, nil
 		}, func() {}, nil
 	}
-	if first.Format.Name() == corpus.NameChars {
-		tokName = tokenizerChars
-	}
-	tok, closeTok, err := a.tokenizer(ctx, tokName)
+	tok, closeTok, err := a.textTokenizer(ctx, first, tokName)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -160,11 +157,7 @@ func (r *pipelineRun) flush() error {
 			continue
 		}
 		js := annotate.New(words, labels[len(labels)-1][s], kind, sch, r.texts[s])
-		tags := make([][]string, len(cols))
-		for k := range cols {
-			tags[k] = labels[k][s]
-		}
-		js.AddTags(cols, tags)
+		js.AddTags(cols, pipeline.Of(labels, s))
 		b, err := json.Marshal(js)
 		if err != nil {
 			return err

@@ -159,9 +159,6 @@ func (a *app) tagReader(ctx context.Context, tg *tagger.Tagger, in io.Reader, fi
 		r, err := tg.NewReader(in, file, o.input)
 		return r, func() {}, err
 	}
-	if tg.Format.Name() == corpus.NameChars {
-		tokName = tokenizerChars // a segmenter reads characters
-	}
 	if err := tg.CheckPlain(); err != nil {
 		return nil, nil, err
 	}
@@ -169,7 +166,7 @@ func (a *app) tagReader(ctx context.Context, tg *tagger.Tagger, in io.Reader, fi
 	if err != nil {
 		return nil, nil, err
 	}
-	tok, done, err := a.tokenizer(ctx, tokName)
+	tok, done, err := a.textTokenizer(ctx, tg, tokName)
 	if err != nil {
 		return nil, nil, err
 	}

@@ -23,13 +23,6 @@ import (
 // --tokenizer is given.
 const defaultTokenizer = "en-tokenizer"
 
-// The tokenizers that are not models.
-const (
-	tokenizerRules = "rules" // tokenize.Rules
-	tokenizerLines = "lines" // tokenize.Lines
-	tokenizerChars = "chars" // tokenize.Characters
-)
-
 func tokenizeCommand() command {
 	return command{
 		Name: "tokenize",
@@ -153,16 +146,21 @@ func checkTokenizerFlag(fs *flag.FlagSet, in tagger.Input) error {
 	return nil
 }
 
+// textTokenizer returns the tokenizer of raw text for tg: the one tg
+// fixes (tokenize.Fixed: characters for a segmenter), else the one called
+// name; and what closes it.
+func (a *app) textTokenizer(ctx context.Context, tg *tagger.Tagger, name string) (tokenize.Tokenizer, func(), error) {
+	if tok := tokenize.Fixed(tg); tok != nil {
+		return tok, func() {}, nil
+	}
+	return a.tokenizer(ctx, name)
+}
+
 // tokenizer returns the tokenizer called name (a model file or shipped
 // model, or rules, lines or chars) and what closes it.
 func (a *app) tokenizer(ctx context.Context, name string) (tokenize.Tokenizer, func(), error) {
-	switch name {
-	case tokenizerRules:
-		return tokenize.Rules{}, func() {}, nil
-	case tokenizerLines:
-		return tokenize.Lines{}, func() {}, nil
-	case tokenizerChars:
-		return tokenize.Characters{}, func() {}, nil
+	if tok, ok := tokenize.Builtin(name); ok {
+		return tok, func() {}, nil
 	}
 	tg, err := a.loadTagger(ctx, name, tagger.Options{})
 	if err != nil {

@@ -8,6 +8,7 @@ package annotate
 
 import (
 	"strings"
+	"unicode/utf8"
 
 	"github.com/trellis-nlp/trellis/framework/corpus"
 	"github.com/trellis-nlp/trellis/framework/scheme"
@@ -137,7 +138,7 @@ func segment(chars, labels []string, text *tokenize.Sentence) []Token {
 	var out []Token
 	k := 0 // the word's first character
 	for _, w := range corpus.WordsFromLabels(chars, labels) {
-		n := len([]rune(w))
+		n := utf8.RuneCountInString(w)
 		t := Token{Text: w}
 		if text != nil {
 			t.Start, t.End = &text.Tokens[k].Start, &text.Tokens[k+n-1].End

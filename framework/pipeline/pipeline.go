@@ -112,6 +112,16 @@ func (p *Pipeline) Tag(words [][]string) ([][][]string, error) {
 	return labels, nil
 }
 
+// Of returns sentence s's labels by each stage, from labels as Tag gives
+// them: Of(labels, s)[k] is labels[k][s].
+func Of(labels [][][]string, s int) [][]string {
+	out := make([][]string, len(labels))
+	for k := range labels {
+		out[k] = labels[k][s]
+	}
+	return out
+}
+
 // Sentences returns the sentences of words for stage k, in its column
 // layout: the words, and the columns it reads filled from labels, the
 // earlier stages' labels as Tag gives them (labels[j] for j < k). It is

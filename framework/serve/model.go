@@ -18,6 +18,7 @@ import (
 	"github.com/trellis-nlp/trellis/framework/pretrained"
 	"github.com/trellis-nlp/trellis/framework/scheme"
 	"github.com/trellis-nlp/trellis/framework/tagger"
+	"github.com/trellis-nlp/trellis/framework/tokenize"
 )
 
 // servedModel is one model, or a pipeline of models: their files, read
@@ -28,9 +29,10 @@ type servedModel struct {
 	files []modelFile // one, or a pipeline's models in order
 	// input is what a request fills: the first model's columns.
 	input tagger.TokenInput
-	// chars: the first model reads characters, so text is split into
-	// them rather than tokenized.
-	chars bool
+	// fixed is the tokenizer the first model fixes (tokenize.Fixed:
+	// characters for a segmenter), nil when text goes through
+	// Options.Tokenizer.
+	fixed tokenize.Tokenizer
 	// kind and scheme shape the answer to a text request (annotate): the
 	// last model's, whose labels the answer gives.
 	kind   annotate.Kind
@@ -119,7 +121,7 @@ func loadModel(mf ModelFile, opts *Options, met *metrics) (*servedModel, error) 
 		}
 	}
 	head, tail := first.taggers[0], first.taggers[len(first.taggers)-1]
-	sm.input, sm.chars, sm.columns = sm.files[0].input, head.Format.Name() == corpus.NameChars, first.columns
+	sm.input, sm.fixed, sm.columns = sm.files[0].input, tokenize.Fixed(head), first.columns
 	sm.kind, sm.scheme = annotate.KindOf(tail), tail.Scheme()
 	g.pool <- first
 	if err != nil {

@@ -13,6 +13,7 @@ import (
 
 	"github.com/trellis-nlp/trellis/framework/annotate"
 	"github.com/trellis-nlp/trellis/framework/corpus"
+	"github.com/trellis-nlp/trellis/framework/pipeline"
 	"github.com/trellis-nlp/trellis/framework/plural"
 	"github.com/trellis-nlp/trellis/framework/tagger"
 	"github.com/trellis-nlp/trellis/framework/tokenize"
@@ -149,11 +150,7 @@ func (sm *servedModel) tags(tg tagged, last [][]string) []map[string][]string {
 
 // stageLabels are sentence s's labels by each of a pipeline's models.
 func stageLabels(tg tagged, last [][]string, s int) [][]string {
-	out := make([][]string, 0, len(tg.earlier)+1)
-	for _, labels := range tg.earlier {
-		out = append(out, labels[s])
-	}
-	return append(out, last[s])
+	return pipeline.Of(append(slices.Clip(tg.earlier), last), s)
 }
 
 // textSentences tokenizes a text request and builds its sentences;
@@ -188,8 +185,8 @@ func (s *Server) textSentences(sm *servedModel, req *TagRequest) ([]*corpus.Sent
 // tokenize splits text with the service's tokenizer, or into characters
 // for a segmentation model.
 func (s *Server) tokenize(sm *servedModel, text string) ([]tokenize.Sentence, error) {
-	if sm.chars {
-		return tokenize.Characters{}.Tokenize(text)
+	if sm.fixed != nil {
+		return sm.fixed.Tokenize(text)
 	}
 	if s.opts.Tokenizer == nil {
 		return nil, badRequest(`this service has no tokenizer for "text": send "sentences"`)

@@ -50,6 +50,17 @@ func NewModel(t *tagger.Tagger) (*Model, error) {
 	return &Model{t: t, width: len(t.Format.Columns())}, nil
 }
 
+// Fixed returns the tokenizer that model t fixes, whatever tokenizer a
+// caller asks for: Characters for a word segmentation model (the chars
+// format), whose tokens are characters; nil for any other model. Every
+// reader of raw text (tag, serve, the Go API, pipelines) asks it.
+func Fixed(t *tagger.Tagger) Tokenizer {
+	if t.Format.Name() == corpus.NameChars {
+		return Characters{}
+	}
+	return nil
+}
+
 // paragraph is a piece of the text tagged as one sequence: text starts
 // at character base of the whole.
 type paragraph struct {

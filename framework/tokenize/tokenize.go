@@ -152,6 +152,21 @@ func splitLines(text string, fill func(line string, base int, s *Sentence)) []Se
 	return sents
 }
 
+// Builtin returns the tokenizer that is not a model called name: "rules"
+// (Rules), "lines" (Lines) or "chars" (Characters); false for any other
+// name, which callers read as a tokenizer model's file or shipped name.
+func Builtin(name string) (Tokenizer, bool) {
+	switch name {
+	case "rules":
+		return Rules{}, true
+	case "lines":
+		return Lines{}, true
+	case "chars":
+		return Characters{}, true
+	}
+	return nil, false
+}
+
 // runeCount is the characters of s.
 func runeCount(s string) int { return utf8.RuneCountInString(s) }
 

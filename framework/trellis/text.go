@@ -20,13 +20,8 @@ import (
 // tokenizer model, by file path or shipped name ("en-tokenizer",
 // learned from UD English EWT).
 func NewTokenizer(name string) (tokenize.Tokenizer, error) {
-	switch name {
-	case "rules":
-		return tokenize.Rules{}, nil
-	case "lines":
-		return tokenize.Lines{}, nil
-	case "chars":
-		return tokenize.Characters{}, nil
+	if tok, ok := tokenize.Builtin(name); ok {
+		return tok, nil
 	}
 	m, err := Load(name)
 	if err != nil {
@@ -59,8 +54,8 @@ func (l *lockedTokenizer) Tokenize(text string) ([]tokenize.Sentence, error) {
 // rule).
 func (m *Model) TagText(text string, tok tokenize.Tokenizer) ([]annotate.Sentence, error) {
 	kind, sch := annotate.KindOf(m.tg), m.tg.Scheme()
-	if kind == annotate.Words {
-		tok = tokenize.Characters{}
+	if fixed := tokenize.Fixed(m.tg); fixed != nil {
+		tok = fixed
 	}
 	sents, err := tok.Tokenize(text)
 	if err != nil {
@@ -148,8 +143,8 @@ func (p *Pipeline) lock() (func(), error) {
 func (p *Pipeline) TagText(text string, tok tokenize.Tokenizer) ([]annotate.Sentence, error) {
 	last := p.models[len(p.models)-1].tg
 	kind, sch := annotate.KindOf(last), last.Scheme()
-	if annotate.KindOf(p.models[0].tg) == annotate.Words {
-		tok = tokenize.Characters{}
+	if fixed := tokenize.Fixed(p.models[0].tg); fixed != nil {
+		tok = fixed
 	}
 	sents, err := tok.Tokenize(text)
 	if err != nil {
@@ -165,13 +160,9 @@ func (p *Pipeline) TagText(text string, tok tokenize.Tokenizer) ([]annotate.Sent
 	}
 	cols := p.p.Columns()
 	out := make([]annotate.Sentence, len(sents))
-	tags := make([][]string, len(cols))
 	for k := range sents {
 		out[k] = annotate.New(words[k], labels[len(labels)-1][k], kind, sch, &sents[k])
-		for j := range cols {
-			tags[j] = labels[j][k]
-		}
-		out[k].AddTags(cols, tags)
+		out[k].AddTags(cols, pipeline.Of(labels, k))
 	}
 	return out, nil
 }
