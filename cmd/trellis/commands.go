@@ -484,9 +484,9 @@ func pauseGC() (resume func()) {
 func evalCommand() command {
 	return command{
 		Name:        "eval",
-		Usage:       []string{"--model MODEL FILE [--json] [--decode viterbi|greedy|beam|posterior|labelpath] [--beam N]"},
+		Usage:       []string{"--model MODEL FILE [--json] [--decode viterbi|greedy|beam|posterior|labelpath] [--beam N] [--consistency token|span [--penalty X]] [--constraint TYPE<=N]"},
 		Summary:     "score a model on a labelled file",
-		Description: "Tags FILE (in the model's corpus format, with gold labels) and prints a conlleval-style report for span schemes, accuracy otherwise, and word precision, recall and F1 for segmentation; --json prints the full metrics. --decode and --beam choose the decoding method as in trellis tag.",
+		Description: "Tags FILE (in the model's corpus format, with gold labels) and prints a conlleval-style report for span schemes, accuracy otherwise, and word precision, recall and F1 for segmentation; --json prints the full metrics. --decode and --beam choose the decoding method as in trellis tag; --consistency and --constraint decode each document jointly as in trellis tag, and log how many documents were certified optimal.",
 		Run:         (*app).cmdEval,
 	}
 }
@@ -542,6 +542,14 @@ func (a *app) cmdEval(ctx context.Context, args []string) error {
 		return fmt.Errorf("%s: no sentences to evaluate", name)
 	}
 	res := eval.Evaluate(sents, eval.Options{Scheme: sch})
+	if opt.Joint != nil {
+		st := tg.JointStats()
+		a.log.Info().Int("problems", st.Problems).Int("documents", st.Marked).Int("certified", st.Certified).
+			Int("iterations", st.Iterations).Int("most_iterations", st.Most).Msg("joint decoding")
+		if opt.Joint.Documents() && st.Problems > 0 && st.Marked == 0 {
+			a.log.Warn().Msg("the input has no document boundaries: consistency keeps a document's words consistent, so it changed nothing (constraints still apply)")
+		}
+	}
 	if *asJSON {
 		return writeEvalJSON(a.stdout, res, vocab)
 	}

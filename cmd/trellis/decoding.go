@@ -2,24 +2,93 @@ package main
 
 import (
 	"flag"
+	"fmt"
+	"strconv"
 	"strings"
 
+	"github.com/trellis-nlp/trellis/framework/dual"
 	"github.com/trellis-nlp/trellis/framework/lattice"
 	"github.com/trellis-nlp/trellis/framework/registry"
 	"github.com/trellis-nlp/trellis/framework/tagger"
 )
 
-// decodeFlags are --decode and --beam, shared by tag and eval.
+// decodeFlags are --decode and --beam, and joint decoding's flags (a
+// learner's consistency and constraint blocks), shared by tag and eval.
 type decodeFlags struct {
-	method *string
-	beam   *int
+	method      *string
+	beam        *int
+	consistency *string
+	words       *string
+	penalty     *string
+	iterations  *int
+	step        *float64
+	limits      *limitFlags
 }
 
 func addDecodeFlags(fs *flag.FlagSet) decodeFlags {
-	return decodeFlags{
-		method: fs.String("decode", "viterbi", "how labels are chosen: `"+strings.Join(lattice.MethodNames, "|")+"` (beam needs --beam)"),
-		beam:   fs.Int("beam", 0, "the beam width `N` of --decode beam (1 is greedy; the number of labels or more is Viterbi)"),
+	d := decodeFlags{
+		method:      fs.String("decode", "viterbi", "how labels are chosen: `"+strings.Join(lattice.MethodNames, "|")+"` (beam needs --beam)"),
+		beam:        fs.Int("beam", 0, "the beam width `N` of --decode beam (1 is greedy; the number of labels or more is Viterbi)"),
+		consistency: fs.String("consistency", "", "decode each document jointly so that its repeated `token`s, or the tokens of its repeated spans (span), take one type"),
+		words:       fs.String("consistency-words", "", "with --consistency token, which repeated words agree: `all` (the default) or capitalized"),
+		penalty:     fs.String("penalty", "", "soft agreement: what a token `X` pays for a type other than its group's (default: hard agreement)"),
+		iterations:  fs.Int("dd-iterations", 0, "the most subgradient steps `N` of joint decoding per document (default 200)"),
+		step:        fs.Float64("dd-step", 0, "the first subgradient step size `X` of joint decoding (default 1)"),
+		limits:      &limitFlags{},
 	}
+	fs.Var(d.limits, "constraint", "bound the spans of a type per sentence, `TYPE<=N`, TYPE>=N or TYPE=N (repeatable); decodes jointly")
+	return d
+}
+
+// limitFlags are the --constraint flags.
+type limitFlags []dual.LimitConfig
+
+func (l *limitFlags) String() string { return "" }
+
+// Set parses TYPE<=N, TYPE>=N or TYPE=N.
+func (l *limitFlags) Set(v string) error {
+	for _, op := range []string{"<=", ">=", "="} {
+		typ, num, ok := strings.Cut(v, op)
+		if !ok {
+			continue
+		}
+		n, err := strconv.Atoi(strings.TrimSpace(num))
+		if err != nil || n < 0 || typ == "" {
+			break
+		}
+		lim := dual.LimitConfig{Type: strings.TrimSpace(typ), Min: n, Max: n}
+		switch op {
+		case "<=":
+			lim.Min = 0
+		case ">=":
+			lim.Max = -1
+		}
+		*l = append(*l, lim)
+		return nil
+	}
+	return fmt.Errorf("%q is not TYPE<=N, TYPE>=N or TYPE=N with N a count", v)
+}
+
+// joint returns the joint decoding the flags ask for, nil for none.
+func (d decodeFlags) joint() (*dual.Config, error) {
+	c := &dual.Config{Match: *d.consistency, Words: *d.words, Iterations: *d.iterations, Step: *d.step, Limits: *d.limits}
+	if *d.penalty != "" {
+		p, err := strconv.ParseFloat(*d.penalty, 64)
+		if err != nil {
+			return nil, usagef("--penalty: %q is not a number", *d.penalty)
+		}
+		c.Penalty = &p
+	}
+	if !c.Enabled() {
+		if c.Words != "" || c.Penalty != nil || c.Iterations != 0 || c.Step != 0 {
+			return nil, usagef("--consistency-words, --penalty, --dd-iterations and --dd-step set joint decoding: add --consistency or --constraint")
+		}
+		return nil, nil
+	}
+	if err := c.Validate(); err != nil {
+		return nil, usagef("joint decoding: %v", err)
+	}
+	return c, nil
 }
 
 // apply sets opt's decoding from the flags; a bad combination is a usage
@@ -39,5 +108,16 @@ func (d decodeFlags) apply(opt *tagger.Options, nbest int) error {
 		return usagef("--nbest lists Viterbi's k best paths; it does not combine with --decode %s", m)
 	}
 	opt.Decode, opt.Beam = m, *d.beam
+	joint, err := d.joint()
+	if err != nil {
+		return err
+	}
+	switch {
+	case joint != nil && m != lattice.DecodeViterbi:
+		return usagef("--consistency and --constraint decode each sentence with viterbi; leave out --decode %s", m)
+	case joint != nil && nbest > 1:
+		return usagef("--consistency and --constraint give one labelling; they do not combine with --nbest")
+	}
+	opt.Joint = joint
 	return nil
 }

@@ -54,9 +54,17 @@ func TestDecodeFlags(t *testing.T) {
 		{[]string{"--decode", "beam"}, "--decode beam needs --beam N"},
 		{[]string{"--decode", "beam", "--beam", "0"}, "--decode beam needs --beam N"},
 		{[]string{"--decode", "greedy", "--nbest", "3"}, "does not combine with --decode greedy"},
+		{[]string{"--penalty", "2"}, "add --consistency or --constraint"},
+		{[]string{"--consistency", "tokn"}, `match is "tokn"`},
+		{[]string{"--consistency", "span", "--consistency-words", "all"}, `words chooses the tokens of match = "token"`},
+		{[]string{"--consistency", "token", "--penalty", "-1"}, "penalty must be at least 0"},
+		{[]string{"--constraint", "NP<x"}, "is not TYPE<=N, TYPE>=N or TYPE=N"},
+		{[]string{"--consistency", "token", "--decode", "greedy"}, "decode each sentence with viterbi"},
+		{[]string{"--consistency", "token", "--nbest", "3"}, "do not combine with --nbest"},
+		{[]string{"--constraint", "NP<=1", "--marginals"}, "do not combine with --marginals"},
 	} {
 		for _, cmd := range []string{"tag", "eval"} {
-			if cmd == "eval" && c.args[len(c.args)-2] == "--nbest" {
+			if last := c.args[len(c.args)-1]; cmd == "eval" && (c.args[len(c.args)-2] == "--nbest" || last == "--marginals") {
 				continue
 			}
 			code, _, stderr := trellis(t, "", append([]string{cmd, "--model", model, chunkTest}, c.args...)...)
@@ -64,6 +72,34 @@ func TestDecodeFlags(t *testing.T) {
 				t.Errorf("%s %v: exit %d, stderr %q; want exit %d and %q", cmd, c.args, code, stderr, exitUsage, c.want)
 			}
 		}
+	}
+}
+
+// TestJointFlags: a --constraint holds in every sentence tag prints, eval
+// scores with it, and --consistency on a file without document boundaries
+// is warned about.
+func TestJointFlags(t *testing.T) {
+	dir := sharedRun(t, chunkSpec)
+	model := filepath.Join(dir, "models", "hmm.model")
+	plain, _ := mustRun(t, "", "tag", "--model", model, chunkTest)
+	out, _ := mustRun(t, "", "tag", "--model", model, chunkTest, "--constraint", "NP<=1")
+	if out == plain {
+		t.Fatal("--constraint NP<=1 changed nothing: the test cannot tell it works")
+	}
+	for k, sent := range columnBlocks(t, out) {
+		np := 0
+		for _, f := range sent {
+			if f[len(f)-1] == "B-NP" {
+				np++
+			}
+		}
+		if np > 1 {
+			t.Fatalf("sentence %d has %d NP chunks under --constraint NP<=1", k, np)
+		}
+	}
+	evalOut, stderr := mustRun(t, "", "eval", "--model", model, chunkTest, "--consistency", "token")
+	if !strings.Contains(evalOut, "FB1:") || !strings.Contains(stderr, "no document boundaries") {
+		t.Errorf("eval --consistency on a file without documents: stdout %q, stderr %q", evalOut, stderr)
 	}
 }
 

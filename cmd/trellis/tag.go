@@ -24,6 +24,7 @@ func tagCommand() command {
 			"--model MODEL [FILE|-] [--threads N] [--marginals] [--nbest K] [--constrained auto|on|off] [--decode viterbi|greedy|beam|posterior|labelpath] [--beam N]",
 			"--model MODEL --input text|tokens [FILE|-] [--tokenizer MODEL|rules|lines|chars] [--output tsv|json]",
 			"--model MODEL [FILE|-] --output json",
+			"--model MODEL [FILE|-] --consistency token|span [--consistency-words all|capitalized] [--penalty X] [--dd-iterations N] [--dd-step X] [--constraint TYPE<=N]...",
 			"--model MODEL --model MODEL... --input text|tokens [FILE|-] [--output tsv|json]",
 		},
 		Summary: "tag a file, plain text or stdin with a model",
@@ -43,6 +44,11 @@ func tagCommand() command {
 			"--decode picks how labels are chosen: viterbi (the best sequence, the default), greedy (left to right, each label the best after the one before), " +
 			"beam with --beam N (the N best partial paths per position), posterior (the largest marginals the scheme's constraints allow), " +
 			"labelpath (for a latent model, the most probable label sequence summed over its hidden-state paths; Viterbi for any other).\n" +
+			"--consistency decodes each document (opened by -DOCSTART- or # newdoc) jointly, by dual decomposition: " +
+			"every occurrence of a repeated word (token; --consistency-words capitalized keeps only words with a capital), " +
+			"or the tokens of every occurrence of a word sequence labelled as a span somewhere in the document (span), take one type; " +
+			"--penalty X makes the agreement soft (a token pays X to differ), --dd-iterations and --dd-step bound and size the subgradient steps. " +
+			"--constraint TYPE<=N, TYPE>=N or TYPE=N bounds the spans of a type in every sentence. Both decode with viterbi and give one labelling (no --nbest, --marginals).\n" +
 			"Several --model make a pipeline: each model reads the labels of the ones before it as the column they label " +
 			"(a chunker reading \"pos\" after a POS tagger whose label column is \"pos\"); tsv prints token<TAB>label per model, " +
 			"json the last model's object with every model's label in each token's \"tags\".\n" +
@@ -102,6 +108,9 @@ func (a *app) cmdTag(ctx context.Context, args []string) error {
 	}
 	if err := decode.apply(&opt, *nbest); err != nil {
 		return err
+	}
+	if opt.Joint != nil && *marginals {
+		return usagef("--consistency and --constraint give one labelling; they do not combine with --marginals")
 	}
 	if len(pos) > 1 {
 		return usagef("tag takes at most one input file")

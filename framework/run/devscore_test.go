@@ -135,7 +135,7 @@ learner "crf" {
 				t.Fatal(err)
 			}
 			li := s.Learner(name)
-			dev := newDevDecoder(enc, constraints, li, 2).decode(m.Linear)
+			dev := newDevDecoder(enc, s.Labels.Training(), constraints, li, 2).decode(m.Linear)
 			tg, err := tagger.New(m, templates, tagger.Options{Decode: li.Decode, Beam: li.Beam})
 			if err != nil {
 				t.Fatal(err)
@@ -152,7 +152,7 @@ learner "crf" {
 			}
 			viterbi := *li
 			viterbi.Decode = lattice.DecodeViterbi
-			plain := newDevDecoder(enc, constraints, &viterbi, 1).decode(m.Linear)
+			plain := newDevDecoder(enc, s.Labels.Training(), constraints, &viterbi, 1).decode(m.Linear)
 			for k := range dev {
 				if !slices.Equal(plain[k].Pred, tagged[k]) {
 					changed++

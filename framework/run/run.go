@@ -22,6 +22,7 @@ import (
 	"github.com/rs/zerolog"
 
 	"github.com/trellis-nlp/trellis/framework/corpus"
+	"github.com/trellis-nlp/trellis/framework/dual"
 	"github.com/trellis-nlp/trellis/framework/eval"
 	"github.com/trellis-nlp/trellis/framework/feature"
 	"github.com/trellis-nlp/trellis/framework/fileio"
@@ -737,6 +738,9 @@ func saveAndEvaluate(ctx context.Context, o Options, enc *encoded, li *spec.Lear
 // learn.Problem is built (runs, Train, tuning candidates).
 func newProblem(o Options, enc *encoded, li *spec.LearnerInstance, log zerolog.Logger) (*learn.Problem, error) {
 	s := o.Spec
+	if err := checkJoint(enc, s, li, log); err != nil {
+		return nil, err
+	}
 	constraints := enc.constraints(s)
 	p := &learn.Problem{
 		Train: enc.train, NumAttrs: enc.mapper.Attrs().Len(), NumLabels: enc.mapper.Labels().Len(),
@@ -830,7 +834,7 @@ func evaluateLearner(ctx context.Context, o Options, enc *encoded, li *spec.Lear
 	if err != nil {
 		return nil, err
 	}
-	tg, err := tagger.New(loaded, o.Templates, tagger.Options{Decode: li.Decode, Beam: li.Beam})
+	tg, err := tagger.New(loaded, o.Templates, tagger.Options{Decode: li.Decode, Beam: li.Beam, Joint: li.Joint})
 	if err != nil {
 		return nil, err
 	}
@@ -845,6 +849,7 @@ func evaluateLearner(ctx context.Context, o Options, enc *encoded, li *spec.Lear
 		return nil, err
 	}
 	lm.TagSeconds = time.Since(t1).Seconds()
+	testJoint(lm, li, tg.JointStats(), s.Evaluation.Test, log)
 	if lm.TagSeconds > 0 {
 		lm.TagTokensPerSecond = float64(tokens) / lm.TagSeconds
 	}
@@ -964,7 +969,7 @@ func segmentationVocabulary(sch scheme.Scheme, enc *encoded) map[string]bool {
 // dev corpus with the experiment's main metric, decoding as the tagger
 // will decode the test corpus (devDecoder).
 func devScorer(enc *encoded, sch scheme.Scheme, constraints *lattice.Constraints, li *spec.LearnerInstance, net *neural.Network, threads int) func(m *linear.Model) float64 {
-	d := newDevDecoder(enc, constraints, li, threads)
+	d := newDevDecoder(enc, sch, constraints, li, threads)
 	d.net = net
 	return func(m *linear.Model) float64 {
 		r := eval.Evaluate(d.decode(m), eval.Options{Scheme: sch})
@@ -992,9 +997,16 @@ type devDecoder struct {
 	// net, when set, is the encoder trained with the model: its label
 	// scores, under its weights at the call, join the templates'.
 	net *neural.Network
+	// joint, when set, decodes the documents (docs, [start, end) runs of
+	// sentences; words [k] the tokens of sentence k) jointly in the
+	// training scheme (joint.go).
+	joint  *dual.Config
+	scheme scheme.Scheme
+	docs   [][2]int
+	words  [][]string
 }
 
-func newDevDecoder(enc *encoded, constraints *lattice.Constraints, li *spec.LearnerInstance, threads int) *devDecoder {
+func newDevDecoder(enc *encoded, sch scheme.Scheme, constraints *lattice.Constraints, li *spec.LearnerInstance, threads int) *devDecoder {
 	n := enc.dev.NumSentences()
 	d := &devDecoder{enc: enc, constraints: constraints, method: li.Decode, beam: li.Beam,
 		threads: max(1, min(threads, n)), sents: make([]eval.Sentence, n)}
@@ -1007,6 +1019,7 @@ func newDevDecoder(enc *encoded, constraints *lattice.Constraints, li *spec.Lear
 			d.sents[k].Gold[i] = st.Tokens[i][labelCol]
 		}
 	}
+	d.setJoint(li.Joint, sch)
 	return d
 }
 
@@ -1026,7 +1039,11 @@ func (d *devDecoder) decode(m *linear.Model) []eval.Sentence {
 		wg.Add(1)
 		go func(w int) {
 			defer wg.Done()
-			d.decodeShare(m, chain, relax, w)
+			if d.joint != nil {
+				d.decodeJointShare(m, chain, relax, w)
+			} else {
+				d.decodeShare(m, chain, relax, w)
+			}
 		}(w)
 	}
 	wg.Wait()

@@ -11,6 +11,7 @@ import (
 	"path/filepath"
 	"strings"
 
+	"github.com/trellis-nlp/trellis/framework/dual"
 	"github.com/trellis-nlp/trellis/framework/eval"
 	"github.com/trellis-nlp/trellis/framework/fileio"
 	"github.com/trellis-nlp/trellis/framework/learn"
@@ -176,6 +177,10 @@ type LearnerMetrics struct {
 	CIHigh     float64 `json:"ci95_high"`
 	// Tuning is the tune block's search, when the learner had one.
 	Tuning *Tuning `json:"tuning,omitempty"`
+	// Joint counts the test documents decoded jointly (consistency and
+	// constraint blocks): how many were certified optimal, in how many
+	// subgradient steps.
+	Joint *dual.Stats `json:"joint,omitempty"`
 }
 
 // Metrics is metrics.json: the figures of every learner by name.

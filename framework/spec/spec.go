@@ -22,6 +22,7 @@ import (
 	"github.com/zclconf/go-cty/cty"
 
 	"github.com/trellis-nlp/trellis/framework/corpus"
+	"github.com/trellis-nlp/trellis/framework/dual"
 	"github.com/trellis-nlp/trellis/framework/feature"
 	"github.com/trellis-nlp/trellis/framework/lattice"
 	"github.com/trellis-nlp/trellis/framework/learn"
@@ -270,6 +271,10 @@ type LearnerInstance struct {
 	ctx  *hcl.EvalContext
 	// Stage, when set, makes the learner a second stage (stage.go).
 	Stage *Stage `json:"stage,omitempty"`
+	// Joint, when set, is the learner's consistency and constraint
+	// blocks: the tagger and dev scoring decode each document jointly
+	// (joint.go).
+	Joint *dual.Config `json:"joint,omitempty"`
 	// InitModel is the model a learner with init_model continues
 	// training from (see initmodel.go), nil for the others.
 	InitModel *InitModel `json:"init_model,omitempty"`
@@ -982,7 +987,7 @@ func (s *Spec) decodeLearners(blocks hcl.Blocks, ctx *hcl.EvalContext, reg *lear
 			continue
 		}
 		head, rest, d := b.Body.PartialContent(&hcl.BodySchema{Attributes: []hcl.AttributeSchema{
-			{Name: "type", Required: true}, {Name: "decode"}, {Name: "beam"}, {Name: "encoder"}}, Blocks: stageSchema.Blocks})
+			{Name: "type", Required: true}, {Name: "decode"}, {Name: "beam"}, {Name: "encoder"}}, Blocks: learnerBlocks})
 		if diags = append(diags, d...); d.HasErrors() {
 			continue
 		}
@@ -1000,7 +1005,15 @@ func (s *Spec) decodeLearners(blocks hcl.Blocks, ctx *hcl.EvalContext, reg *lear
 		if diags = append(diags, d...); d.HasErrors() {
 			continue
 		}
-		stage, d := decodeStage(head.Blocks, ctx)
+		stage, d := decodeStage(head.Blocks.OfType("stage"), ctx)
+		if diags = append(diags, d...); d.HasErrors() {
+			continue
+		}
+		var decodeRange *hcl.Range
+		if a, ok := head.Attributes["decode"]; ok {
+			decodeRange = a.Expr.Range().Ptr()
+		}
+		joint, d := s.decodeJoint(head.Blocks, ctx, method, decodeRange)
 		if diags = append(diags, d...); d.HasErrors() {
 			continue
 		}
@@ -1022,7 +1035,7 @@ func (s *Spec) decodeLearners(blocks hcl.Blocks, ctx *hcl.EvalContext, reg *lear
 			diags = append(diags, vd)
 		}
 		li := &LearnerInstance{Name: name, Type: typ, Learner: l, Config: l.Config(), Range: b.DefRange,
-			Decode: method, Beam: beam, Stage: stage, body: rest, ctx: ctx}
+			Decode: method, Beam: beam, Stage: stage, Joint: joint, body: rest, ctx: ctx}
 		if d := s.decodeLearnerEncoder(li, head, rest, ctx); d.HasErrors() {
 			diags = append(diags, d...)
 			continue

@@ -148,6 +148,12 @@ func TestBadSpecDiagnostics(t *testing.T) {
 		{name: "tnt_min_count", want: []string{"Pruning with a learner that reads every attribute", "min_count = 2", "min_count = 3 would drop"}},
 		{name: "tnt_templates", want: []string{"Invalid rare_frequency", "rare_frequency = 0", `Learner "tnt" (type tnt)`, `template "shape" is of type shape`}},
 		{name: "history_predicted", want: []string{"Invalid template", `unknown column "prd"`, `Did you mean "pred"?`}},
+		{name: "joint_bad_match", want: []string{"Invalid match", `Did you mean "token"?`}},
+		{name: "joint_words_span", want: []string{`words without match = "token"`}},
+		{name: "joint_bad_settings", want: []string{"Invalid penalty", "Invalid iterations", "Invalid step"}},
+		{name: "joint_decode_beam", want: []string{"Joint decoding needs viterbi", "decodes with beam"}},
+		{name: "constraint_bad", want: []string{"Empty constraint", "Invalid max", "Duplicate constraint"}},
+		{name: "constraint_iob_one", want: []string{"Constraints need iob2 or bioes", `encode = "iob2"`}},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {

@@ -46,6 +46,9 @@ type Decoded struct {
 // states forbidden) and its probability, and Marginals[i] sums the states
 // of the label at i.
 func (t *Tagger) TagDetailed(sents []*corpus.Sentence, k int) ([]Decoded, error) {
+	if t.joint != nil {
+		return nil, ErrJointDetail
+	}
 	if k < 1 {
 		k = 1
 	}

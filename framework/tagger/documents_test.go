@@ -38,20 +38,37 @@ func documentText(n int) string {
 // a token after which another occurrence of it follows "mr" a B-PER, one
 // after "in" a B-LOC, and everything else O.
 func documentModel(t testing.TB) *model.Model {
+	specs := []feature.TemplateSpec{
+		{Type: "emission", Name: "w", Config: rawJSON(t, map[string]any{"column": "word"})},
+		{Type: "document", Name: "d", Config: rawJSON(t, map[string]any{"column": "word", "context": 1})},
+		{Type: "transition", Name: "t", Config: rawJSON(t, map[string]any{})},
+	}
+	train := "-DOCSTART- O\n\nMr O\nZa B-PER\n\nZa B-PER\nsaid O\n\n-DOCSTART- O\n\nin O\nZb B-LOC\n\nZb B-LOC\n"
+	return handModel(t, specs, train, func(name, lab string) float64 {
+		switch {
+		case name == "d/ctx[-1]=mr" && lab == "B-PER", name == "d/ctx[-1]=in" && lab == "B-LOC":
+			return 5
+		case lab == "O":
+			return 0.5
+		}
+		return 0
+	})
+}
+
+func rawJSON(t testing.TB, v any) json.RawMessage {
+	b, err := json.Marshal(v)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return b
+}
+
+// handModel is an iob2 model of a conll file of words and NER labels with
+// the given templates, over the attributes and labels seen in train, each
+// (attribute, label) weighted by weight.
+func handModel(t testing.TB, specs []feature.TemplateSpec, train string, weight func(attr, label string) float64) *model.Model {
 	t.Helper()
 	format := corpus.Config{Name: "conll", Columns: []string{"word", "ner"}, Label: "ner"}
-	raw := func(v any) json.RawMessage {
-		b, err := json.Marshal(v)
-		if err != nil {
-			t.Fatal(err)
-		}
-		return b
-	}
-	specs := []feature.TemplateSpec{
-		{Type: "emission", Name: "w", Config: raw(map[string]any{"column": "word"})},
-		{Type: "document", Name: "d", Config: raw(map[string]any{"column": "word", "context": 1})},
-		{Type: "transition", Name: "t", Config: raw(map[string]any{})},
-	}
 	reg, _ := builtin.Registries()
 	f, err := corpus.New(format)
 	if err != nil {
@@ -69,7 +86,6 @@ func documentModel(t testing.TB) *model.Model {
 	if err != nil {
 		t.Fatal(err)
 	}
-	train := "-DOCSTART- O\n\nMr O\nZa B-PER\n\nZa B-PER\nsaid O\n\n-DOCSTART- O\n\nin O\nZb B-LOC\n\nZb B-LOC\n"
 	sents, err := readAll(f, train, corpus.ReadOptions{})
 	if err != nil {
 		t.Fatal(err)
@@ -82,22 +98,15 @@ func documentModel(t testing.TB) *model.Model {
 	lm := linear.NewObserved(data, attrs.Len(), labels.Len(), true)
 	for a := int32(0); a < int32(attrs.Len()); a++ {
 		for y := int32(0); y < int32(labels.Len()); y++ {
-			fi := lm.Feature(a, y)
-			if fi < 0 {
-				continue
-			}
-			switch name, lab := attrs.Name(a), labels.Name(y); {
-			case name == "d/ctx[-1]=mr" && lab == "B-PER", name == "d/ctx[-1]=in" && lab == "B-LOC":
-				lm.W[fi] = 5
-			case lab == "O":
-				lm.W[fi] = 0.5
+			if fi := lm.Feature(a, y); fi >= 0 {
+				lm.W[fi] = weight(attrs.Name(a), labels.Name(y))
 			}
 		}
 	}
 	if err := lm.Validate(); err != nil {
 		t.Fatal(err)
 	}
-	m := &model.Model{
+	return &model.Model{
 		Header: model.Header{
 			Version: model.Version, Labels: labels.Names(), Scheme: "iob2",
 			Format: format, LabelColumn: "ner", Templates: specs, Transitions: true,
@@ -105,7 +114,6 @@ func documentModel(t testing.TB) *model.Model {
 		Attrs:  attrs.Names(),
 		Linear: lm,
 	}
-	return m
 }
 
 func readAll(f corpus.Format, text string, opts corpus.ReadOptions) ([]*corpus.Sentence, error) {

@@ -105,6 +105,9 @@ func (t *Tagger) Probabilistic() bool {
 // constraints, same fallback) and explains each sentence's predicted
 // labels, keeping the top contributions of each token (top <= 0: all).
 func (t *Tagger) Explain(sents []*corpus.Sentence, top int) ([]Explanation, error) {
+	if t.joint != nil {
+		return nil, ErrJointDetail
+	}
 	t.enc.Reset()
 	if err := t.encode(sents); err != nil {
 		return nil, err

@@ -19,6 +19,9 @@ import (
 // non-probabilistic trainers. A latent model's marginal of a label is the
 // sum of its hidden states' marginals: exact, unlike its decoded path.
 func (t *Tagger) Marginals(sents []*corpus.Sentence) ([][][]float64, error) {
+	if t.joint != nil {
+		return nil, ErrJointDetail
+	}
 	t.enc.Reset()
 	if err := t.encode(sents); err != nil {
 		return nil, err

@@ -83,6 +83,7 @@ func (t *Tagger) StreamParallel(ctx context.Context, r corpus.Reader, w corpus.W
 	}
 	// order is closed, so the reader is done and readErr is set.
 	workers.Wait()
+	t.gatherJointStats(replicas)
 	err = readErr
 	if err == nil && w != nil {
 		err = w.Flush()

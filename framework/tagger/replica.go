@@ -50,6 +50,12 @@ func (t *Tagger) Replica(reg *feature.Registry) (*Tagger, error) {
 	r.dec = lattice.NewDecoder(r.ws, t.dec.Method, t.dec.Width)
 	r.dec.States = t.dec.States
 	r.chain.Attach(&r.scores)
+	if t.joint != nil {
+		if err := r.newJoint(t.joint.cfg); err != nil {
+			r.Close()
+			return nil, err
+		}
+	}
 	for _, st := range t.stages {
 		sr, err := st.Replica(reg)
 		if err != nil {

@@ -6,6 +6,7 @@ import (
 	"io"
 
 	"github.com/trellis-nlp/trellis/framework/corpus"
+	"github.com/trellis-nlp/trellis/framework/dual"
 	"github.com/trellis-nlp/trellis/framework/feature"
 	"github.com/trellis-nlp/trellis/framework/lattice"
 	"github.com/trellis-nlp/trellis/framework/linear"
@@ -22,6 +23,10 @@ type Options struct {
 	// Beam is the width of lattice.DecodeBeam.
 	Decode lattice.Method
 	Beam   int
+	// Joint, when enabled, decodes each document's sentences jointly
+	// under its consistency and limits (joint.go); Decode must then be
+	// Viterbi.
+	Joint *dual.Config
 }
 
 // Tagger tags sentences with one model. It is not safe for concurrent use.
@@ -68,6 +73,8 @@ type Tagger struct {
 	stages []*Tagger
 	rows   []string
 	orig   [][]string
+	// joint, when set, decodes documents jointly (joint.go).
+	joint *jointState
 }
 
 // New builds a tagger for m. Templates are instantiated from reg.
@@ -132,6 +139,12 @@ func New(m *model.Model, reg *feature.Registry, opt Options) (*Tagger, error) {
 		t.chain = lm.Chain(lm.W, scheme.Constraints(m.Labels, t.from))
 	}
 	t.chain.Attach(&t.scores)
+	if opt.Joint.Enabled() {
+		if err := t.newJoint(opt.Joint); err != nil {
+			t.Close()
+			return nil, err
+		}
+	}
 	return t, nil
 }
 
@@ -193,8 +206,17 @@ func (t *Tagger) tag(sents []*corpus.Sentence, buf []string, out [][]string) ([]
 	}
 	out = out[:len(sents)]
 	names := t.Model.Labels
+	var joint [][]int32
+	if t.joint != nil {
+		joint = t.jointPaths(sents, data)
+	}
 	for k := range sents {
-		ids := t.decode(data, k)
+		var ids []int32
+		if joint != nil {
+			ids = joint[k]
+		} else {
+			ids = t.decode(data, k)
+		}
 		start := len(buf)
 		if t.convert {
 			t.encoded = t.encoded[:0]

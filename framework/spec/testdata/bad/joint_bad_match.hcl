@@ -1,0 +1,39 @@
+# consistency with a misspelt match.
+variable "data" {
+  default = "../data/tiny.conll"
+}
+
+experiment "tiny" {
+  seed = 7
+}
+
+corpus "train" {
+  path    = var.data
+  format  = "conll"
+  columns = ["word", "pos", "chunk"]
+}
+
+labels {
+  column = "chunk"
+  scheme = "iob2"
+}
+
+features {
+  emission "w" {
+    column  = "word"
+    offsets = [-1, 0, 1]
+  }
+  transition "trans" {}
+}
+
+learner "perceptron" {
+  type = "perceptron"
+  consistency {
+    match = "tokn"
+  }
+}
+
+evaluation {
+  train = "train"
+  test  = "train"
+}
