@@ -145,7 +145,6 @@ func (s *Stats) Merge(o Stats) {
 // not safe for concurrent use: each goroutine builds its own.
 type Joint struct {
 	match   Match
-	limited bool
 	sch     scheme.Scheme
 	labels  []string // the model's label names
 	states  int      // states per label (a latent model's k; else 1)
