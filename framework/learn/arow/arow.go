@@ -13,7 +13,11 @@
 // last weights, the weights are averaged over all steps by default
 // (average = false gives CRFsuite's); epochs, shuffling, dev scoring and
 // checkpoints (which hold the variances) are the online engine's
-// (framework/learn/online).
+// (framework/learn/online). Trained by iterative parameter mixing
+// (shards ≥ 2), each shard updates a copy of the mixed variances and the
+// shards' variances are mixed with the same coefficients as their weights
+// (the arithmetic mean under mix = "uniform"), so a feature's variance
+// shrinks as fast as a shard sees it, not as fast as the whole corpus.
 package arow
 
 import (
@@ -39,6 +43,12 @@ type Config struct {
 	// InitModel is the path of a trained model to continue training from
 	// (resolved by the spec against its folder); "" trains from zero.
 	InitModel string `hcl:"init_model,optional" json:"init_model,omitempty"`
+	// Shards is the number of fixed shards trained by iterative parameter
+	// mixing every epoch; 0 or 1 trains serially (online.Config).
+	Shards int `hcl:"shards,optional" json:"shards,omitempty"`
+	// Mix is "uniform" (the default) or "mistakes": how the shards'
+	// weights are mixed after every epoch.
+	Mix string `hcl:"mix,optional" json:"mix,omitempty"`
 	// Variance is every weight's initial variance (default 1).
 	Variance *float64 `hcl:"variance,optional" json:"variance,omitempty"`
 	// Gamma is the trade-off γ between keeping the weights and fitting
@@ -120,7 +130,14 @@ type Rule struct {
 	Sigma           []float64
 }
 
-var _ online.Rule = (*Rule)(nil)
+var (
+	_ online.Rule   = (*Rule)(nil)
+	_ online.Forker = (*Rule)(nil)
+)
+
+// Fork implements online.Forker: a rule with the same settings and
+// variances of its own, for another shard replica under mixing.
+func (r *Rule) Fork() online.Rule { return &Rule{Variance: r.Variance, Gamma: r.Gamma} }
 
 // Start implements online.Rule: every variance starts at Variance.
 func (r *Rule) Start(n int) {

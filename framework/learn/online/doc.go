@@ -19,4 +19,17 @@
 // a linear.Scorer reading the current weights in place, transitions from
 // a lattice.Chain (constraints applied) kept in step with the weights by
 // Trainer.Add.
+//
+// With shards = S ≥ 2 the epochs are iterative parameter mixing (McDonald,
+// Hall and Mann 2010): the sentences are dealt into S fixed shards (Deal),
+// every epoch each shard trains one epoch from the mixed weights on a
+// Replica of its own (its order shuffled by a seeded source of its own),
+// and a Mixer averages the shards' weights — uniformly or in proportion to
+// their updates — and the rule's state (AROW's variances) the same way,
+// in shard order, so the bytes never depend on Problem.Threads. The
+// averaged weights are the mean over every sentence step of every shard
+// of the weights that shard held, which for one shard is the serial
+// learner's average bit for bit (mix.go has the arithmetic; ipm.go the
+// driver). Replica.Epoch is a function of its ShardInput alone, so a
+// distributed driver can run shards on any worker.
 package online

@@ -36,6 +36,13 @@ type Config struct {
 	// InitModel is the path of a trained model to continue training from
 	// (resolved by the spec against its folder); "" trains from zero.
 	InitModel string `hcl:"init_model,optional" json:"init_model,omitempty"`
+	// Shards is the number of fixed shards iterative parameter mixing
+	// trains in every epoch (ipm.go); 0 or 1 is the serial learner.
+	Shards int `hcl:"shards,optional" json:"shards,omitempty"`
+	// Mix is how the shards' weights are mixed after an epoch: "uniform"
+	// (the default) or "mistakes" (in proportion to each shard's
+	// updates). It has no effect without shards ≥ 2.
+	Mix string `hcl:"mix,optional" json:"mix,omitempty"`
 }
 
 // DefaultEpochs is enough for the averaged online learners to level off
@@ -69,6 +76,16 @@ func (c *Config) Validate() hcl.Diagnostics {
 			Detail: fmt.Sprintf("epochs must be between 1 and 100000 (0 only with init_model), got %d", *e)})
 	}
 	diags = append(diags, learn.ValidateFeatures(c.Features)...)
+	// Details begin with the setting's name: the spec places the
+	// diagnostic at it.
+	if c.Shards < 0 || c.Shards > MaxShards {
+		diags = append(diags, &hcl.Diagnostic{Severity: hcl.DiagError, Summary: "Invalid shards",
+			Detail: fmt.Sprintf("shards must be between 0 and %d (0 or 1 trains serially), got %d", MaxShards, c.Shards)})
+	}
+	if _, ok := ParseMix(c.Mix); !ok {
+		diags = append(diags, &hcl.Diagnostic{Severity: hcl.DiagError, Summary: "Invalid mix",
+			Detail: fmt.Sprintf(`mix must be "uniform" (the default) or "mistakes", got %q`, c.Mix)})
+	}
 	return diags
 }
 
@@ -87,12 +104,30 @@ type Rule interface {
 	Update(t *Trainer, tok0 int, gold, pred []int32, errors int) (changed bool)
 	// State is the rule's own per-weight state that a checkpoint must
 	// hold (AROW's variances), or nil; Restore writes into it in place.
+	// Under mixing the shards' states are mixed as the weights are
+	// (Mixer), and a replica copies the mixed state into it.
 	State() []float64
 }
 
+// Forker is implemented by a Rule with state (State not nil) that can
+// make a fresh copy of itself: iterative parameter mixing trains shards
+// in parallel, each replica with a rule of its own. A stateful Rule
+// without Fork trains its shards one after the other.
+type Forker interface {
+	// Fork returns a new Rule with the same settings, not yet started.
+	Fork() Rule
+}
+
 // Train runs an online learner: the shared settings c, the rule, under
-// the learner's name (errors, logs, checkpoints).
+// the learner's name (errors, logs, checkpoints). With c.Shards ≥ 2 it
+// trains by iterative parameter mixing (ipm.go).
 func Train(ctx context.Context, p *learn.Problem, name string, c *Config, rule Rule) (*learn.Result, error) {
+	return train(ctx, p, name, c, rule, c.Shards >= 2)
+}
+
+// train is Train, by iterative parameter mixing when mixed (which the
+// tests also ask for with one shard, to compare it with the serial run).
+func train(ctx context.Context, p *learn.Problem, name string, c *Config, rule Rule, mixed bool) (*learn.Result, error) {
 	m, err := learn.StartModel(c.Features, p)
 	if err != nil {
 		return nil, err
@@ -104,12 +139,17 @@ func Train(ctx context.Context, p *learn.Problem, name string, c *Config, rule R
 	rule.Start(len(m.W))
 	r := &run{
 		name: name, m: m, p: p, tr: newTrainer(m, p, rule), order: order, epochs: c.NumEpochs(),
-		src:     rand.NewPCG(p.Seed, 0x9e3779b97f4a7c15),
+		src:     rand.NewPCG(p.Seed, shuffleStream),
 		shuffle: Flag(c.Shuffle, true), average: Flag(c.Average, true),
 		bestEpoch: Flag(c.BestEpoch, true) && p.DevScore != nil,
 		best:      learn.NewBest(),
 	}
 	r.rng = rand.New(r.src)
+	if mixed {
+		if r.ipm, err = newMixing(r, c, rule); err != nil {
+			return nil, err
+		}
+	}
 	loop := &learn.Loop{
 		Name: name, Unit: "epoch", Steps: r.epochs, Work: len(order), WorkUnit: "sentences",
 		LossName: "train_error", Hint: "are some attribute values huge?",
@@ -120,6 +160,9 @@ func Train(ctx context.Context, p *learn.Problem, name string, c *Config, rule R
 		return nil, err
 	}
 	info := map[string]any{"epochs": r.epochs, "features": m.NumFeatures(), "updates": r.tr.updates, "averaged": r.average}
+	if r.ipm != nil {
+		info["shards"], info["mix"] = len(r.ipm.shards), r.ipm.mixer.Mix.String()
+	}
 	if r.bestEpoch {
 		r.best.Restore(m.W)
 		info["best_epoch"] = r.best.At
@@ -127,6 +170,11 @@ func Train(ctx context.Context, p *learn.Problem, name string, c *Config, rule R
 	}
 	return &learn.Result{Model: m, Info: info}, nil
 }
+
+// shuffleStream is the PCG stream of the serial learner's shuffle; shard
+// s of a mixed run shuffles with stream shuffleStream+s, so that one
+// shard shuffles as the serial learner does.
+const shuffleStream = 0x9e3779b97f4a7c15
 
 // run is one training run: the trainer plus what the epochs share (the
 // shuffled order, its random source, the best epoch so far).
@@ -142,11 +190,16 @@ type run struct {
 
 	shuffle, average, bestEpoch bool
 	best                        learn.Best
+	// ipm is the mixing driver's state, nil for the serial learner.
+	ipm *mixing
 }
 
 // epoch is one pass over the training sentences; its loss is the
 // fraction of mislabelled tokens.
 func (r *run) epoch(_ int, tick func(done int) error) (float64, error) {
+	if r.ipm != nil {
+		return r.ipm.epoch(tick)
+	}
 	order := r.order
 	if r.shuffle {
 		r.rng.Shuffle(len(order), func(i, j int) { order[i], order[j] = order[j], order[i] })

@@ -104,52 +104,9 @@ func TestCheckpointResume(t *testing.T) {
 	for name, mk := range learners(t) {
 		for _, withDev := range []bool{false, true} {
 			t.Run(fmt.Sprintf("%s/dev=%v", name, withDev), func(t *testing.T) {
-				prob := func() *learn.Problem {
-					p := learntest.Problem(d, 1)
-					if withDev {
-						p.Dev = dev
-						p.DevScore = func(m *linear.Model) float64 { return learntest.Accuracy(m, dev) }
-					}
-					return p
-				}
-				var saved [][]byte
-				p := prob()
-				p.Checkpoints = &learn.Checkpoints{Every: 2, Save: func(b []byte) error {
-					saved = append(saved, append([]byte(nil), b...))
-					return nil
-				}}
-				var fullCurve []learn.Point
-				p.Observe = func(pt learn.Point) { fullCurve = append(fullCurve, pt) }
-				want, err := mk().Train(context.Background(), p)
-				if err != nil {
-					t.Fatal(err)
-				}
-				if len(saved) != 3 { // after epochs 2, 4, 6
-					t.Fatalf("%d checkpoints for 7 epochs every 2", len(saved))
-				}
-				for k, b := range saved {
-					p := prob()
-					p.Checkpoints = &learn.Checkpoints{Every: 2, Save: func([]byte) error { return nil }, Resume: b}
-					var curve []learn.Point
-					p.Observe = func(pt learn.Point) { curve = append(curve, pt) }
-					got, err := mk().Train(context.Background(), p)
-					if err != nil {
-						t.Fatal(err)
-					}
-					for f := range want.Model.W {
-						if math.Float64bits(got.Model.W[f]) != math.Float64bits(want.Model.W[f]) {
-							t.Fatalf("resumed from checkpoint %d: weight %d = %v, want %v", k, f, got.Model.W[f], want.Model.W[f])
-						}
-					}
-					if fmt.Sprint(got.Info) != fmt.Sprint(want.Info) {
-						t.Errorf("resumed from checkpoint %d: info %v, want %v", k, got.Info, want.Info)
-					}
-					if len(curve) != len(fullCurve) || curve[len(curve)-1].Loss != fullCurve[len(fullCurve)-1].Loss {
-						t.Errorf("resumed from checkpoint %d: curve of %d points, want %d", k, len(curve), len(fullCurve))
-					}
-				}
+				saved := checkResume(t, mk, d, dev, withDev, 2)
 				// A checkpoint of another problem is refused.
-				p = learntest.Problem(learntest.Synthetic(r, 50, 2, false), 1)
+				p := learntest.Problem(learntest.Synthetic(r, 50, 2, false), 1)
 				p.Checkpoints = &learn.Checkpoints{Every: 2, Resume: saved[0]}
 				if _, err := mk().Train(context.Background(), p); err == nil || !strings.Contains(err.Error(), "does not fit") {
 					t.Errorf("foreign checkpoint: %v", err)
@@ -157,6 +114,59 @@ func TestCheckpointResume(t *testing.T) {
 			})
 		}
 	}
+}
+
+// checkResume trains mk's learner (7 epochs) on d, with dev scoring when
+// withDev, saving a checkpoint every few epochs, resumes from each
+// checkpoint and checks that the weights, info and learning curve are the
+// uninterrupted run's. It returns the checkpoints.
+func checkResume(t *testing.T, mk func() learn.Learner, d, dev *feature.Dataset, withDev bool, every int) [][]byte {
+	t.Helper()
+	prob := func() *learn.Problem {
+		p := learntest.Problem(d, 1)
+		if withDev {
+			p.Dev = dev
+			p.DevScore = func(m *linear.Model) float64 { return learntest.Accuracy(m, dev) }
+		}
+		return p
+	}
+	var saved [][]byte
+	p := prob()
+	p.Checkpoints = &learn.Checkpoints{Every: every, Save: func(b []byte) error {
+		saved = append(saved, append([]byte(nil), b...))
+		return nil
+	}}
+	var fullCurve []learn.Point
+	p.Observe = func(pt learn.Point) { fullCurve = append(fullCurve, pt) }
+	want, err := mk().Train(context.Background(), p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(saved) != (len(fullCurve)-1)/every {
+		t.Fatalf("%d checkpoints for %d epochs every %d", len(saved), len(fullCurve), every)
+	}
+	for k, b := range saved {
+		p := prob()
+		p.Checkpoints = &learn.Checkpoints{Every: every, Save: func([]byte) error { return nil }, Resume: b}
+		var curve []learn.Point
+		p.Observe = func(pt learn.Point) { curve = append(curve, pt) }
+		got, err := mk().Train(context.Background(), p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for f := range want.Model.W {
+			if math.Float64bits(got.Model.W[f]) != math.Float64bits(want.Model.W[f]) {
+				t.Fatalf("resumed from checkpoint %d: weight %d = %v, want %v", k, f, got.Model.W[f], want.Model.W[f])
+			}
+		}
+		if fmt.Sprint(got.Info) != fmt.Sprint(want.Info) {
+			t.Errorf("resumed from checkpoint %d: info %v, want %v", k, got.Info, want.Info)
+		}
+		if len(curve) != len(fullCurve) || curve[len(curve)-1].Loss != fullCurve[len(fullCurve)-1].Loss {
+			t.Errorf("resumed from checkpoint %d: curve of %d points, want %d", k, len(curve), len(fullCurve))
+		}
+	}
+	return saved
 }
 
 // sumRule is the perceptron's update through Delta: it checks Delta

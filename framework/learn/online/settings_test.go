@@ -38,14 +38,16 @@ type full struct {
 	BestEpoch *bool  `hcl:"best_epoch,optional" json:"best_epoch,omitempty"`
 	Features  string `hcl:"features,optional" json:"features,omitempty"`
 	InitModel string `hcl:"init_model,optional" json:"init_model,omitempty"`
+	Shards    int    `hcl:"shards,optional" json:"shards,omitempty"`
+	Mix       string `hcl:"mix,optional" json:"mix,omitempty"`
 	Own       *int   `hcl:"own,optional" json:"own,omitempty"`
 }
 
 func TestSettingsOf(t *testing.T) {
 	cfg := &full{Epochs: new(3), Shuffle: new(false), Average: new(true), BestEpoch: new(false),
-		Features: "all", InitModel: "m.model", Own: new(7)}
+		Features: "all", InitModel: "m.model", Shards: 4, Mix: "mistakes", Own: new(7)}
 	want := &Config{Epochs: cfg.Epochs, Shuffle: cfg.Shuffle, Average: cfg.Average, BestEpoch: cfg.BestEpoch,
-		Features: "all", InitModel: "m.model"}
+		Features: "all", InitModel: "m.model", Shards: 4, Mix: "mistakes"}
 	if got := SettingsOf(cfg); !reflect.DeepEqual(got, want) {
 		t.Fatalf("SettingsOf = %+v, want %+v", got, want)
 	}

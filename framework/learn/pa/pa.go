@@ -39,6 +39,12 @@ type Config struct {
 	// InitModel is the path of a trained model to continue training from
 	// (resolved by the spec against its folder); "" trains from zero.
 	InitModel string `hcl:"init_model,optional" json:"init_model,omitempty"`
+	// Shards is the number of fixed shards trained by iterative parameter
+	// mixing every epoch; 0 or 1 trains serially (online.Config).
+	Shards int `hcl:"shards,optional" json:"shards,omitempty"`
+	// Mix is "uniform" (the default) or "mistakes": how the shards'
+	// weights are mixed after every epoch.
+	Mix string `hcl:"mix,optional" json:"mix,omitempty"`
 	// Type is 0 (PA), 1 (PA-I, the default) or 2 (PA-II): CRFsuite's
 	// "type", named pa_type as in sklearn-crfsuite because a learner
 	// block's type is the learner's.
