@@ -40,12 +40,16 @@ type Config struct {
 	Vectors       string `hcl:"vectors,optional" json:"vectors,omitempty"`
 	VectorsFormat string `hcl:"vectors_format,optional" json:"vectors_format,omitempty"`
 	MaxVectors    int    `hcl:"max_vectors,optional" json:"max_vectors,omitempty"`
-	// Char is the character encoder: "cnn" (the default; Ma & Hovy) or
-	// "none". CharDim, CharFilters and CharWindow size it: 30, 30, 3.
+	// Char is the character encoder: "cnn" (the default; Ma & Hovy),
+	// "bilstm" (Lample et al.) or "none". CharDim is the character
+	// embedding width (30); CharFilters and CharWindow size the CNN (30,
+	// 3), CharHidden the BiLSTM's units per direction (25; set only for
+	// "bilstm", so that other encoders' model headers keep their bytes).
 	Char        string `hcl:"char,optional" json:"char"`
 	CharDim     int    `hcl:"char_dim,optional" json:"char_dim"`
 	CharFilters int    `hcl:"char_filters,optional" json:"char_filters"`
 	CharWindow  int    `hcl:"char_window,optional" json:"char_window"`
+	CharHidden  int    `hcl:"char_hidden,optional" json:"char_hidden,omitempty"`
 	// Columns embeds other token columns beside the words (say
 	// {pos = 25}): column name → embedding width.
 	Columns map[string]int `hcl:"columns,optional" json:"columns,omitempty"`
@@ -87,6 +91,7 @@ type Config struct {
 // Char encoders and optimizers by name.
 const (
 	CharCNN     = "cnn"
+	CharBiLSTM  = "bilstm"
 	CharNone    = "none"
 	Adam        = "adam"
 	SGD         = "sgd"
@@ -119,6 +124,9 @@ func (c *Config) Resolve(attr func(name string) *hcl.Range) hcl.Diagnostics {
 	c.Clip = orDefault(c.Clip, 5.0)
 	if c.Char == "" {
 		c.Char = CharCNN
+	}
+	if c.Char == CharBiLSTM {
+		def(&c.CharHidden, 25)
 	}
 	if c.Transition == "" {
 		c.Transition = Plain
@@ -175,8 +183,13 @@ func (c *Config) check(attr func(name string) *hcl.Range) hcl.Diagnostics {
 	case *c.Decay < 0 || *c.Clip < 0 || *c.Patience < 0:
 		bad("decay", "decay, clip and patience must not be negative.")
 	}
-	if c.Char != CharCNN && c.Char != CharNone {
-		bad("char", fmt.Sprintf(`char is "cnn" or "none", got %q.`, c.Char))
+	switch {
+	case c.Char != CharCNN && c.Char != CharBiLSTM && c.Char != CharNone:
+		bad("char", fmt.Sprintf(`char is "cnn", "bilstm" or "none", got %q.`, c.Char))
+	case c.CharHidden != 0 && c.Char != CharBiLSTM:
+		bad("char_hidden", fmt.Sprintf(`char_hidden sizes the character BiLSTM: it needs char = "bilstm" (char is %q).`, c.Char))
+	case c.CharHidden < 0:
+		bad("char_hidden", fmt.Sprintf("char_hidden must be at least 1, got %d.", c.CharHidden))
 	}
 	if c.Optimizer != Adam && c.Optimizer != SGD {
 		bad("optimizer", fmt.Sprintf(`optimizer is "adam" or "sgd", got %q.`, c.Optimizer))

@@ -73,7 +73,7 @@ func (h Header) encoderConfig() (nn.EncoderConfig, error) {
 		return nn.EncoderConfig{}, fmt.Errorf("neural: a network needs a vocabulary and labels")
 	}
 	c := h.Config
-	for _, v := range []int{c.WordDim, c.CharDim, c.CharFilters, c.CharWindow, c.Hidden, c.Layers} {
+	for _, v := range []int{c.WordDim, c.CharDim, c.CharFilters, c.CharWindow, c.CharHidden, c.Hidden, c.Layers} {
 		if v > maxSize {
 			return nn.EncoderConfig{}, fmt.Errorf("neural: a network size of %d is more than %d", v, maxSize)
 		}
@@ -87,8 +87,11 @@ func (h Header) encoderConfig() (nn.EncoderConfig, error) {
 	if c.Dropout != nil {
 		ec.InputDropout, ec.OutputDropout = *c.Dropout, *c.Dropout
 	}
-	if c.Char == CharCNN {
+	switch c.Char {
+	case CharCNN:
 		ec.Chars, ec.CharDim, ec.CharFilters, ec.CharWindow = len(h.Vocab.Chars), c.CharDim, c.CharFilters, c.CharWindow
+	case CharBiLSTM:
+		ec.Chars, ec.CharDim, ec.CharKind, ec.CharHidden = len(h.Vocab.Chars), c.CharDim, nn.CharKindLSTM, c.CharHidden
 	}
 	if len(h.Columns) != len(h.Vocab.Columns) {
 		return ec, fmt.Errorf("neural: %d columns for %d column tables", len(h.Columns), len(h.Vocab.Columns))

@@ -28,9 +28,12 @@
 //   - CharCNN: character embeddings, a 1-D convolution centred on each
 //     character (zero padding, so short words work), tanh, max-pooling
 //     over the word.
+//   - CharLSTM: character embeddings read by an LSTM each way; the word is
+//     the forward state after its last character and the backward state
+//     after its first (Lample et al. 2016).
 //   - Dropout: inverted dropout whose mask comes from the caller's seeded
 //     math/rand/v2 generator; the identity at inference.
-//   - Encoder: [word | extra columns | char CNN] → dropout → BiLSTM →
+//   - Encoder: [word | extra columns | chars] → dropout → BiLSTM →
 //     dropout → Linear, giving [n][Labels] scores, run through a
 //     per-goroutine Workspace.
 //

@@ -30,14 +30,21 @@ type EncoderConfig struct {
 	WordDim int
 	// Extra lists extra embedded columns, in input order.
 	Extra []Column
-	// Chars is the character vocabulary size. Zero means no char CNN.
+	// Chars is the character vocabulary size. Zero means no character
+	// encoder.
 	Chars int
+	// CharKind is the character encoder: CharKindCNN (the zero value) or
+	// CharKindLSTM.
+	CharKind CharKind
 	// CharDim is the character embedding width. Zero means 30.
 	CharDim int
 	// CharFilters is the number of CNN filters, F. Zero means 30.
 	CharFilters int
 	// CharWindow is the CNN window width. Zero means 3.
 	CharWindow int
+	// CharHidden is the char LSTM's units per direction. Zero means 25
+	// (Lample et al.).
+	CharHidden int
 	// Hidden is the LSTM units per direction, H. Zero means 100.
 	Hidden int
 	// Layers is the number of BiLSTM layers. Zero means 1.
@@ -57,6 +64,27 @@ type EncoderConfig struct {
 	Transitions bool
 }
 
+// CharKind is which character encoder an Encoder has.
+type CharKind int
+
+const (
+	// CharKindCNN is CharCNN (Ma & Hovy 2016).
+	CharKindCNN CharKind = iota
+	// CharKindLSTM is CharLSTM (Lample et al. 2016).
+	CharKindLSTM
+)
+
+// charWidth is the width of the character encoder's output.
+func (c EncoderConfig) charWidth() int {
+	switch {
+	case c.Chars == 0:
+		return 0
+	case c.CharKind == CharKindLSTM:
+		return 2 * c.CharHidden
+	}
+	return c.CharFilters
+}
+
 // resolve fills the defaults and checks the config.
 func (c EncoderConfig) resolve() (EncoderConfig, error) {
 	def := func(v *int, d int) {
@@ -68,12 +96,15 @@ func (c EncoderConfig) resolve() (EncoderConfig, error) {
 	def(&c.CharDim, 30)
 	def(&c.CharFilters, 30)
 	def(&c.CharWindow, 3)
+	def(&c.CharHidden, 25)
 	def(&c.Hidden, 100)
 	def(&c.Layers, 1)
 	switch {
+	case c.CharKind != CharKindCNN && c.CharKind != CharKindLSTM:
+		return c, fmt.Errorf("nn: unknown character encoder %d", c.CharKind)
 	case c.Words <= 0 || c.Labels <= 0:
 		return c, fmt.Errorf("nn: encoder needs Words > 0 and Labels > 0, have %d and %d", c.Words, c.Labels)
-	case c.WordDim < 0 || c.Chars < 0 || c.CharDim < 0 || c.CharFilters < 0 || c.CharWindow < 0 || c.Hidden < 0 || c.Layers < 0:
+	case c.WordDim < 0 || c.Chars < 0 || c.CharDim < 0 || c.CharFilters < 0 || c.CharWindow < 0 || c.CharHidden < 0 || c.Hidden < 0 || c.Layers < 0:
 		return c, fmt.Errorf("nn: encoder sizes must not be negative: %+v", c)
 	case c.InputDropout < 0 || c.InputDropout >= 1 || c.OutputDropout < 0 || c.OutputDropout >= 1:
 		return c, fmt.Errorf("nn: encoder dropout must be in [0, 1), have %v and %v", c.InputDropout, c.OutputDropout)
@@ -104,10 +135,14 @@ func (c EncoderConfig) NumParams() (int64, error) {
 		n += int64(col.Size) * int64(col.Dim)
 		din += int64(col.Dim)
 	}
-	if c.Chars > 0 {
+	switch {
+	case c.Chars > 0 && c.CharKind == CharKindLSTM:
+		hc := int64(c.CharHidden)
+		n += int64(c.Chars)*int64(c.CharDim) + 2*(4*hc*int64(c.CharDim)+4*hc*hc+4*hc)
+	case c.Chars > 0:
 		n += int64(c.Chars)*int64(c.CharDim) + int64(c.CharFilters)*int64(c.CharWindow*c.CharDim) + int64(c.CharFilters)
-		din += int64(c.CharFilters)
 	}
+	din += int64(c.charWidth())
 	h, labels := int64(c.Hidden), int64(c.Labels)
 	for l := range c.Layers {
 		in := din
@@ -126,13 +161,14 @@ func (c EncoderConfig) NumParams() (int64, error) {
 // Encoder is the BiLSTM-CNN encoder. Its parameters, in the order Params
 // holds, initialises and serialises them, are: "word"; "extra.<Name>" for
 // each column in order; "char.emb", "char.filter", "char.bias" when Chars
-// > 0; for each BiLSTM layer l, "lstm.l<l>.fwd.Wx", ".Wh", ".b" then the
+// > 0 (a char LSTM: "char.emb", then "char.fwd.Wx", ".Wh", ".b" and the
+// same for "char.bwd"); for each BiLSTM layer l, "lstm.l<l>.fwd.Wx", ".Wh", ".b" then the
 // same for ".bwd"; "out.W", "out.b"; with Transitions, "trans.W",
 // "trans.b".
 //
-// The token vector at position t is [word | extra columns… | char CNN], Din
-// = WordDim + Σ Extra Dim + CharFilters wide (the CNN part only when
-// Chars > 0).
+// The token vector at position t is [word | extra columns… | chars], Din
+// = WordDim + Σ Extra Dim + the character encoder's width (CharFilters, or
+// 2·CharHidden for the LSTM; only when Chars > 0).
 type Encoder[T Float] struct {
 	// Config is the resolved configuration (defaults filled in).
 	Config EncoderConfig
@@ -142,8 +178,10 @@ type Encoder[T Float] struct {
 	Word *Embedding[T]
 	// Extra embeds the extra columns, in Config.Extra order.
 	Extra []*Embedding[T]
-	// Char is the char CNN, nil when Config.Chars is 0.
-	Char *CharCNN[T]
+	// Char is the char CNN, CharLSTM the char LSTM; at most one is set
+	// (Config.CharKind), neither when Config.Chars is 0.
+	Char     *CharCNN[T]
+	CharLSTM *CharLSTM[T]
 	// LSTM is the BiLSTM stack, reading [n][Din].
 	LSTM *BiLSTM[T]
 	// Out maps the [n][2H] BiLSTM output to [n][Labels] scores.
@@ -172,10 +210,13 @@ func NewEncoder[T Float](cfg EncoderConfig) (*Encoder[T], error) {
 		e.Extra = append(e.Extra, NewEmbedding(ps, "extra."+col.Name, col.Size, col.Dim))
 		e.Din += col.Dim
 	}
-	if cfg.Chars > 0 {
+	switch {
+	case cfg.Chars > 0 && cfg.CharKind == CharKindLSTM:
+		e.CharLSTM = NewCharLSTM(ps, "char", cfg.Chars, cfg.CharDim, cfg.CharHidden)
+	case cfg.Chars > 0:
 		e.Char = NewCharCNN(ps, "char", cfg.Chars, cfg.CharDim, cfg.CharFilters, cfg.CharWindow)
-		e.Din += cfg.CharFilters
 	}
+	e.Din += cfg.charWidth()
 	e.LSTM = NewBiLSTM(ps, "lstm", e.Din, cfg.Hidden, cfg.Layers)
 	e.Out = NewLinear(ps, "out", 2*cfg.Hidden, cfg.Labels)
 	if cfg.Transitions {
@@ -193,7 +234,7 @@ type Sentence struct {
 	// Extra holds one slice of n IDs per Config.Extra column, in order.
 	Extra [][]int32
 	// Chars holds each token's character IDs (n slices; an empty slice is
-	// allowed). Ignored when the encoder has no char CNN.
+	// allowed). Ignored when the encoder has no character encoder.
 	Chars [][]int32
 }
 
@@ -214,7 +255,7 @@ func (e *Encoder[T]) check(s *Sentence) error {
 			return err
 		}
 	}
-	if e.Char == nil {
+	if e.Config.Chars == 0 {
 		return nil
 	}
 	if len(s.Chars) != n {
@@ -251,6 +292,7 @@ type Workspace[T Float] struct {
 	word   EmbeddingCache[T]
 	extra  []EmbeddingCache[T]
 	char   CharCNNCache[T]
+	charL  CharLSTMCache[T]
 	inDrop DropoutCache[T]
 	lstm   BiLSTMCache[T]
 	drop   DropoutCache[T]
@@ -297,6 +339,9 @@ func (w *Workspace[T]) Forward(s *Sentence, rng *rand.Rand) ([]T, error) {
 	}
 	if e.Char != nil {
 		put(e.Char.Forward(&w.char, s.Chars), e.Char.F)
+	}
+	if e.CharLSTM != nil {
+		put(e.CharLSTM.Forward(&w.charL, s.Chars), 2*e.CharLSTM.H)
 	}
 	x := e.InDrop.Forward(&w.inDrop, w.x0, rng)
 	h := e.LSTM.Forward(&w.lstm, x)
@@ -373,6 +418,9 @@ func (w *Workspace[T]) backward(dScores, dTrans []T) {
 	if e.Char != nil {
 		e.Char.Backward(&w.char, g, take(e.Char.F))
 	}
+	if e.CharLSTM != nil {
+		e.CharLSTM.Backward(&w.charL, g, take(2*e.CharLSTM.H))
+	}
 }
 
 // FLOPsPerToken returns the floating-point operations per token of Forward
@@ -380,23 +428,31 @@ func (w *Workspace[T]) backward(dScores, dTrans []T) {
 // counting a multiply-add as 2 and only the matrix products (the
 // element-wise work — gates, tanh, dropout, copies — is O(H) per token
 // against O(H²) and is left out). With Din the token width, In_l the
-// width layer l reads (Din, then 2H), w the window, Dc the char width and
-// F the filters:
+// width layer l reads (Din, then 2H), w the window, Dc the char width, F
+// the filters and Hc the char LSTM's units:
 //
-//	fwd = charsPerToken·2·w·Dc·F                    (convolution, one window per character)
+//	fwd = chars                                     (the character encoder, below)
 //	    + Σ_l 2 directions · (2·In_l·4H + 2·H·4H)  (input projection + recurrence)
 //	    + 2·2H·Labels                               (output layer)
 //	    + 2·2H·Labels²                              (with Transitions, the bigram layer)
-//	bwd = 2·(fwd − convolution)                     (each product gives two: input and weight gradients)
-//	    + 2·2·w·Dc·F                                (char CNN: one window per word and filter, for K and for u)
+//	bwd = 2·(fwd − chars) + charsBack
 //
-// The recurrence is counted at every step though the first has no h_p.
+// A char CNN costs chars = charsPerToken·2·w·Dc·F (one window per
+// character) and charsBack = 2·2·w·Dc·F (one window per word and filter,
+// for K and for u); a char LSTM chars = charsPerToken·2·(2·Dc·4Hc +
+// 2·Hc·4Hc) and charsBack = 2·chars (each product gives two). The
+// recurrence is counted at every step though the first has no h_p.
 func (e *Encoder[T]) FLOPsPerToken(charsPerToken float64) (fwd, bwd float64) {
 	H, L := float64(e.Config.Hidden), float64(e.Config.Labels)
-	var conv, convBack float64
-	if e.Char != nil {
+	var chars, charsBack float64
+	switch {
+	case e.Char != nil:
 		win := float64(e.Char.W * e.Char.Dc * e.Char.F)
-		conv, convBack = charsPerToken*2*win, 4*win
+		chars, charsBack = charsPerToken*2*win, 4*win
+	case e.CharLSTM != nil:
+		dc, hc := float64(e.CharLSTM.Dc), float64(e.CharLSTM.H)
+		chars = charsPerToken * 2 * (2*dc*4*hc + 2*hc*4*hc)
+		charsBack = 2 * chars
 	}
 	var dense float64
 	for _, l := range e.LSTM.Fwd {
@@ -406,5 +462,5 @@ func (e *Encoder[T]) FLOPsPerToken(charsPerToken float64) (fwd, bwd float64) {
 	if e.Trans != nil {
 		dense += 2 * 2 * H * L * L
 	}
-	return conv + dense, 2*dense + convBack
+	return chars + dense, 2*dense + charsBack
 }

@@ -61,7 +61,14 @@ func newEncoder[T Float](t testing.TB, cfg EncoderConfig, seed uint64) *Encoder[
 // whole composition by central differences, with dropout on and its masks
 // fixed by reseeding the generator before every Forward.
 func TestEncoderGrad(t *testing.T) {
-	cfg := tinyConfig()
+	for _, kind := range []CharKind{CharKindCNN, CharKindLSTM} {
+		cfg := tinyConfig()
+		cfg.CharKind, cfg.CharHidden = kind, 2
+		encoderGrad(t, cfg)
+	}
+}
+
+func encoderGrad(t *testing.T, cfg EncoderConfig) {
 	e := newEncoder[float64](t, cfg, 31)
 	randomise(e.Params, newRNG(32), 0.5)
 	s := randomSentence(newRNG(33), cfg, 5)
@@ -187,7 +194,14 @@ func TestBiLSTMNoAllocs(t *testing.T) {
 // generator reseeded per sentence, forward, backward) allocates nothing
 // after warm-up on sentences up to the longest seen.
 func TestEncoderNoAllocs(t *testing.T) {
-	cfg := tinyConfig()
+	for _, kind := range []CharKind{CharKindCNN, CharKindLSTM} {
+		cfg := tinyConfig()
+		cfg.CharKind = kind
+		encoderNoAllocs(t, cfg)
+	}
+}
+
+func encoderNoAllocs(t *testing.T, cfg EncoderConfig) {
 	e := newEncoder[float32](t, cfg, 61)
 	w := e.NewWorkspace()
 	rng := newRNG(62)
@@ -339,6 +353,7 @@ func TestNumParams(t *testing.T) {
 	for _, c := range []EncoderConfig{
 		{Words: 7, Labels: 3},
 		{Words: 9, WordDim: 5, Chars: 6, CharDim: 3, CharFilters: 4, CharWindow: 2, Hidden: 3, Layers: 2, Labels: 4},
+		{Words: 9, WordDim: 5, Chars: 6, CharKind: CharKindLSTM, CharDim: 3, CharHidden: 2, Hidden: 3, Layers: 2, Labels: 4},
 		{Words: 9, WordDim: 5, Extra: []Column{{Name: "pos", Size: 4, Dim: 2}}, Hidden: 3, Labels: 4, Transitions: true},
 	} {
 		e, err := NewEncoder[float32](c)

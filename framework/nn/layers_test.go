@@ -118,6 +118,42 @@ func TestCharCNNGrad(t *testing.T) {
 	}
 }
 
+// TestCharLSTMGrad checks the char LSTM's weights and character
+// embeddings by finite differences, on words of many lengths, a repeated
+// character and an empty word.
+func TestCharLSTMGrad(t *testing.T) {
+	words := [][]int32{{1, 2, 3, 4, 5, 6}, {7, 1}, {3}, {2, 2, 5}, {}}
+	ps := &Params[float64]{}
+	cl := NewCharLSTM(ps, "char", 8, 3, 4)
+	randomise(ps, newRNG(11), 0.7)
+	var c CharLSTMCache[float64]
+	checkLayer(t, ps, nil,
+		func() []float64 { return cl.Forward(&c, words) },
+		func(g *Grads[float64], dy []float64) []float64 { cl.Backward(&c, g, dy); return nil })
+}
+
+// TestCharLSTMStates: a word's vector is the forward LSTM's last state
+// and the backward LSTM's first, as the two LSTMs give them on the word
+// alone; an empty word reads one zero vector.
+func TestCharLSTMStates(t *testing.T) {
+	ps := &Params[float64]{}
+	cl := NewCharLSTM(ps, "char", 5, 2, 3)
+	randomise(ps, newRNG(12), 0.7)
+	var c CharLSTMCache[float64]
+	out := cl.Forward(&c, [][]int32{{1, 4, 2}, {}})
+	x := append(append(append([]float64(nil), cl.Emb.Row(1)...), cl.Emb.Row(4)...), cl.Emb.Row(2)...)
+	var fc, bc LSTMCache[float64]
+	hf, hb := cl.Fwd.Forward(&fc, x), cl.Bwd.Forward(&bc, x)
+	want := append(append([]float64(nil), hf[2*3:]...), hb[:3]...)
+	hf0, hb0 := cl.Fwd.Forward(&fc, make([]float64, 2)), cl.Bwd.Forward(&bc, make([]float64, 2))
+	want = append(append(want, hf0...), hb0...)
+	for i := range want {
+		if out[i] != want[i] {
+			t.Fatalf("out[%d] = %v, want %v", i, out[i], want[i])
+		}
+	}
+}
+
 // TestCharCNNPadding checks the windows directly: a one-char word under a
 // window of 3 is [pad, c, pad], so its features are tanh(b + K's middle
 // slot · E[c]).

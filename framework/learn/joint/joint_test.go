@@ -114,6 +114,8 @@ func problem(t *testing.T, sents []*corpus.Sentence, labels [][]int32, sparse bo
 // receives is the lattice's marginals minus gold.
 func TestGradient(t *testing.T) {
 	t.Run("state features", func(t *testing.T) { checkGradient(t, nil, neural.Plain) })
+	// A character BiLSTM instead of the CNN.
+	t.Run("char bilstm", func(t *testing.T) { checkGradient(t, nil, neural.Plain, neural.CharBiLSTM) })
 	// Words a and c also score label bigrams (input-conditioned
 	// transitions: per-position transition scores in the lattice).
 	t.Run("pair features", func(t *testing.T) { checkGradient(t, []bool{true, false, true, false, false}, neural.Plain) })
@@ -123,10 +125,15 @@ func TestGradient(t *testing.T) {
 	t.Run("conditioned and pairs", func(t *testing.T) { checkGradient(t, []bool{true, false, true, false, false}, neural.Conditioned) })
 }
 
-func checkGradient(t *testing.T, pairs []bool, transition string) {
+// checkGradient is TestGradient for one setting; char, when given, is the
+// character encoder (the CNN otherwise).
+func checkGradient(t *testing.T, pairs []bool, transition string, char ...string) {
 	sents, labels := toy(rand.New(rand.NewPCG(1, 1)), 6)
 	cfg := tinyConfig()
 	cfg.Transition = transition
+	if len(char) > 0 {
+		cfg.Char, cfg.CharHidden = char[0], 3
+	}
 	p, m := problem(t, sents, labels, true, cfg, 1)
 	if pairs != nil {
 		p.Pairs = pairs
