@@ -542,14 +542,7 @@ func (a *app) cmdEval(ctx context.Context, args []string) error {
 		return fmt.Errorf("%s: no sentences to evaluate", name)
 	}
 	res := eval.Evaluate(sents, eval.Options{Scheme: sch})
-	if opt.Joint != nil {
-		st := tg.JointStats()
-		a.log.Info().Int("problems", st.Problems).Int("documents", st.Marked).Int("certified", st.Certified).
-			Int("iterations", st.Iterations).Int("most_iterations", st.Most).Msg("joint decoding")
-		if opt.Joint.Documents() && st.Problems > 0 && st.Marked == 0 {
-			a.log.Warn().Msg("the input has no document boundaries: consistency keeps a document's words consistent, so it changed nothing (constraints still apply)")
-		}
-	}
+	a.logJoint(tg, opt.Joint)
 	if *asJSON {
 		return writeEvalJSON(a.stdout, res, vocab)
 	}

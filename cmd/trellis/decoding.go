@@ -121,3 +121,18 @@ func (d decodeFlags) apply(opt *tagger.Options, nbest int) error {
 	opt.Joint = joint
 	return nil
 }
+
+// logJoint logs how tg's joint decoding went (cfg, its Options.Joint;
+// nothing without one): the problems, documents and certificates, and a
+// warning when consistency found no document to apply to.
+func (a *app) logJoint(tg *tagger.Tagger, cfg *dual.Config) {
+	if !cfg.Enabled() {
+		return
+	}
+	st := tg.JointStats()
+	a.log.Info().Int("problems", st.Problems).Int("documents", st.Marked).Int("certified", st.Certified).
+		Int("iterations", st.Iterations).Int("most_iterations", st.Most).Msg("joint decoding")
+	if cfg.Documents() && st.Problems > 0 && st.Marked == 0 {
+		a.log.Warn().Msg("the input has no document boundaries: consistency keeps a document's words consistent, so it changed nothing (constraints still apply)")
+	}
+}

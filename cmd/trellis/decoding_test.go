@@ -101,6 +101,10 @@ func TestJointFlags(t *testing.T) {
 	if !strings.Contains(evalOut, "FB1:") || !strings.Contains(stderr, "no document boundaries") {
 		t.Errorf("eval --consistency on a file without documents: stdout %q, stderr %q", evalOut, stderr)
 	}
+	tagOut, stderr := mustRun(t, "", "tag", "--model", model, chunkTest, "--consistency", "token")
+	if tagOut != plain || !strings.Contains(stderr, `"certified"`) || !strings.Contains(stderr, "no document boundaries") {
+		t.Errorf("tag --consistency on a file without documents: changed labels %v, stderr %q", tagOut != plain, stderr)
+	}
 }
 
 func btoi(b bool) int {

@@ -156,6 +156,9 @@ func (a *app) cmdTag(ctx context.Context, args []string) error {
 	if ferr := w.Flush(); err == nil {
 		err = ferr
 	}
+	if err == nil {
+		a.logJoint(tg, opt.Joint)
+	}
 	return err
 }
 
