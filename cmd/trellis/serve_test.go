@@ -183,6 +183,26 @@ func TestServeEndToEnd(t *testing.T) {
 	checkDrainOnSIGTERM(t, p, words[:5], labels[:5])
 }
 
+// waitInFlight waits until the service counts n requests in flight.
+func waitInFlight(t *testing.T, p *servedProcess, n int) {
+	t.Helper()
+	want := fmt.Sprintf("trellis_serve_requests_in_flight %d\n", n)
+	for deadline := time.Now().Add(time.Minute); ; time.Sleep(10 * time.Millisecond) {
+		resp, err := http.Get(p.base + "/metrics")
+		if err != nil {
+			t.Fatal(err)
+		}
+		b, _ := io.ReadAll(resp.Body)
+		resp.Body.Close()
+		if strings.Contains(string(b), want) {
+			return
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("the service never counted %d requests in flight", n)
+		}
+	}
+}
+
 func tagOver(base string, req serve.TagRequest) (*serve.TagResponse, error) {
 	body, err := json.Marshal(req)
 	if err != nil {
@@ -245,6 +265,10 @@ func checkDrainOnSIGTERM(t *testing.T, p *servedProcess, words, want [][]string)
 	if err != nil {
 		t.Fatal(err)
 	}
+	// Earlier requests may still be counted for a moment after their
+	// answers arrive (the handler returns after the client has read the
+	// body): wait until none is, so that the one in flight below is ours.
+	waitInFlight(t, p, 0)
 	pr, pw := io.Pipe()
 	type answer struct {
 		resp *serve.TagResponse
@@ -272,20 +296,7 @@ func checkDrainOnSIGTERM(t *testing.T, p *servedProcess, words, want [][]string)
 	}
 	// The handler is running (reading the body) once the service counts
 	// one request in flight (scrapes of /metrics do not count).
-	for deadline := time.Now().Add(time.Minute); ; time.Sleep(10 * time.Millisecond) {
-		resp, err := http.Get(p.base + "/metrics")
-		if err != nil {
-			t.Fatal(err)
-		}
-		b, _ := io.ReadAll(resp.Body)
-		resp.Body.Close()
-		if strings.Contains(string(b), "trellis_serve_requests_in_flight 1") {
-			break
-		}
-		if time.Now().After(deadline) {
-			t.Fatal("the request never reached the handler")
-		}
-	}
+	waitInFlight(t, p, 1)
 	if err := p.cmd.Process.Signal(syscall.SIGTERM); err != nil {
 		t.Fatal(err)
 	}
