@@ -10,6 +10,7 @@ import (
 	"github.com/trellis-nlp/trellis/builtin/bias"
 	"github.com/trellis-nlp/trellis/builtin/boundary"
 	"github.com/trellis-nlp/trellis/builtin/clusters"
+	"github.com/trellis-nlp/trellis/builtin/decisions"
 	"github.com/trellis-nlp/trellis/builtin/digit"
 	"github.com/trellis-nlp/trellis/builtin/document"
 	"github.com/trellis-nlp/trellis/builtin/embedding"
@@ -30,6 +31,7 @@ import (
 	"github.com/trellis-nlp/trellis/framework/learn/pa"
 	"github.com/trellis-nlp/trellis/framework/learn/perceptron"
 	"github.com/trellis-nlp/trellis/framework/learn/tnt"
+	transitionlearner "github.com/trellis-nlp/trellis/framework/learn/transition"
 )
 
 // RegisterTemplates adds the builtin feature templates. It panics if r
@@ -52,6 +54,7 @@ func RegisterTemplates(r *feature.Registry) {
 	r.MustRegister("clusters", clusters.New)
 	r.MustRegister("embedding", embedding.New)
 	r.MustRegister("suffix_trie", suffixtrie.New)
+	r.MustRegister("decisions", decisions.New)
 }
 
 // RegisterLearners adds the learners. It panics if r already holds one of
@@ -65,6 +68,7 @@ func RegisterLearners(r *learn.Registry) {
 	r.MustRegister("maxent", maxent.New)
 	r.MustRegister("memm", memm.New)
 	r.MustRegister("tnt", tnt.New)
+	r.MustRegister("transition", transitionlearner.New)
 }
 
 // Registries returns registries filled with everything builtin.

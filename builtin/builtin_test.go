@@ -306,9 +306,9 @@ func TestRegistries(t *testing.T) {
 		got  []string
 		want []string
 	}{
-		{"templates", templates.Names(), []string{"attributes", "bias", "boundary", "case", "clusters", "digit", "document", "embedding", "emission",
+		{"templates", templates.Names(), []string{"attributes", "bias", "boundary", "case", "clusters", "decisions", "digit", "document", "embedding", "emission",
 			"history", "hyphen", "lexicon", "prefix", "shape", "suffix", "suffix_trie", "transition"}},
-		{"learners", learners.Names(), []string{"arow", "crf", "hmm", "maxent", "memm", "pa", "perceptron", "tnt"}},
+		{"learners", learners.Names(), []string{"arow", "crf", "hmm", "maxent", "memm", "pa", "perceptron", "tnt", "transition"}},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {

@@ -49,6 +49,7 @@ func TestReadColumns(t *testing.T) {
 		"bias":        {{``, nil}},
 		"attributes":  {{``, []int{2}}},
 		"transition":  {{``, nil}},
+		"decisions":   {{"previous = 2\nspan = true", nil}, {"document = true\ncolumn = \"pos\"", []int{1}}},
 		"lexicon":     {{"column = \"pos\"\npath = " + strconv.Quote(words), []int{1}}},
 	}
 	reg, _ := Registries()

@@ -6,8 +6,6 @@ package window
 import (
 	"fmt"
 	"strconv"
-	"unicode"
-	"unicode/utf8"
 
 	"github.com/hashicorp/hcl/v2"
 
@@ -127,22 +125,6 @@ func (b *Bound) AppendValue(dst []byte, v string) []byte {
 	return append(dst, v...)
 }
 
-// AppendLower appends the lower-case form of s to dst without allocating
-// (strings.ToLower allocates whenever anything changes).
-func AppendLower(dst []byte, s string) []byte {
-	for i := 0; i < len(s); {
-		c := s[i]
-		if c < utf8.RuneSelf {
-			if 'A' <= c && c <= 'Z' {
-				c += 'a' - 'A'
-			}
-			dst = append(dst, c)
-			i++
-			continue
-		}
-		r, size := utf8.DecodeRuneInString(s[i:])
-		dst = utf8.AppendRune(dst, unicode.ToLower(r))
-		i += size
-	}
-	return dst
-}
+// AppendLower is feature.AppendLower, kept under its old name for the
+// templates that import it from here.
+func AppendLower(dst []byte, s string) []byte { return feature.AppendLower(dst, s) }

@@ -279,7 +279,7 @@ func (a *app) cmdRun(ctx context.Context, args []string) error {
 	threads := fs.Int("threads", runtime.NumCPU(), "`N` worker threads for training (default: the number of cores)")
 	ablate := fs.String("ablate", "", "feature ablation: rerun `LEARNER` once per feature template with the template removed")
 	alone := fs.Bool("ablate-alone", false, "with --ablate, also run each template on its own")
-	every := fs.Int("checkpoint-every", 0, "save the training state of the learners that iterate (perceptron, pa, arow, crf, maxent, memm) every `N` epochs or iterations (in DIR/checkpoints, for --resume)")
+	every := fs.Int("checkpoint-every", 0, "save the training state of the learners that iterate (perceptron, pa, arow, crf, maxent, memm, transition) every `N` epochs or iterations (in DIR/checkpoints, for --resume)")
 	resume := fs.String("resume", "", "continue the interrupted run in `DIR` (made with --checkpoint-every)")
 	force := fs.Bool("force", false, "replace an --out folder that holds files trellis did not write: they are set aside (the folder renamed beside it), never deleted")
 	pos, err := parseInterspersed(fs, args)

@@ -70,6 +70,9 @@ type Problem struct {
 	// model (the learner's encoder setting): its label scores are added
 	// to the templates' state scores. Only an EncoderLearner takes it.
 	Encoder *Encoder
+	// History, when set, is the decision history a DecisionLearner reads
+	// (decisions.go); nil for other learners.
+	History *History
 }
 
 // Encoder is a neural encoder and its training inputs.
@@ -226,6 +229,13 @@ type Result struct {
 	// Network is the trained encoder of a Problem with one, nil otherwise.
 	Network *neural.Network
 	Info    map[string]any
+	// ExtraAttrs are attributes the learner adds after the mapper's (a
+	// transition model's history attributes, which no extractor emits):
+	// the model's attribute names are the mapper's followed by these.
+	ExtraAttrs []string
+	// SearchBeam, when ≥ 1, says that the model decodes by transition
+	// search of that width (1 is greedy) instead of on the lattice.
+	SearchBeam int
 }
 
 // Learner trains one kind of model. The lifecycle mirrors templates:

@@ -42,6 +42,16 @@ const SecondOrderVersion = 3
 // stage models. Only such models are written in it.
 const NeuralVersion = 4
 
+// TransitionVersion is the format of a model that decodes by transition
+// search (Header.Search): version 4 whose header says so. The weights are
+// laid out as any model's, but the lattice would decode them wrongly
+// (without their history features), so an older trellis must refuse the
+// model as too new. Only such models are written in it.
+const TransitionVersion = 5
+
+// NewestVersion is the newest format this build reads.
+const NewestVersion = TransitionVersion
+
 // PlainVersion is the format of models without an encoding or local
 // normalization.
 const PlainVersion = 1
@@ -53,6 +63,9 @@ const NormalizationLocal = "local"
 // maxHiddenStates bounds a model file's hidden states per label, so that
 // a corrupted header cannot ask for a huge lattice.
 const maxHiddenStates = 1 << 10
+
+// maxBeam bounds a transition model's search width likewise.
+const maxBeam = 1 << 10
 
 var magic = [8]byte{'T', 'R', 'E', 'L', 'L', 'I', 'S', 'M'}
 
@@ -116,10 +129,25 @@ type Header struct {
 	UnknownAttrs []int32 `json:"unknown_attrs"`
 	// Encoder is the network's header (configuration, vocabulary,
 	// columns; format version 4), nil without a network.
-	Encoder    *neural.Header `json:"encoder,omitempty"`
-	Learner    Learner        `json:"learner"`
-	Provenance Provenance     `json:"provenance"`
+	Encoder *neural.Header `json:"encoder,omitempty"`
+	// Search, when set, says the model decodes by transition search
+	// (format version 5; framework/transition) instead of on the lattice.
+	// Nil for every other model.
+	Search     *Search    `json:"search,omitempty"`
+	Learner    Learner    `json:"learner"`
+	Provenance Provenance `json:"provenance"`
 }
+
+// Search is how a transition model decodes: left to right, keeping Beam
+// partial sequences (1 is greedy), its history features laid out from its
+// decisions template (transition.Layout) and named in its attributes.
+type Search struct {
+	Method string `json:"method"` // SearchTransition
+	Beam   int    `json:"beam"`
+}
+
+// SearchTransition is Search.Method of a transition model.
+const SearchTransition = "transition"
 
 // Learner records which learner made the model and how.
 type Learner struct {
@@ -261,10 +289,15 @@ func uvarintLen(x uint64) int {
 }
 
 // FormatVersion is the file format a model with this header is written
-// in: SecondOrderVersion for a second-order model, Version for one trained
+// in: TransitionVersion for a model that decodes by transition search,
+// NeuralVersion for one with a network, SecondOrderVersion for a
+// second-order model, Version for one trained
 // in an encoding, locally normalized, with pair features, hidden states or
 // stages, PlainVersion for every other.
 func (h *Header) FormatVersion() int {
+	if h.Search != nil {
+		return TransitionVersion
+	}
 	if h.Encoder != nil {
 		return NeuralVersion
 	}
@@ -400,8 +433,8 @@ func decodeHeader(m *Model, meta []byte, version uint32) error {
 		return fmt.Errorf("model header: %w", err)
 	}
 	// The header repeats the format version; the two must agree.
-	if m.Version > NeuralVersion {
-		return fmt.Errorf("model header says format version %d, newer than this trellis supports (%d); use a newer trellis", m.Version, NeuralVersion)
+	if m.Version > NewestVersion {
+		return fmt.Errorf("model header says format version %d, newer than this trellis supports (%d); use a newer trellis", m.Version, NewestVersion)
 	}
 	if m.Version != int(version) {
 		return fmt.Errorf("corrupted model: header says format version %d, the file says %d", m.Version, version)
@@ -411,6 +444,9 @@ func decodeHeader(m *Model, meta []byte, version uint32) error {
 	}
 	if m.HiddenStates < 0 || m.HiddenStates == 1 || m.HiddenStates > maxHiddenStates {
 		return fmt.Errorf("corrupted model: %d hidden states per label", m.HiddenStates)
+	}
+	if s := m.Search; s != nil && (s.Method != SearchTransition || s.Beam < 1 || s.Beam > maxBeam) {
+		return fmt.Errorf("corrupted model: search %q of width %d", s.Method, s.Beam)
 	}
 	// An encoding, local normalization, pair features, hidden states
 	// or stages are what version 2 adds, trigrams what 3 adds, a network
@@ -429,11 +465,11 @@ func Decode(data []byte) (*Model, error) {
 		return nil, ErrNotModel
 	}
 	version := binary.LittleEndian.Uint32(data[len(magic):])
-	if version < PlainVersion || version > NeuralVersion {
-		if version > NeuralVersion {
-			return nil, fmt.Errorf("model file format version %d is newer than this trellis supports (%d); use a newer trellis", version, NeuralVersion)
+	if version < PlainVersion || version > NewestVersion {
+		if version > NewestVersion {
+			return nil, fmt.Errorf("model file format version %d is newer than this trellis supports (%d); use a newer trellis", version, NewestVersion)
 		}
-		return nil, fmt.Errorf("model file format version %d is not supported (this trellis reads versions %d to %d)", version, PlainVersion, NeuralVersion)
+		return nil, fmt.Errorf("model file format version %d is not supported (this trellis reads versions %d to %d)", version, PlainVersion, NewestVersion)
 	}
 	if len(data) < len(magic)+4+sha256.Size {
 		return nil, fmt.Errorf("truncated model file (%s)", plural.Count(len(data), "byte"))

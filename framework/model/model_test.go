@@ -145,7 +145,7 @@ func TestCorruption(t *testing.T) {
 	}
 	t.Run("newer version", func(t *testing.T) {
 		b := append([]byte(nil), good...)
-		binary.LittleEndian.PutUint32(b[8:], NeuralVersion+1)
+		binary.LittleEndian.PutUint32(b[8:], NewestVersion+1)
 		_, err := Decode(b)
 		if err == nil || !strings.Contains(err.Error(), "newer") {
 			t.Fatalf("want a 'newer version' error, got %v", err)

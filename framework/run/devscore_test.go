@@ -88,6 +88,26 @@ learner "labelpath" {
 }
 `
 
+// transitionLearners are transition learners of every training mode; dev
+// scoring must decode their models by the same search as the tagger.
+const transitionLearners = `learner "greedy" {
+  type   = "transition"
+  epochs = 3
+  beta   = 0.5
+}
+learner "beam" {
+  type   = "transition"
+  epochs = 3
+  beam   = 3
+}
+learner "max_violation" {
+  type   = "transition"
+  epochs = 3
+  beam   = 2
+  update = "max_violation"
+}
+`
+
 // TestDevDecodesAsTagging trains a model with every decode setting, and
 // second-order models on sentences cut to two tokens (so no dev sentence
 // longer than two has a path through their seen trigrams), and checks
@@ -118,6 +138,12 @@ learner "crf" {
   decode         = "posterior"
 }
 `), []string{"perceptron", "crf"}},
+		{"transition", devChunkSpec(train, `transition "trans" {}
+  decisions "hist" {
+    previous = 3
+    span     = true
+    document = true
+  }`, transitionLearners), []string{"greedy", "beam", "max_violation"}},
 	}
 	changed := 0
 	for _, c := range specs {

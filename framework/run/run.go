@@ -154,6 +154,9 @@ type encoded struct {
 	stage *stageRun
 	// neural holds each encoder block's inputs, by name (neural.go).
 	neural map[string]*neuralInputs
+	// history is the training data's decision-history inputs for a
+	// transition learner (transition.go).
+	history *learn.History
 }
 
 // wordColumnName is the word column's name, as the model records it ("" for
@@ -555,6 +558,7 @@ func encodeSentences(ctx context.Context, o Options, mp *feature.Mapper, sents [
 	if err := enc.encodeNeural(s, sents); err != nil {
 		return nil, err
 	}
+	enc.history = newTrainHistory(mp, sents)
 	if enc.devSents, err = readDev(); err != nil {
 		return nil, err
 	}
@@ -750,6 +754,9 @@ func newProblem(o Options, enc *encoded, li *spec.LearnerInstance, log zerolog.L
 	if li.InitModel != nil {
 		p.Init = li.InitModel.Model.Linear
 	}
+	if learn.SearchBeam(li.Learner) > 0 {
+		p.History = enc.history
+	}
 	var net *neural.Network
 	if li.Encoder != nil {
 		var err error
@@ -800,6 +807,13 @@ func newModel(s *spec.Spec, enc *encoded, li *spec.LearnerInstance, res *learn.R
 		m.Stages, m.StageModels = []model.Stage{enc.stage.info}, []*model.Model{enc.stage.model}
 	}
 	m.SetMapper(enc.mapper)
+	if len(res.ExtraAttrs) > 0 {
+		// A copy: the mapper's names are its dictionary's.
+		m.Attrs = append(append([]string(nil), m.Attrs...), res.ExtraAttrs...)
+	}
+	if res.SearchBeam > 0 {
+		m.Search = &model.Search{Method: model.SearchTransition, Beam: res.SearchBeam}
+	}
 	return m, nil
 }
 
@@ -1004,6 +1018,9 @@ type devDecoder struct {
 	scheme scheme.Scheme
 	docs   [][2]int
 	words  [][]string
+	// trans, when set, decodes by transition search as the tagger decodes
+	// a transition model (transition.go).
+	trans *devTransition
 }
 
 func newDevDecoder(enc *encoded, sch scheme.Scheme, constraints *lattice.Constraints, li *spec.LearnerInstance, threads int) *devDecoder {
@@ -1020,6 +1037,7 @@ func newDevDecoder(enc *encoded, sch scheme.Scheme, constraints *lattice.Constra
 		}
 	}
 	d.setJoint(li.Joint, sch)
+	d.setTransition(li)
 	return d
 }
 
@@ -1039,9 +1057,12 @@ func (d *devDecoder) decode(m *linear.Model) []eval.Sentence {
 		wg.Add(1)
 		go func(w int) {
 			defer wg.Done()
-			if d.joint != nil {
+			switch {
+			case d.trans != nil:
+				d.decodeTransitionShare(m, chain, w)
+			case d.joint != nil:
 				d.decodeJointShare(m, chain, relax, w)
-			} else {
+			default:
 				d.decodeShare(m, chain, relax, w)
 			}
 		}(w)

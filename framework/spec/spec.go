@@ -371,6 +371,7 @@ func Decode(filename string, src []byte, vars map[string]string, reg Registries)
 	diags = append(diags, s.decodeLearners(content.Blocks.OfType("learner"), ctx, reg.Learners)...)
 	diags = append(diags, s.checkBigramLearners()...)
 	diags = append(diags, s.checkOrderLearners()...)
+	diags = append(diags, s.checkDecisionLearners()...)
 	diags = append(diags, s.checkTemplateLearners()...)
 	diags = append(diags, s.decodeEvaluation(content, ctx)...)
 	diags = append(diags, s.decodeTunes(content.Blocks.OfType("tune"), ctx)...)
@@ -986,19 +987,25 @@ func (s *Spec) decodeLearners(blocks hcl.Blocks, ctx *hcl.EvalContext, reg *lear
 			diags = append(diags, errorAt(b.LabelRanges[0].Ptr(), "Duplicate learner", fmt.Sprintf("Learner %q is declared twice.", name)))
 			continue
 		}
-		head, rest, d := b.Body.PartialContent(&hcl.BodySchema{Attributes: []hcl.AttributeSchema{
-			{Name: "type", Required: true}, {Name: "decode"}, {Name: "beam"}, {Name: "encoder"}}, Blocks: learnerBlocks})
+		l, typ, d := learnerType(b, ctx, reg)
 		if diags = append(diags, d...); d.HasErrors() {
 			continue
 		}
-		var typ string
-		if d := gohcl.DecodeExpression(head.Attributes["type"].Expr, ctx, &typ); d.HasErrors() {
-			diags = append(diags, d...)
+		// A learner that searches by itself (transition) takes beam as
+		// its own setting, and no decode.
+		schema := &hcl.BodySchema{Attributes: []hcl.AttributeSchema{
+			{Name: "type", Required: true}, {Name: "decode"}, {Name: "beam"}, {Name: "encoder"}}, Blocks: learnerBlocks}
+		searches := learn.SearchBeam(l) > 0
+		if searches {
+			schema.Attributes = slices.DeleteFunc(slices.Clone(schema.Attributes), func(a hcl.AttributeSchema) bool { return a.Name == "beam" })
+		}
+		head, rest, d := b.Body.PartialContent(schema)
+		if diags = append(diags, d...); d.HasErrors() {
 			continue
 		}
-		l, ok := reg.New(typ)
-		if !ok {
-			diags = append(diags, errorAt(head.Attributes["type"].Expr.Range().Ptr(), "Unknown learner type", registry.DidYouMean(typ, reg.Names(), "learner type")))
+		if a, ok := head.Attributes["decode"]; ok && searches {
+			diags = append(diags, errorAt(a.NameRange.Ptr(), "Unsupported learner setting",
+				fmt.Sprintf("Learner type %s decodes by its own left-to-right search; its width is the learner's beam setting (1 is greedy). Remove decode.", typ)))
 			continue
 		}
 		method, beam, d := decodeDecoding(head, ctx)
@@ -1046,6 +1053,23 @@ func (s *Spec) decodeLearners(blocks hcl.Blocks, ctx *hcl.EvalContext, reg *lear
 		s.Learners = append(s.Learners, li)
 	}
 	return diags
+}
+
+// learnerType reads a learner block's type and makes a learner of it.
+func learnerType(b *hcl.Block, ctx *hcl.EvalContext, reg *learn.Registry) (learn.Learner, string, hcl.Diagnostics) {
+	head, _, d := b.Body.PartialContent(&hcl.BodySchema{Attributes: []hcl.AttributeSchema{{Name: "type", Required: true}}})
+	if d.HasErrors() {
+		return nil, "", d
+	}
+	var typ string
+	if d := gohcl.DecodeExpression(head.Attributes["type"].Expr, ctx, &typ); d.HasErrors() {
+		return nil, "", d
+	}
+	l, ok := reg.New(typ)
+	if !ok {
+		return nil, "", hcl.Diagnostics{errorAt(head.Attributes["type"].Expr.Range().Ptr(), "Unknown learner type", registry.DidYouMean(typ, reg.Names(), "learner type"))}
+	}
+	return l, typ, nil
 }
 
 // decodeDecoding reads a learner block's decode and beam: the decoding

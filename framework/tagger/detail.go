@@ -49,6 +49,9 @@ func (t *Tagger) TagDetailed(sents []*corpus.Sentence, k int) ([]Decoded, error)
 	if t.joint != nil {
 		return nil, ErrJointDetail
 	}
+	if t.trans != nil {
+		return nil, ErrTransitionDetail
+	}
 	if k < 1 {
 		k = 1
 	}

@@ -108,6 +108,9 @@ func (t *Tagger) Explain(sents []*corpus.Sentence, top int) ([]Explanation, erro
 	if t.joint != nil {
 		return nil, ErrJointDetail
 	}
+	if t.trans != nil {
+		return nil, ErrTransitionDetail
+	}
 	t.enc.Reset()
 	if err := t.encode(sents); err != nil {
 		return nil, err

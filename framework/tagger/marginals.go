@@ -22,6 +22,9 @@ func (t *Tagger) Marginals(sents []*corpus.Sentence) ([][][]float64, error) {
 	if t.joint != nil {
 		return nil, ErrJointDetail
 	}
+	if t.trans != nil {
+		return nil, ErrTransitionDetail
+	}
 	t.enc.Reset()
 	if err := t.encode(sents); err != nil {
 		return nil, err

@@ -50,6 +50,9 @@ func (t *Tagger) Replica(reg *feature.Registry) (*Tagger, error) {
 	r.dec = lattice.NewDecoder(r.ws, t.dec.Method, t.dec.Width)
 	r.dec.States = t.dec.States
 	r.chain.Attach(&r.scores)
+	if t.trans != nil {
+		r.trans = newTransState(t.trans.transModel)
+	}
 	if t.joint != nil {
 		if err := r.newJoint(t.joint.cfg); err != nil {
 			r.Close()

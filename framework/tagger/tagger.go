@@ -75,6 +75,9 @@ type Tagger struct {
 	orig   [][]string
 	// joint, when set, decodes documents jointly (joint.go).
 	joint *jointState
+	// trans, when set, decodes a transition model by its search
+	// (transition.go).
+	trans *transState
 }
 
 // New builds a tagger for m. Templates are instantiated from reg.
@@ -139,6 +142,10 @@ func New(m *model.Model, reg *feature.Registry, opt Options) (*Tagger, error) {
 		t.chain = lm.Chain(lm.W, scheme.Constraints(m.Labels, t.from))
 	}
 	t.chain.Attach(&t.scores)
+	if err := t.newTransition(opt); err != nil {
+		t.Close()
+		return nil, err
+	}
 	if opt.Joint.Enabled() {
 		if err := t.newJoint(opt.Joint); err != nil {
 			t.Close()
@@ -212,9 +219,12 @@ func (t *Tagger) tag(sents []*corpus.Sentence, buf []string, out [][]string) ([]
 	}
 	for k := range sents {
 		var ids []int32
-		if joint != nil {
+		switch {
+		case joint != nil:
 			ids = joint[k]
-		} else {
+		case t.trans != nil:
+			ids = t.decodeTransition(sents, data, k)
+		default:
 			ids = t.decode(data, k)
 		}
 		start := len(buf)
