@@ -800,10 +800,10 @@ func equals(want string) func(t *testing.T, got string) {
 
 // newerModelCases: 14. a model written by a newer trellis, whose format
 // version is higher, is refused with the version and a hint to upgrade.
-// This trellis reads versions 1 to 5 (2: locally normalized models, the
+// This trellis reads versions 1 to 6 (2: locally normalized models, the
 // MEMM, and others; 3: second-order models; 4: models with a neural
-// encoder; 5: transition models), so "newer" is 6; the HMM's model is
-// version 1.
+// encoder; 5: transition models; 6: reranked models), so "newer" is 7;
+// the HMM's model is version 1.
 func newerModelCases(t *testing.T) {
 	model := readFile(t, filepath.Join(sharedRun(t, chunkSpec), "models", "hmm.model"))
 	// The layout: 8 bytes of magic, the format version (uint32, little
@@ -824,15 +824,16 @@ func newerModelCases(t *testing.T) {
 		return append(body, sum[:]...)
 	}
 	// Versions 2 (a model trained in an encoding), 3 (a second-order
-	// model), 4 (a neural encoder) and 5 (a transition model) are this
-	// trellis's own; the first it does not know is 6.
+	// model), 4 (a neural encoder), 5 (a transition model) and 6 (a
+	// reranked model) are this trellis's own; the first it does not know
+	// is 7.
 	newer := func(field bool, header bool) []byte {
 		b := bytes.Clone(model)
 		if field {
-			binary.LittleEndian.PutUint32(b[versionAt:], 6)
+			binary.LittleEndian.PutUint32(b[versionAt:], 7)
 		}
 		if header {
-			copy(b[headerAt:], `{"version":6,`)
+			copy(b[headerAt:], `{"version":7,`)
 		}
 		return reseal(b)
 	}
@@ -841,13 +842,13 @@ func newerModelCases(t *testing.T) {
 		data []byte
 		msg  string
 	}{
-		{"version field and header", newer(true, true), "model file format version 6 is newer than this trellis supports (5); use a newer trellis"},
+		{"version field and header", newer(true, true), "model file format version 7 is newer than this trellis supports (6); use a newer trellis"},
 		{"version field, checksum not resealed", func() []byte {
 			b := bytes.Clone(model)
-			binary.LittleEndian.PutUint32(b[versionAt:], 7)
+			binary.LittleEndian.PutUint32(b[versionAt:], 8)
 			return b
-		}(), "model file format version 7 is newer than this trellis supports (5); use a newer trellis"},
-		{"header only", newer(false, true), "model header says format version 6, newer than this trellis supports (5); use a newer trellis"},
+		}(), "model file format version 8 is newer than this trellis supports (6); use a newer trellis"},
+		{"header only", newer(false, true), "model header says format version 7, newer than this trellis supports (6); use a newer trellis"},
 	}
 	for _, v := range variants {
 		for _, cmd := range []string{"tag", "eval"} {

@@ -18,6 +18,7 @@ import (
 	"github.com/trellis-nlp/trellis/framework/linear"
 	"github.com/trellis-nlp/trellis/framework/neural"
 	"github.com/trellis-nlp/trellis/framework/plural"
+	"github.com/trellis-nlp/trellis/framework/rerank"
 )
 
 // Version is the newest model file format this build writes and reads.
@@ -49,8 +50,14 @@ const NeuralVersion = 4
 // model as too new. Only such models are written in it.
 const TransitionVersion = 5
 
+// RerankVersion is the format of a model that carries a reranker
+// (Header.Rerank): version 5 with the reranker's bytes after the network.
+// An older trellis would tag with the first pass alone, so it must refuse
+// the model as too new. Only such models are written in it.
+const RerankVersion = 6
+
 // NewestVersion is the newest format this build reads.
-const NewestVersion = TransitionVersion
+const NewestVersion = RerankVersion
 
 // PlainVersion is the format of models without an encoding or local
 // normalization.
@@ -80,8 +87,11 @@ type Model struct {
 	StageModels []*Model
 	// Network is the neural encoder whose label scores join the linear
 	// model's state scores (Header.Encoder), nil for most models; the
-	// file carries its weights last.
+	// file carries its weights after the stage models.
 	Network *neural.Network
+	// Reranker rescores the model's k-best lists (Header.Rerank), nil for
+	// most models; the file carries its bytes last.
+	Reranker *rerank.Model
 }
 
 // Header is the JSON part of a model file.
@@ -133,7 +143,11 @@ type Header struct {
 	// Search, when set, says the model decodes by transition search
 	// (format version 5; framework/transition) instead of on the lattice.
 	// Nil for every other model.
-	Search     *Search    `json:"search,omitempty"`
+	Search *Search `json:"search,omitempty"`
+	// Rerank, when set, says the model is the first pass of a reranker
+	// (format version 6; rerank.go), which the file carries last. Nil for
+	// every other model.
+	Rerank     *Rerank    `json:"rerank,omitempty"`
 	Learner    Learner    `json:"learner"`
 	Provenance Provenance `json:"provenance"`
 }
@@ -221,6 +235,10 @@ func (m *Model) encode() ([]byte, error) {
 	if err != nil {
 		return nil, err
 	}
+	rr, err := m.encodeRerank(&h)
+	if err != nil {
+		return nil, err
+	}
 	h.Version = h.FormatVersion()
 	meta, err := json.Marshal(h)
 	if err != nil {
@@ -242,6 +260,9 @@ func (m *Model) encode() ([]byte, error) {
 	}
 	if net != nil {
 		size += 8 + len(net)
+	}
+	if rr != nil {
+		size += 8 + len(rr)
 	}
 	b := make([]byte, 0, size)
 	b = append(b, magic[:]...)
@@ -275,6 +296,10 @@ func (m *Model) encode() ([]byte, error) {
 		b = le.AppendUint64(b, uint64(len(net)))
 		b = append(b, net...)
 	}
+	if rr != nil {
+		b = le.AppendUint64(b, uint64(len(rr)))
+		b = append(b, rr...)
+	}
 	sum := sha256.Sum256(b)
 	return append(b, sum[:]...), nil
 }
@@ -289,12 +314,16 @@ func uvarintLen(x uint64) int {
 }
 
 // FormatVersion is the file format a model with this header is written
-// in: TransitionVersion for a model that decodes by transition search,
+// in: RerankVersion for a model that carries a reranker,
+// TransitionVersion for a model that decodes by transition search,
 // NeuralVersion for one with a network, SecondOrderVersion for a
 // second-order model, Version for one trained
 // in an encoding, locally normalized, with pair features, hidden states or
 // stages, PlainVersion for every other.
 func (h *Header) FormatVersion() int {
+	if h.Rerank != nil {
+		return RerankVersion
+	}
 	if h.Search != nil {
 		return TransitionVersion
 	}
@@ -517,6 +546,9 @@ func Decode(data []byte) (*Model, error) {
 	}
 	if r.err == nil && m.Encoder != nil {
 		m.Network, r.err = decodeNetwork(r, m.Encoder)
+	}
+	if r.err == nil && m.Rerank != nil {
+		m.Reranker, r.err = decodeRerank(r, m.Rerank)
 	}
 	if r.err != nil {
 		return nil, r.err

@@ -19,8 +19,9 @@
 // at the oracle-best candidates, those of highest sentence F1. Oracle
 // gives the best corpus F1 a choice of candidates reaches (exactly, by
 // Dinkelbach's method), the bound reranking works under. Training lists
-// must come from a first pass that never saw their sentences: Folds and
-// Jackknife build them by K folds of whole documents.
+// must come from a first pass that never saw their sentences: framework/run
+// builds them by K folds of whole documents (a learner's rerank block),
+// DocKeys numbering the documents.
 //
 // A Model holds the settings, the features with a nonzero weight and
 // their weights, and serializes to JSON or to a compact binary form, the
@@ -28,7 +29,9 @@
 // perceptron's shuffling is seeded by Settings.Seed, L-BFGS has no
 // randomness, and feature IDs follow the order the lists are encoded in.
 //
-// The package is not wired into specs, runs, model files or the tagger
-// yet; framework/rerank/experiment_test.go is the measurement on
-// CoNLL-2003 that docs/results.md reports.
+// A learner's rerank block (framework/spec) trains one in a run
+// (framework/run), the model file carries it (framework/model) and the
+// tagger reranks with it (framework/tagger);
+// framework/rerank/experiment_test.go is the measurement on CoNLL-2003
+// that docs/results.md reports.
 package rerank

@@ -2,13 +2,15 @@
 // document: per word, and per span string, how often each type was given.
 // The document features read it, minus the sentence's own 1-best, so that
 // a candidate's features depend on the other sentences' first-pass output
-// only — never on how the reranker chose for them.
+// only — never on how the reranker chose for them — and DocKeys, which
+// numbers a corpus's documents for List.Doc.
 package rerank
 
 import (
 	"encoding/binary"
 	"slices"
 
+	"github.com/trellis-nlp/trellis/framework/corpus"
 	"github.com/trellis-nlp/trellis/framework/scheme"
 )
 
@@ -33,15 +35,22 @@ func NewDocIndex(lists []List) *DocIndex {
 	ix := &DocIndex{typeID: map[string]int32{outside: 0}, types: []string{outside},
 		tok: map[string]int32{}, span: map[string]int32{}}
 	var chunks []scheme.Chunk
-	// The types first, so that every counter row has its final width.
+	// The types first, so that every counter row has its final width, in
+	// name order (outside first): majority breaks ties by this order, which
+	// must not depend on which other documents are indexed with a
+	// document (the tagger indexes a batch of whole documents at a time).
 	for i := range lists {
 		chunks = scheme.Chunks(chunks[:0], lists[i].Labels[0], scheme.None)
 		for _, c := range chunks {
 			if _, ok := ix.typeID[c.Type]; !ok {
-				ix.typeID[c.Type] = int32(len(ix.types))
+				ix.typeID[c.Type] = 0
 				ix.types = append(ix.types, c.Type)
 			}
 		}
+	}
+	slices.Sort(ix.types[1:])
+	for id, typ := range ix.types {
+		ix.typeID[typ] = int32(id)
 	}
 	var typ []int32
 	var key []byte
@@ -111,4 +120,21 @@ func appendSpan(dst []byte, words []string) []byte {
 		dst = append(dst, w...)
 	}
 	return dst
+}
+
+// DocKeys numbers the documents of sents densely in order of first
+// appearance: element i is sentence i's document (corpus.SameDocument),
+// the List.Doc to give it.
+func DocKeys(sents []*corpus.Sentence) []int {
+	keys := make([]int, len(sents))
+	index := make(map[*corpus.Sentence]int, len(sents))
+	for i, s := range sents {
+		index[s] = i
+	}
+	for d, group := range corpus.GroupDocuments(sents) {
+		for _, s := range group {
+			keys[index[s]] = d
+		}
+	}
+	return keys
 }

@@ -87,23 +87,13 @@ func TestExperimentLists(t *testing.T) {
 		t.Logf("%s: trained on %d sentences in %.0fs", name, len(idx), time.Since(t0).Seconds())
 		return m
 	}
-	docs := rerank.DocKeys(train)
-	folds, err := rerank.Folds(docs, c.folds, s.Seed)
+	// The jackknifed lists as a rerank block's run makes them.
+	t0 := time.Now()
+	trainLists, folds, err := run.JackknifeLists(ctx, ro, c.learner, train, c.folds, c.k)
 	if err != nil {
 		t.Fatal(err)
 	}
-	trainLists, err := rerank.Jackknife(folds, c.folds, func(f int, idx []int) (rerank.Lister, error) {
-		m := fit(fmt.Sprintf("fold %d", f), idx)
-		return func(held []int) ([]rerank.List, error) {
-			return listSentences(m, templates, train, held, c.k, word, label)
-		}, nil
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
-	for i := range trainLists {
-		trainLists[i].Doc = docs[i]
-	}
+	t.Logf("jackknifed lists of %d folds in %.0fs", c.folds, time.Since(t0).Seconds())
 	full := fit("all of train", indices(len(train)))
 	testLists, err := listSentences(full, templates, test, indices(len(test)), c.k, word, label)
 	if err != nil {

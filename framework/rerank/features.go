@@ -308,8 +308,8 @@ func (e *Extractor) intern() {
 	}
 }
 
-// majority is the type counted most often in row (ties to the type met
-// first), "" when row counts nothing.
+// majority is the type counted most often in row (ties to the first in
+// name order, outside first), "" when row counts nothing.
 func (ix *DocIndex) majority(row []int32) string {
 	best := -1
 	for t, v := range row {

@@ -157,3 +157,23 @@ func TestCandidateAllocations(t *testing.T) {
 		}
 	}
 }
+
+// TestFeaturesIndependentOfOtherDocuments: a sentence's features are the
+// same whether its document is indexed alone or after others (the tagger
+// reranks a batch of whole documents at a time), also when the
+// document's other sentences tie between two types.
+func TestFeaturesIndependentOfOtherDocuments(t *testing.T) {
+	one := func(w, label string) List {
+		return List{Words: []string{w, "x"}, Doc: 7, Labels: [][]string{{label, "O"}}, Scores: []float64{0}}
+	}
+	doc := []List{one("Jordan", "B-LOC"), one("Jordan", "B-PER"), one("Jordan", "B-LOC")}
+	other := List{Words: []string{"Jordan"}, Doc: 5, Labels: [][]string{{"B-PER"}}, Scores: []float64{0}}
+	alone := features(t, doc, 0, 0, nil)
+	after := features(t, append([]List{other}, doc...), 1, 0, nil)
+	if !maps.Equal(alone, after) {
+		t.Errorf("alone %v, after another document %v", alone, after)
+	}
+	if alone["dtok=LOC|LOC"] != 1 {
+		t.Errorf("a tie (LOC, PER) went to %v, want LOC (name order)", alone)
+	}
+}

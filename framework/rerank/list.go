@@ -14,8 +14,6 @@ var (
 	ErrShape       = errors.New("rerank: a list's buffers do not fit its sentence")
 	ErrScoreOrder  = errors.New("rerank: candidates are not sorted best first")
 	ErrNoGold      = errors.New("rerank: training needs gold labels")
-	ErrFolds       = errors.New("rerank: bad fold assignment")
-	ErrLeak        = errors.New("rerank: a sentence was listed twice, so one of its listers trained on it")
 	ErrModelFormat = errors.New("rerank: not a reranker model")
 	ErrSettings    = errors.New("rerank: invalid settings")
 	ErrNotFinite   = errors.New("rerank: non-finite weights")

@@ -1,6 +1,6 @@
 // oracle_test.go checks the oracles against brute force over every choice
-// of candidates, scored by framework/eval, and the serialization and
-// jackknife guarantees.
+// of candidates, scored by framework/eval, and the serialization. (The
+// jackknife guarantee is framework/run's: TestJackknife, TestRerankRun.)
 package rerank
 
 import (
@@ -86,79 +86,6 @@ func TestOracleBruteForce(t *testing.T) {
 			}
 		}
 	}
-}
-
-func TestJackknifeNeverListsTrainingSentences(t *testing.T) {
-	rng := rand.New(rand.NewPCG(5, 6))
-	docs := make([]int, 200)
-	for i := range docs {
-		docs[i] = i / (1 + rng.IntN(8)) // uneven documents, numbered in order
-	}
-	const k = 5
-	folds, err := Folds(docs, k, 11)
-	if err != nil {
-		t.Fatal(err)
-	}
-	for i := range docs {
-		for j := range docs {
-			if docs[i] == docs[j] && folds[i] != folds[j] {
-				t.Fatalf("document %d is split across folds %d and %d", docs[i], folds[i], folds[j])
-			}
-		}
-	}
-	trainedOn := make([][]int, k)
-	asked := make([]int, len(docs))
-	lists, err := Jackknife(folds, k, func(f int, train []int) (Lister, error) {
-		trainedOn[f] = slices.Clone(train)
-		return func(idx []int) ([]List, error) {
-			out := make([]List, len(idx))
-			for j, i := range idx {
-				if slices.Contains(train, i) {
-					t.Errorf("fold %d: sentence %d listed by a model trained on it", f, i)
-				}
-				asked[i]++
-				out[j] = List{Doc: f} // which fold's model listed it
-			}
-			return out, nil
-		}, nil
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
-	for i, l := range lists {
-		if asked[i] != 1 || slices.Contains(trainedOn[l.Doc], i) || l.Doc != folds[i] {
-			t.Errorf("sentence %d: listed %d times, by fold %d's model (its fold %d)", i, asked[i], l.Doc, folds[i])
-		}
-	}
-	for f, train := range trainedOn {
-		if len(train) == 0 || len(train)+countFold(folds, f) != len(docs) {
-			t.Errorf("fold %d trained on %d sentences", f, len(train))
-		}
-	}
-
-	// A lister that answers for the wrong sentences is caught.
-	_, err = Jackknife(folds, k, func(f int, train []int) (Lister, error) {
-		return func(idx []int) ([]List, error) { return make([]List, len(idx)-1), nil }, nil
-	})
-	if err == nil {
-		t.Error("a lister returning too few lists went unnoticed")
-	}
-	if _, err := Jackknife([]int{0, 1, 3}, 3, nil); !errors.Is(err, ErrFolds) {
-		t.Errorf("fold 3 of 3: %v, want ErrFolds", err)
-	}
-	if _, err := Folds([]int{0, 0, 1}, 3, 1); !errors.Is(err, ErrFolds) {
-		t.Errorf("2 documents, 3 folds: %v, want ErrFolds", err)
-	}
-}
-
-func countFold(folds []int, f int) int {
-	n := 0
-	for _, g := range folds {
-		if g == f {
-			n++
-		}
-	}
-	return n
 }
 
 func TestModelRoundTrip(t *testing.T) {

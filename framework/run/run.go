@@ -375,6 +375,7 @@ func writeResults(o Options, res *Result, manifest *rundir.Manifest) error {
 		}
 	}
 	report += stagesMarkdown(res, manifest)
+	report += rerankMarkdown(res)
 	if err := fileio.WriteFile(filepath.Join(o.OutDir, rundir.ReportMarkdown), []byte(report)); err != nil {
 		return err
 	}
@@ -725,6 +726,11 @@ func saveAndEvaluate(ctx context.Context, o Options, enc *encoded, li *spec.Lear
 	if err != nil {
 		return nil, err
 	}
+	// The reranker trains after the first pass (whose dev scoring was
+	// its own), on lists from its jackknifed copies.
+	if lm.RerankSeconds, err = attachReranker(ctx, o, li, m); err != nil {
+		return nil, err
+	}
 	if err := model.Save(modelPath, m); err != nil {
 		return nil, err
 	}
@@ -864,6 +870,11 @@ func evaluateLearner(ctx context.Context, o Options, enc *encoded, li *spec.Lear
 	}
 	lm.TagSeconds = time.Since(t1).Seconds()
 	testJoint(lm, li, tg.JointStats(), s.Evaluation.Test, log)
+	if loaded.Reranker != nil {
+		if lm.Rerank, err = rerankFigures(o, loaded); err != nil {
+			return nil, fmt.Errorf("rerank figures: %w", err)
+		}
+	}
 	if lm.TagSeconds > 0 {
 		lm.TagTokensPerSecond = float64(tokens) / lm.TagSeconds
 	}

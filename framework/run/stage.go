@@ -91,7 +91,7 @@ func stagedEncoding(ctx context.Context, o Options, li *spec.LearnerInstance) (*
 	if err != nil {
 		return nil, err
 	}
-	preds, err := jackknife(folds, st.Folds, func(f int, train []int) (predictor, error) {
+	preds, err := jackknife(folds, st.Folds, func(f int, train []int) (predictor[[]string], error) {
 		fo.Log.Info().Int("fold", f).Int("folds", st.Folds).Int("sentences", len(train)).Msg("training a jackknifing fold")
 		m, err := TrainSentences(ctx, fo, first.Name, copySentences(sents, train), nil)
 		if err != nil {
@@ -190,13 +190,15 @@ func stagesMarkdown(res *Result, man *rundir.Manifest) string {
 	return b.String()
 }
 
-// predictor labels the sentences of the given indices.
-type predictor func(held []int) ([][]string, error)
+// predictor labels the sentences of the given indices: an element of T
+// per index, in the order given (a stage's labels, a reranker's k-best
+// list).
+type predictor[T any] func(held []int) ([]T, error)
 
 // taggerPredictor tags sents[held] with model m, as `trellis tag` would
 // (the corpus's scheme), all at once so documents stay whole; the tagger
 // is closed after the one call.
-func taggerPredictor(m *model.Model, reg *feature.Registry, sents []*corpus.Sentence) predictor {
+func taggerPredictor(m *model.Model, reg *feature.Registry, sents []*corpus.Sentence) predictor[[]string] {
 	return func(held []int) ([][]string, error) {
 		tg, err := tagger.New(m, reg, tagger.Options{})
 		if err != nil {
@@ -214,11 +216,17 @@ func taggerPredictor(m *model.Model, reg *feature.Registry, sents []*corpus.Sent
 // jackknife runs K-fold jackknifing over sentences assigned to folds
 // (folds[k] in [0, K)): for each fold in turn, fit gets the indices of the
 // other folds' sentences and returns a predictor, which labels the fold's
-// own. The result holds every sentence's labels. A predictor is never
-// asked about a sentence its fit was given: held and train partition the
-// sentences by fold (TestStageRun checks a real run's trace of it).
-func jackknife(folds []int, k int, fit func(f int, train []int) (predictor, error)) ([][]string, error) {
-	out := make([][]string, len(folds))
+// own. The result holds every sentence's prediction (a stage's labels, a
+// reranker's lists). A predictor is never asked about a sentence its fit
+// was given: held and train partition the sentences by fold (TestStageRun
+// and TestRerankRun check a real run's trace of it).
+func jackknife[T any](folds []int, k int, fit func(f int, train []int) (predictor[T], error)) ([]T, error) {
+	for i, f := range folds {
+		if f < 0 || f >= k {
+			return nil, fmt.Errorf("jackknifing: sentence %d is in fold %d of %d", i, f, k)
+		}
+	}
+	out := make([]T, len(folds))
 	for f := range k {
 		var train, held []int
 		for i, g := range folds {

@@ -310,7 +310,7 @@ func checkJackknifeTrace(t *testing.T, traces []string, sents []*corpus.Sentence
 // fold's predictor is never asked about a sentence its model trained on.
 func TestJackknife(t *testing.T) {
 	folds := []int{2, 0, 1, 1, 0, 2, 2}
-	out, err := jackknife(folds, 3, func(f int, train []int) (predictor, error) {
+	out, err := jackknife(folds, 3, func(f int, train []int) (predictor[[]string], error) {
 		return func(held []int) ([][]string, error) {
 			var labels [][]string
 			for _, i := range held {
@@ -330,8 +330,11 @@ func TestJackknife(t *testing.T) {
 			t.Errorf("sentence %d labelled %v, want %s", i, out[i], want)
 		}
 	}
-	if _, err := jackknife([]int{0, 0, 0}, 2, nil); err == nil {
+	if _, err := jackknife[[]string]([]int{0, 0, 0}, 2, nil); err == nil {
 		t.Error("an empty fold accepted")
+	}
+	if _, err := jackknife[[]string]([]int{0, 1, 3}, 3, nil); err == nil {
+		t.Error("a sentence in fold 3 of 3 accepted")
 	}
 }
 

@@ -35,7 +35,14 @@ func Train(ctx context.Context, o Options, learner string) (*model.Model, error)
 	if err != nil {
 		return nil, err
 	}
-	return trainOne(ctx, o, enc, li, dataHashes)
+	m, err := trainOne(ctx, o, enc, li, dataHashes)
+	if err != nil {
+		return nil, err
+	}
+	if _, err := attachReranker(ctx, o, li, m); err != nil {
+		return nil, err
+	}
+	return m, nil
 }
 
 // TrainSentences is Train on sentences a program holds in memory instead
@@ -53,6 +60,15 @@ func TrainSentences(ctx context.Context, o Options, learner string, train, dev [
 	if li.Stage != nil {
 		return nil, &ArgumentError{fmt.Sprintf("learner %q is a second stage (a stage block): train it from the spec's corpora (Train), not from sentences", li.Name)}
 	}
+	if li.Rerank != nil {
+		return nil, &ArgumentError{fmt.Sprintf("learner %q is reranked (a rerank block), which jackknifes the train corpus: train it from the spec's corpora (Train), not from sentences", li.Name)}
+	}
+	return trainSentences(ctx, o, li, train, dev)
+}
+
+// trainSentences is TrainSentences for learner li, which it trains
+// without its rerank block (a reranker's jackknifing folds call it).
+func trainSentences(ctx context.Context, o Options, li *spec.LearnerInstance, train, dev []*corpus.Sentence) (*model.Model, error) {
 	if dev != nil && o.Spec.Evaluation.Dev == "" {
 		return nil, &ArgumentError{"dev sentences given, but the spec declares no dev corpus"}
 	}

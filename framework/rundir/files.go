@@ -159,7 +159,13 @@ type LearnerMetrics struct {
 	// StageSeconds, for a second stage, is the time its first stage took
 	// (the jackknifing folds and the model on all of train, tagging
 	// included); TrainSeconds is the second stage's own.
-	StageSeconds       float64        `json:"stage_seconds,omitempty"`
+	StageSeconds float64 `json:"stage_seconds,omitempty"`
+	// RerankSeconds, for a reranked learner (a rerank block), is the time
+	// its reranker took: jackknifing the first pass (the fold models and
+	// their k-best lists) and training the reranker. TrainSeconds is the
+	// first pass's on all of train; the figures of the result are the
+	// reranked labels'.
+	RerankSeconds      float64        `json:"rerank_seconds,omitempty"`
 	TagSeconds         float64        `json:"tag_seconds"`
 	TagTokensPerSecond float64        `json:"tag_tokens_per_second"`
 	ModelBytes         int64          `json:"model_bytes"`
@@ -181,6 +187,21 @@ type LearnerMetrics struct {
 	// constraint blocks): how many were certified optimal, in how many
 	// subgradient steps.
 	Joint *dual.Stats `json:"joint,omitempty"`
+	// Rerank, for a reranked learner, scores the test corpus's k-best
+	// lists beside the reranked labels.
+	Rerank *RerankFigures `json:"rerank,omitempty"`
+}
+
+// RerankFigures describe a reranked learner's test k-best lists: K
+// candidates per sentence, the best corpus F1 any choice among them gives
+// (OracleF1), the first pass's 1-best F1 (FirstPassF1; fractions in
+// [0,1], as Result's F1) and the sentences whose reranked choice is not
+// the 1-best (Changed).
+type RerankFigures struct {
+	K           int     `json:"k"`
+	OracleF1    float64 `json:"oracle_f1"`
+	FirstPassF1 float64 `json:"first_pass_f1"`
+	Changed     int     `json:"changed"`
 }
 
 // Metrics is metrics.json: the figures of every learner by name.
@@ -193,7 +214,7 @@ func (m Metrics) WithoutTimings() Metrics {
 	out := Metrics{}
 	for name, lm := range m {
 		c := *lm
-		c.TrainSeconds, c.TagSeconds, c.TagTokensPerSecond, c.StageSeconds = 0, 0, 0, 0
+		c.TrainSeconds, c.TagSeconds, c.TagTokensPerSecond, c.StageSeconds, c.RerankSeconds = 0, 0, 0, 0, 0
 		c.Curve = append([]learn.Point(nil), lm.Curve...)
 		for i := range c.Curve {
 			c.Curve[i].Elapsed = 0

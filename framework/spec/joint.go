@@ -39,7 +39,7 @@ import (
 var jointSchema = []hcl.BlockHeaderSchema{{Type: "consistency"}, {Type: "constraint", LabelNames: []string{"type"}}}
 
 // learnerBlocks are the blocks a learner block holds besides its settings.
-var learnerBlocks = append(slices.Clone(stageSchema.Blocks), jointSchema...)
+var learnerBlocks = append(append(slices.Clone(stageSchema.Blocks), jointSchema...), rerankSchema...)
 
 // consistencyBlock is what a consistency block decodes into.
 type consistencyBlock struct {

@@ -275,6 +275,10 @@ type LearnerInstance struct {
 	// blocks: the tagger and dev scoring decode each document jointly
 	// (joint.go).
 	Joint *dual.Config `json:"joint,omitempty"`
+	// Rerank, when set, makes the learner the first pass of a reranker
+	// (rerank.go): the model file carries the reranker and the tagger
+	// reranks the learner's k best.
+	Rerank *Rerank `json:"rerank,omitempty"`
 	// InitModel is the model a learner with init_model continues
 	// training from (see initmodel.go), nil for the others.
 	InitModel *InitModel `json:"init_model,omitempty"`
@@ -376,6 +380,7 @@ func Decode(filename string, src []byte, vars map[string]string, reg Registries)
 	diags = append(diags, s.decodeEvaluation(content, ctx)...)
 	diags = append(diags, s.decodeTunes(content.Blocks.OfType("tune"), ctx)...)
 	diags = append(diags, s.checkStages(content.Blocks.OfType("tune"))...)
+	diags = append(diags, s.checkReranks(content.Blocks.OfType("tune"))...)
 	if !diags.HasErrors() {
 		diags = append(diags, s.loadInitModels()...)
 	}
@@ -1049,6 +1054,10 @@ func (s *Spec) decodeLearners(blocks hcl.Blocks, ctx *hcl.EvalContext, reg *lear
 		}
 		if c, ok := l.(learn.Continuer); ok && c.InitModel() != "" {
 			li.InitModel = &InitModel{Path: s.path(c.InitModel()), Range: *attrRange(b, "init_model")}
+		}
+		if li.Rerank, d = s.decodeRerank(head.Blocks.OfType("rerank"), ctx, li, searches); d.HasErrors() {
+			diags = append(diags, d...)
+			continue
 		}
 		s.Learners = append(s.Learners, li)
 	}

@@ -52,6 +52,16 @@ func (t *Tagger) TagDetailed(sents []*corpus.Sentence, k int) ([]Decoded, error)
 	if t.trans != nil {
 		return nil, ErrTransitionDetail
 	}
+	if t.rr != nil {
+		return nil, ErrRerankDetail
+	}
+	return t.detailed(sents, k, true)
+}
+
+// detailed is TagDetailed; without probabilities (full false) it leaves
+// out Probabilities and Marginals, and their forward-backward pass (what
+// reranking reads: the paths and their scores).
+func (t *Tagger) detailed(sents []*corpus.Sentence, k int, probabilities bool) ([]Decoded, error) {
 	if k < 1 {
 		k = 1
 	}
@@ -76,14 +86,18 @@ func (t *Tagger) TagDetailed(sents []*corpus.Sentence, k int) ([]Decoded, error)
 		if lm.States() > 1 {
 			found = t.labelPaths(paths, scores, &sc, found, k)
 		}
-		logZ := t.ws.ForwardBackward(&sc)
 		d := Decoded{}
-		for r := 0; r < found; r++ {
-			labels := make([]string, s.Len())
-			for i, y := range paths[r] {
-				labels[i] = t.Model.Labels[y]
+		if !probabilities {
+			for r := 0; r < found; r++ {
+				d.Paths = append(d.Paths, t.labelStrings(paths[r]))
+				d.Scores = append(d.Scores, scores[r])
 			}
-			d.Paths = append(d.Paths, t.output(labels))
+			out[j] = d
+			continue
+		}
+		logZ := t.ws.ForwardBackward(&sc)
+		for r := 0; r < found; r++ {
+			d.Paths = append(d.Paths, t.labelStrings(paths[r]))
 			d.Scores = append(d.Scores, scores[r])
 			d.Probabilities = append(d.Probabilities, probability(scores[r], logZ))
 		}
@@ -96,6 +110,16 @@ func (t *Tagger) TagDetailed(sents []*corpus.Sentence, k int) ([]Decoded, error)
 		out[j] = d
 	}
 	return out, nil
+}
+
+// labelStrings returns a label path's names, in the scheme the tagger
+// emits, in a new slice.
+func (t *Tagger) labelStrings(path []int32) []string {
+	labels := make([]string, len(path))
+	for i, y := range path {
+		labels[i] = t.Model.Labels[y]
+	}
+	return t.output(labels)
 }
 
 // best finds the kStates best paths of sc with n-best Viterbi (kStates is

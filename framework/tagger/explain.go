@@ -111,6 +111,9 @@ func (t *Tagger) Explain(sents []*corpus.Sentence, top int) ([]Explanation, erro
 	if t.trans != nil {
 		return nil, ErrTransitionDetail
 	}
+	if t.rr != nil {
+		return nil, ErrRerankDetail
+	}
 	t.enc.Reset()
 	if err := t.encode(sents); err != nil {
 		return nil, err

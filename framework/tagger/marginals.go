@@ -25,6 +25,9 @@ func (t *Tagger) Marginals(sents []*corpus.Sentence) ([][][]float64, error) {
 	if t.trans != nil {
 		return nil, ErrTransitionDetail
 	}
+	if t.rr != nil {
+		return nil, ErrRerankDetail
+	}
 	t.enc.Reset()
 	if err := t.encode(sents); err != nil {
 		return nil, err

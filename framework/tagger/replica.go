@@ -53,6 +53,7 @@ func (t *Tagger) Replica(reg *feature.Registry) (*Tagger, error) {
 	if t.trans != nil {
 		r.trans = newTransState(t.trans.transModel)
 	}
+	r.rr = t.rr // read only: the reranker's Rerank builds its own buffers
 	if t.joint != nil {
 		if err := r.newJoint(t.joint.cfg); err != nil {
 			r.Close()

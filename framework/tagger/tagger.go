@@ -78,6 +78,8 @@ type Tagger struct {
 	// trans, when set, decodes a transition model by its search
 	// (transition.go).
 	trans *transState
+	// rr, when set, reranks the model's k best (rerank.go).
+	rr *rerankState
 }
 
 // New builds a tagger for m. Templates are instantiated from reg.
@@ -152,6 +154,10 @@ func New(m *model.Model, reg *feature.Registry, opt Options) (*Tagger, error) {
 			return nil, err
 		}
 	}
+	if err := t.newRerank(m, opt); err != nil {
+		t.Close()
+		return nil, err
+	}
 	return t, nil
 }
 
@@ -199,6 +205,10 @@ func (t *Tagger) Tag(sents []*corpus.Sentence) ([][]string, error) {
 // when it is large enough (Stream reuses it when nothing keeps the labels),
 // else a new one, which it returns; out is reused likewise.
 func (t *Tagger) tag(sents []*corpus.Sentence, buf []string, out [][]string) ([][]string, []string, error) {
+	if t.rr != nil {
+		out, err := t.tagReranked(sents, out)
+		return out, buf, err
+	}
 	t.enc.Reset()
 	if err := t.encode(sents); err != nil {
 		return nil, buf, err

@@ -1,0 +1,40 @@
+# A transition learner has no k-best lists to rerank.
+variable "data" {
+  default = "../data/tiny.conll"
+}
+
+experiment "tiny" {
+  seed = 7
+}
+
+corpus "train" {
+  path    = var.data
+  format  = "conll"
+  columns = ["word", "pos", "chunk"]
+}
+
+labels {
+  column = "chunk"
+  scheme = "iob2"
+}
+
+features {
+  emission "w" {
+    column  = "word"
+    offsets = [-1, 0, 1]
+  }
+  transition "trans" {}
+}
+
+learner "tr" {
+  type = "transition"
+  beam = 4
+  rerank {
+    trainer = "maxent"
+  }
+}
+
+evaluation {
+  train = "train"
+  test  = "train"
+}
