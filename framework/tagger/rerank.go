@@ -43,24 +43,12 @@ func (t *Tagger) newRerank(m *model.Model, opt Options) error {
 		return fmt.Errorf("a reranked model cannot decode jointly (consistency, constraints): reranking needs the first pass's k-best lists")
 	case opt.Decode != lattice.DecodeViterbi:
 		return fmt.Errorf("a reranked model reranks the first pass's k best viterbi paths; it cannot decode with %s", opt.Decode)
-	case t.wordColumn() < 0:
+	case t.WordColumn() < 0:
 		return fmt.Errorf("a reranked model needs a word column; format %s has none", t.Format.Name())
 	}
 	t.rr = &rerankState{model: m.Reranker, k: m.Rerank.K}
 	t.documents = true
 	return nil
-}
-
-// wordColumn is the column the reranker reads words from (the model's
-// word column, else the format's; corpus.WordColumn).
-func (t *Tagger) wordColumn() int {
-	cols := t.Format.Columns()
-	for i, c := range cols {
-		if t.Model.WordColumn != "" && c == t.Model.WordColumn {
-			return i
-		}
-	}
-	return corpus.WordColumn(t.Format.Name(), cols, t.Format.LabelColumn())
 }
 
 // Lists decodes a batch of whole documents with the model's k best paths
@@ -74,7 +62,7 @@ func (t *Tagger) Lists(sents []*corpus.Sentence, k int) ([]rerank.List, error) {
 	if t.trans != nil {
 		return nil, ErrTransitionDetail
 	}
-	word := t.wordColumn()
+	word := t.WordColumn()
 	if word < 0 {
 		return nil, fmt.Errorf("k-best lists need a word column; format %s has none", t.Format.Name())
 	}
