@@ -378,6 +378,11 @@ func typeStats(m map[string]*PRF, typ string) *PRF {
 	return p
 }
 
+// MatchChunks counts the predicted chunks that equal a gold one, gold and
+// pred both from scheme.Chunks (the reranker's sentence F1 counts them as
+// Evaluate does).
+func MatchChunks(gold, pred []scheme.Chunk) int { return matchChunks(gold, pred, nil) }
+
 // matchChunks calls hit for every predicted chunk that equals a gold one.
 // Both lists come from scheme.Chunks, so they are sorted and disjoint and
 // one merge pass finds every match.

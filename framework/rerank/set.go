@@ -6,6 +6,7 @@ package rerank
 import (
 	"cmp"
 
+	"github.com/trellis-nlp/trellis/framework/eval"
 	"github.com/trellis-nlp/trellis/framework/scheme"
 )
 
@@ -98,7 +99,7 @@ func Encode(lists []List, ex *Extractor) (*Set, error) {
 			s.real = append(s.real, r)
 			if withGold {
 				pred = scheme.Chunks(pred[:0], l.Labels[j], scheme.None)
-				s.counts = append(s.counts, Counts{matchChunks(gold, pred), len(pred), len(gold)})
+				s.counts = append(s.counts, Counts{eval.MatchChunks(gold, pred), len(pred), len(gold)})
 			}
 		}
 		s.first = append(s.first, len(s.real))
@@ -140,27 +141,4 @@ func (s *Set) best(w []float64, i int) int {
 		}
 	}
 	return best
-}
-
-// matchChunks counts the predicted chunks that equal a gold one. It is
-// framework/eval's matchChunks (unexported there): both lists come from
-// scheme.Chunks, sorted and disjoint, so one merge pass finds them.
-func matchChunks(gold, pred []scheme.Chunk) int {
-	n, i, j := 0, 0, 0
-	for i < len(gold) && j < len(pred) {
-		g, p := gold[i], pred[j]
-		switch {
-		case g.Start < p.Start:
-			i++
-		case g.Start > p.Start:
-			j++
-		default:
-			if g == p {
-				n++
-			}
-			i++
-			j++
-		}
-	}
-	return n
 }
