@@ -119,15 +119,22 @@ func (g *Grouper) Groups(m Match, words [][]string, spans [][]scheme.Chunk) [][]
 func (g *Grouper) add(key string, s Site) {
 	i, ok := g.index[key]
 	if !ok {
-		i = len(g.groups)
+		i = g.open()
 		g.index[key] = i
-		if i < cap(g.groups) {
-			g.groups = g.groups[:i+1]
-		} else {
-			g.groups = append(g.groups, nil)
-		}
 	}
 	g.groups[i] = append(g.groups[i], s)
+}
+
+// open appends an empty group, reusing an earlier document's slice, and
+// returns its index.
+func (g *Grouper) open() int {
+	i := len(g.groups)
+	if i < cap(g.groups) {
+		g.groups = g.groups[:i+1]
+	} else {
+		g.groups = append(g.groups, nil)
+	}
+	return i
 }
 
 func (t Tokens) groups(g *Grouper, words [][]string, _ [][]scheme.Chunk) {
@@ -152,21 +159,26 @@ func (Spans) groups(g *Grouper, words [][]string, spans [][]scheme.Chunk) {
 				continue
 			}
 			g.seen[key] = true
-			g.addOccurrences(key, seq, words)
+			g.addOccurrences(seq, words)
 		}
 	}
 }
 
-// addOccurrences adds every occurrence of seq in the document, its j-th
-// token to the group of (key, j).
-func (g *Grouper) addOccurrences(key string, seq []string, words [][]string) {
+// addOccurrences opens a group per token of seq and adds every occurrence
+// of seq in the document, its j-th token to the j-th group. Spans call it
+// once per distinct sequence, so the groups need no key.
+func (g *Grouper) addOccurrences(seq []string, words [][]string) {
+	base := len(g.groups)
+	for range seq {
+		g.open()
+	}
 	for k, sent := range words {
 		for i := 0; i+len(seq) <= len(sent); i++ {
 			if !slices.Equal(sent[i:i+len(seq)], seq) {
 				continue
 			}
 			for j := range seq {
-				g.add(fmt.Sprintf("%s\x00%d", key, j), Site{k, i + j})
+				g.groups[base+j] = append(g.groups[base+j], Site{k, i + j})
 			}
 		}
 	}

@@ -26,15 +26,6 @@ func NewDict() *Dict {
 	return d
 }
 
-// dictOf rebuilds a frozen dictionary from its keys in ID order.
-func dictOf(names []string) *Dict {
-	d := &Dict{index: make(map[string]int32, len(names)), names: names, frozen: true}
-	for id, k := range names {
-		d.index[k] = int32(id)
-	}
-	return d
-}
-
 func (d *Dict) add(key string) int32 {
 	id := int32(len(d.names))
 	d.index[key] = id

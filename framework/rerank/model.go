@@ -19,6 +19,10 @@ type Model struct {
 	Settings Settings  `json:"settings"`
 	Features []string  `json:"features"`
 	Weights  []float64 `json:"weights"`
+	// dict is Features frozen into a Dict, built once by check (decoding)
+	// or NewModel: Rerank only reads it, so the tagger's replicas share it
+	// instead of rebuilding a map of every feature for each batch.
+	dict *Dict
 }
 
 var (
@@ -40,7 +44,7 @@ func NewModel(s Settings, dict *Dict, w []float64) (*Model, error) {
 			m.Weights = append(m.Weights, w[id])
 		}
 	}
-	return m, nil
+	return m, m.check()
 }
 
 // check validates a decoded model.
@@ -48,12 +52,12 @@ func (m *Model) check() error {
 	if len(m.Features) == 0 || m.Features[scoreFeature] != scoreFeatureKey || len(m.Weights) != len(m.Features) {
 		return fmt.Errorf("%w: %d features, %d weights", ErrModelFormat, len(m.Features), len(m.Weights))
 	}
-	seen := make(map[string]bool, len(m.Features))
+	d := &Dict{index: make(map[string]int32, len(m.Features)), names: m.Features, frozen: true}
 	for id, k := range m.Features {
-		if seen[k] {
+		if _, dup := d.index[k]; dup {
 			return fmt.Errorf("%w: feature %q twice", ErrModelFormat, k)
 		}
-		seen[k] = true
+		d.index[k] = int32(id)
 		if v := m.Weights[id]; math.IsNaN(v) || math.IsInf(v, 0) {
 			return fmt.Errorf("%w: feature %q weighs %g", ErrModelFormat, k, v)
 		}
@@ -61,6 +65,7 @@ func (m *Model) check() error {
 	if _, err := m.Settings.learner(); err != nil {
 		return fmt.Errorf("%w: %w", ErrModelFormat, err)
 	}
+	m.dict = d
 	return nil
 }
 
@@ -73,7 +78,12 @@ func (m *Model) Rerank(lists []List) ([]int, error) {
 	if err := checkLists(lists, false); err != nil {
 		return nil, err
 	}
-	ex, err := NewExtractor(dictOf(m.Features), m.Settings.Features)
+	if m.dict == nil { // a Model built by hand, not by NewModel or decoding
+		if err := m.check(); err != nil {
+			return nil, err
+		}
+	}
+	ex, err := NewExtractor(m.dict, m.Settings.Features)
 	if err != nil {
 		return nil, err
 	}

@@ -8,9 +8,7 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
-	"strconv"
 	"strings"
-	"sync"
 	"testing"
 
 	"github.com/rs/zerolog"
@@ -65,21 +63,7 @@ evaluation {
 }
 `
 
-func rerankSpec(t *testing.T) *spec.Spec {
-	t.Helper()
-	dir := t.TempDir()
-	for name, data := range map[string]string{"spec.hcl": rerankSpecSrc, "train.txt": nerDocs(9, 0), "test.txt": nerDocs(3, 1)} {
-		if err := os.WriteFile(filepath.Join(dir, name), []byte(data), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
-	templates, learners := builtin.Registries()
-	s, diags := spec.LoadFile(filepath.Join(dir, "spec.hcl"), nil, spec.Registries{Templates: templates, Learners: learners})
-	if diags.HasErrors() {
-		t.Fatal(diags)
-	}
-	return s
-}
+func rerankSpec(t *testing.T) *spec.Spec { return nerDocsSpec(t, rerankSpecSrc) }
 
 // TestRerankRun runs a reranked learner with 1 and 2 threads: the runs
 // are identical to the byte; no fold model lists a sentence it trained
@@ -89,33 +73,7 @@ func rerankSpec(t *testing.T) *spec.Spec {
 // replica) gives the run's predictions file to the byte.
 func TestRerankRun(t *testing.T) {
 	s := rerankSpec(t)
-	templates, _ := builtin.Registries()
-	dirs := map[int]string{}
-	var traces []string
-	for _, threads := range []int{1, 2} {
-		dirs[threads] = filepath.Join(t.TempDir(), strconv.Itoa(threads))
-		var mu sync.Mutex
-		o := Options{Spec: s, Templates: templates, OutDir: dirs[threads], Threads: threads, Log: zerolog.Nop(),
-			onTrace: func(e string) {
-				mu.Lock()
-				defer mu.Unlock()
-				if threads == 1 && strings.HasPrefix(e, "rerank ") {
-					traces = append(traces, e)
-				}
-			}}
-		if _, err := Run(context.Background(), o); err != nil {
-			t.Fatal(err)
-		}
-	}
-	checks, err := CheckRerun(dirs[1], dirs[2])
-	if err != nil {
-		t.Fatal(err)
-	}
-	for _, c := range checks {
-		if !c.Identical {
-			t.Errorf("%s differs between 1 and 2 threads: %s", c.File, c.Detail)
-		}
-	}
+	dirs, traces := runTwice(t, s, "rerank ")
 	sents, err := readCorpus(s.Corpus("train"))
 	if err != nil {
 		t.Fatal(err)
@@ -157,6 +115,7 @@ func TestRerankRun(t *testing.T) {
 
 	// The Go API's Train gives the run's model file, reranker included;
 	// TrainSentences refuses a reranked learner (it jackknifes the corpus).
+	templates, _ := builtin.Registries()
 	tm, err := Train(context.Background(), Options{Spec: s, Templates: templates, Threads: 1, Log: zerolog.Nop()}, "first")
 	if err != nil {
 		t.Fatal(err)

@@ -90,10 +90,14 @@ evaluation {
 }
 `
 
-func stageSpec(t *testing.T) *spec.Spec {
+func stageSpec(t *testing.T) *spec.Spec { return nerDocsSpec(t, stageSpecSrc) }
+
+// nerDocsSpec loads spec source src beside a train.txt and a test.txt of
+// nerDocs documents.
+func nerDocsSpec(t *testing.T, src string) *spec.Spec {
 	t.Helper()
 	dir := t.TempDir()
-	for name, data := range map[string]string{"spec.hcl": stageSpecSrc, "train.txt": nerDocs(9, 0), "test.txt": nerDocs(3, 1)} {
+	for name, data := range map[string]string{"spec.hcl": src, "train.txt": nerDocs(9, 0), "test.txt": nerDocs(3, 1)} {
 		if err := os.WriteFile(filepath.Join(dir, name), []byte(data), 0o644); err != nil {
 			t.Fatal(err)
 		}
@@ -106,13 +110,11 @@ func stageSpec(t *testing.T) *spec.Spec {
 	return s
 }
 
-// TestStageRun runs a two-stage spec with 1 and 2 threads: the runs are
-// identical to the byte; no fold model predicts a sentence it trained on,
-// every train sentence is predicted once, folds hold whole documents; the
-// second stage's model carries the first stage, pinned, and the manifest
-// and metrics record it.
-func TestStageRun(t *testing.T) {
-	s := stageSpec(t)
+// runTwice runs s with 1 and 2 threads, checks that the two run
+// directories are identical to the byte, and returns them by thread
+// count with the 1-thread run's trace lines that begin with prefix.
+func runTwice(t *testing.T, s *spec.Spec, prefix string) (map[int]string, []string) {
+	t.Helper()
 	templates, _ := builtin.Registries()
 	dirs := map[int]string{}
 	var traces []string
@@ -123,7 +125,7 @@ func TestStageRun(t *testing.T) {
 			onTrace: func(e string) {
 				mu.Lock()
 				defer mu.Unlock()
-				if threads == 1 && strings.HasPrefix(e, "stage ") {
+				if threads == 1 && strings.HasPrefix(e, prefix) {
 					traces = append(traces, e)
 				}
 			}}
@@ -140,6 +142,17 @@ func TestStageRun(t *testing.T) {
 			t.Errorf("%s differs between 1 and 2 threads: %s", c.File, c.Detail)
 		}
 	}
+	return dirs, traces
+}
+
+// TestStageRun runs a two-stage spec with 1 and 2 threads: the runs are
+// identical to the byte; no fold model predicts a sentence it trained on,
+// every train sentence is predicted once, folds hold whole documents; the
+// second stage's model carries the first stage, pinned, and the manifest
+// and metrics record it.
+func TestStageRun(t *testing.T) {
+	s := stageSpec(t)
+	dirs, traces := runTwice(t, s, "stage ")
 
 	sents, err := readCorpus(s.Corpus("train"))
 	if err != nil {

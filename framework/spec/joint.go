@@ -67,10 +67,7 @@ func (s *Spec) decodeJoint(blocks hcl.Blocks, ctx *hcl.EvalContext, method latti
 	cfg := &dual.Config{}
 	var diags hcl.Diagnostics
 	if len(cons) > 0 {
-		for _, b := range cons[1:] {
-			diags = append(diags, errorAt(b.DefRange.Ptr(), "Duplicate consistency block",
-				fmt.Sprintf("A learner takes one consistency block; the first is at %s.", cons[0].DefRange)))
-		}
+		diags = append(diags, duplicateBlocks(cons, "consistency")...)
 		diags = append(diags, decodeConsistency(cons[0], ctx, cfg)...)
 	}
 	seen := map[string]hcl.Range{}

@@ -74,11 +74,7 @@ func (s *Spec) decodeRerank(blocks hcl.Blocks, ctx *hcl.EvalContext, li *Learner
 	if len(blocks) == 0 {
 		return nil, nil
 	}
-	var diags hcl.Diagnostics
-	for _, b := range blocks[1:] {
-		diags = append(diags, errorAt(b.DefRange.Ptr(), "Duplicate rerank block",
-			fmt.Sprintf("A learner takes one rerank block; the first is at %s.", blocks[0].DefRange)))
-	}
+	diags := duplicateBlocks(blocks, "rerank")
 	b := blocks[0]
 	var rb rerankBlock
 	if d := gohcl.DecodeBody(b.Body, ctx, &rb); d.HasErrors() {

@@ -89,16 +89,23 @@ func peekStageColumns(blocks hcl.Blocks, ctx *hcl.EvalContext) []string {
 	return cols
 }
 
+// duplicateBlocks reports every block of blocks after the first, all of
+// type typ inside one learner block, which takes at most one.
+func duplicateBlocks(blocks hcl.Blocks, typ string) hcl.Diagnostics {
+	var diags hcl.Diagnostics
+	for _, b := range blocks[1:] {
+		diags = append(diags, errorAt(b.DefRange.Ptr(), "Duplicate "+typ+" block",
+			fmt.Sprintf("A learner takes one %s block; the first is at %s.", typ, blocks[0].DefRange)))
+	}
+	return diags
+}
+
 // decodeStage decodes a learner block's stage blocks (at most one).
 func decodeStage(blocks hcl.Blocks, ctx *hcl.EvalContext) (*Stage, hcl.Diagnostics) {
 	if len(blocks) == 0 {
 		return nil, nil
 	}
-	var diags hcl.Diagnostics
-	for _, b := range blocks[1:] {
-		diags = append(diags, errorAt(b.DefRange.Ptr(), "Duplicate stage block",
-			fmt.Sprintf("A learner takes one stage block; the first is at %s.", blocks[0].DefRange)))
-	}
+	diags := duplicateBlocks(blocks, "stage")
 	b := blocks[0]
 	var sb stageBlock
 	if d := gohcl.DecodeBody(b.Body, ctx, &sb); d.HasErrors() {

@@ -160,7 +160,32 @@ def tokenize(text, tokenizer):
     return json.loads(_result(ptr, n, err))
 
 
-class Model:
+class _Handle:
+    """An object of one of libtrellis's handle tables: its _free names the
+    function that frees it; close() frees it once, and so does the
+    garbage collector."""
+
+    handle = 0
+    _free = None
+
+    def _call_buffer(self, f, *args):
+        n, err = ctypes.c_size_t(), ctypes.c_void_p()
+        ptr = f(self.handle, *args, ctypes.byref(n), ctypes.byref(err))
+        return _result(ptr, n, err)
+
+    def close(self):
+        if self.handle:
+            getattr(lib(), self._free)(self.handle)
+            self.handle = 0
+
+    def __del__(self):
+        try:
+            self.close()
+        except Exception:
+            pass
+
+
+class Model(_Handle):
     """A model in libtrellis's handle table; free it with close()."""
 
     def __init__(self, handle):
@@ -186,11 +211,6 @@ class Model:
         data = bytes(data)
         err = ctypes.c_void_p()
         return cls(_handle(lib().trellis_load_bytes(data, len(data), ctypes.byref(err)), err))
-
-    def _call_buffer(self, f, *args):
-        n, err = ctypes.c_size_t(), ctypes.c_void_p()
-        ptr = f(self.handle, *args, ctypes.byref(n), ctypes.byref(err))
-        return _result(ptr, n, err)
 
     def tag(self, request, marginals=False):
         """Tag tokens or rows ({"tokens": ...} or {"rows": ...})."""
@@ -228,19 +248,10 @@ class Model:
     def to_bytes(self):
         return self._call_buffer(lib().trellis_bytes)
 
-    def close(self):
-        if self.handle:
-            lib().trellis_free(self.handle)
-            self.handle = 0
-
-    def __del__(self):
-        try:
-            self.close()
-        except Exception:
-            pass
+    _free = "trellis_free"
 
 
-class Pipeline:
+class Pipeline(_Handle):
     """A pipeline of Models in libtrellis's pipeline table (pipeline.go);
     free it with close(). It keeps the Models, so that they outlive it."""
 
@@ -251,11 +262,6 @@ class Pipeline:
         self.handle = 0
         self.handle = _handle(lib().trellis_pipeline_new(handles, len(self.models), ctypes.byref(err)), err)
 
-    def _call_buffer(self, f, *args):
-        n, err = ctypes.c_size_t(), ctypes.c_void_p()
-        ptr = f(self.handle, *args, ctypes.byref(n), ctypes.byref(err))
-        return _result(ptr, n, err)
-
     def tag_text(self, text, tokenizer):
         data = _text(text)
         return json.loads(self._call_buffer(lib().trellis_pipeline_tag_text, data, len(data), _tokenizer(tokenizer)))
@@ -265,13 +271,4 @@ class Pipeline:
         data = json.dumps(words, separators=(",", ":")).encode("utf-8")
         return json.loads(self._call_buffer(lib().trellis_pipeline_tag, data, len(data)))
 
-    def close(self):
-        if self.handle:
-            lib().trellis_pipeline_free(self.handle)
-            self.handle = 0
-
-    def __del__(self):
-        try:
-            self.close()
-        except Exception:
-            pass
+    _free = "trellis_pipeline_free"
