@@ -19,6 +19,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/trellis-nlp/trellis/framework/clusters"
 	"github.com/trellis-nlp/trellis/framework/corpus"
 	"github.com/trellis-nlp/trellis/framework/embeddings"
 	"github.com/trellis-nlp/trellis/framework/fileio"
@@ -32,13 +33,15 @@ func embeddingsCommand() command {
 		Name: "embeddings",
 		Usage: []string{
 			"TEXT... --out FILE [--dim N] [--window N] [--negative N] [--min-count N] [--epochs N] [--sample T] [--seed S] [--threads N]",
+			"TEXT... --tokenize --out FILE [--lowercase] [--zero-digits]",
 			"--format conll|conllu FILE... --out FILE [--column N] [--lowercase] [--zero-digits]",
 			"[TEXT]... [--conll FILE]... [--conllu FILE]... --out FILE [--format-out word2vec|word2vec-binary|glove|fasttext] [--force]",
 		},
 		Summary: "train word vectors on unlabelled text (skip-gram with negative sampling)",
 		Description: "Trains word2vec skip-gram vectors with negative sampling on the TEXT files and writes them to FILE " +
 			"(word2vec text format unless --format-out says otherwise) for a neural encoder's word table. A TEXT " +
-			"file holds a sentence per line, tokens separated by white space; with --format conll a column of a " +
+			"file holds a sentence per line, tokens separated by white space, or with --tokenize running text that is " +
+			"split as `trellis clusters --tokenize` splits it (the CoNLL corpora's tokens); with --format conll a column of a " +
 			"CoNLL file (the first by default: the word of CoNLL-2000 and CoNLL-2003), with --format conllu the " +
 			"FORM of a CoNLL-U file. --conll and --conllu add files of those formats to the TEXT files, read " +
 			"after them in that order. - is stdin and a name ending in .gz is read through gzip. Context windows " +
@@ -59,6 +62,7 @@ type embeddingsFlags struct {
 	minCount, column             int
 	out, format, formatOut       string
 	lowercase, zeroDigits, force bool
+	tokenize                     bool
 	columnSet                    bool
 	outFormat                    embeddings.Format
 }
@@ -84,6 +88,7 @@ func (a *app) cmdEmbeddings(ctx context.Context, args []string) error {
 	fs.BoolVar(&f.lowercase, "lowercase", false, "lowercase every word, as an encoder with lowercase = true keys its table")
 	fs.BoolVar(&f.zeroDigits, "zero-digits", false, "make every digit 0, as an encoder with zero_digits = true (its default) keys its table")
 	fs.BoolVar(&f.force, "force", false, "overwrite FILE if it exists")
+	fs.BoolVar(&f.tokenize, "tokenize", false, "split the TEXT files' lines into tokens (punctuation, clitics) as `trellis clusters --tokenize` does")
 	pos, err := parseInterspersed(fs, args)
 	if err != nil {
 		return err
@@ -114,6 +119,8 @@ func (f *embeddingsFlags) check(pos []string) error {
 		return usagef("--column is for CoNLL files (--format conll, --conll)")
 	case f.column < 1:
 		return usagef("--column %d: columns count from 1", f.column)
+	case f.tokenize && f.format != "text":
+		return usagef("--tokenize splits running text; --format %s files are tokenized already", f.format)
 	}
 	if err := f.train.Check(); err != nil {
 		return usagef("%v", err)
@@ -163,7 +170,7 @@ func (a *app) readEmbeddingsText(paths []string, f *embeddingsFlags) (*word2vec.
 		inputs = append(inputs, [2]string{p, "conllu"})
 	}
 	for _, in := range inputs {
-		if err := a.readEmbeddingsFile(counter, in[0], in[1], f.column); err != nil {
+		if err := a.readEmbeddingsFile(counter, in[0], in[1], f); err != nil {
 			if badInput(err) {
 				return nil, usagef("%v", err)
 			}
@@ -201,7 +208,7 @@ func badInput(err error) bool {
 
 // readEmbeddingsFile adds one file (stdin for -, through gzip for .gz)
 // to the counter in format (text, conll or conllu).
-func (a *app) readEmbeddingsFile(c *word2vec.Counter, path, format string, column int) error {
+func (a *app) readEmbeddingsFile(c *word2vec.Counter, path, format string, f *embeddingsFlags) error {
 	r, name, done, err := openWords(path, a.stdin)
 	if err != nil {
 		return err
@@ -209,9 +216,12 @@ func (a *app) readEmbeddingsFile(c *word2vec.Counter, path, format string, colum
 	defer done()
 	switch format {
 	case "conll":
-		return c.ReadCoNLL(name, r, column)
+		return c.ReadCoNLL(name, r, f.column)
 	case "conllu":
 		return c.ReadCoNLLU(name, r)
+	}
+	if f.tokenize {
+		return corpus.ReadSplitWords(name, r, clusters.Tokenize, c)
 	}
 	return c.ReadText(name, r)
 }

@@ -131,6 +131,8 @@ func TestEmbeddingsFormats(t *testing.T) {
 		{"conllu", []string{"--format", "conllu", "../../specs/data/ud-ewt-sample/train.conllu", "--lowercase", "--zero-digits", "--min-count", "3"}, "", nil},
 		{"stdin", []string{"-", "--lowercase", "--zero-digits", "--min-count", "1"}, "The the 1996 2001 THE\n", []string{"the", "0000"}},
 		{"gzip", []string{gzText, "--min-count", "1"}, "", []string{"b", "a", "c"}},
+		// running text split as the CoNLL corpora are (clusters.Tokenize)
+		{"tokenize", []string{"-", "--tokenize", "--min-count", "2"}, "Don't go, Mr. Smith.\nWe don't.\n", []string{".", "n't"}},
 		{"mixed", []string{"-", "--conll", "testdata/chunk-train.txt", "--conllu", "../../specs/data/ud-ewt-sample/dev.conllu", "--min-count", "1"},
 			"zzz\n", nil},
 	} {
@@ -204,6 +206,7 @@ func TestEmbeddingsBadInput(t *testing.T) {
 		{[]string{text, "--format-out", "auto", "--out", out}, "--format-out"},
 		{[]string{text, "--format", "csv", "--out", out}, "--format \"csv\""},
 		{[]string{text, "--column", "2", "--out", out}, "--column is for CoNLL files"},
+		{[]string{"--format", "conll", "--tokenize", conll, "--out", out}, "--tokenize splits running text"},
 		{[]string{"--format", "conll", "--column", "3", conll, "--out", out}, "short.conll:1: the line has 2 columns, not the 3rd"},
 		{[]string{text, "--out", filepath.Join(dir, "no", "such", "out.vec")}, "does not exist"},
 		{[]string{text, "--out", dir}, "is a folder"},

@@ -1,7 +1,6 @@
 package clusters
 
 import (
-	"bufio"
 	"cmp"
 	"fmt"
 	"github.com/trellis-nlp/trellis/framework/corpus"
@@ -68,17 +67,7 @@ func (c *Counter) ReadText(r io.Reader, tokenize bool) error {
 	if !tokenize {
 		return corpus.ReadTextWords("", r, sink{c})
 	}
-	sc := bufio.NewScanner(r)
-	sc.Buffer(make([]byte, 0, 1<<16), 1<<26)
-	var toks []string
-	for sc.Scan() {
-		toks = Tokenize(toks[:0], sc.Text())
-		for _, t := range toks {
-			c.addToken([]byte(t))
-		}
-		c.endSentence()
-	}
-	return sc.Err()
+	return corpus.ReadSplitWords("", r, Tokenize, sink{c})
 }
 
 // ReadCoNLL adds the first column of a CoNLL file

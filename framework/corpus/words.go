@@ -40,6 +40,27 @@ func ReadTextWords(name string, r io.Reader, sink WordSink) error {
 	})
 }
 
+// Splitter splits a line of running text into tokens, appending them
+// to dst (clusters.Tokenize is one).
+type Splitter func(dst []string, line string) []string
+
+// ReadSplitWords reads running text: a sentence or paragraph per line,
+// split into words by split. name names r in errors.
+func ReadSplitWords(name string, r io.Reader, split Splitter, sink WordSink) error {
+	var toks []string
+	var buf []byte
+	defer sink.EndSentence()
+	return wordLines(name, r, func(_ int, line []byte) error {
+		toks = split(toks[:0], string(line))
+		for _, t := range toks {
+			buf = append(buf[:0], t...)
+			sink.Add(buf)
+		}
+		sink.EndSentence()
+		return nil
+	})
+}
+
 // ReadCoNLLWords reads column (1-based) of a CoNLL file: a word per line,
 // fields separated by spaces or tabs, sentences ended by blank lines; a
 // line whose first field is -DOCSTART- ends the sentence and is skipped.
