@@ -10,6 +10,7 @@ import (
 	"path/filepath"
 	"runtime"
 	"runtime/debug"
+	"strings"
 	"sync"
 
 	"github.com/hashicorp/hcl/v2"
@@ -18,6 +19,7 @@ import (
 	"github.com/trellis-nlp/trellis/framework/corpus"
 	"github.com/trellis-nlp/trellis/framework/eval"
 	"github.com/trellis-nlp/trellis/framework/feature"
+	"github.com/trellis-nlp/trellis/framework/learn"
 	"github.com/trellis-nlp/trellis/framework/plugin"
 	"github.com/trellis-nlp/trellis/framework/plural"
 	"github.com/trellis-nlp/trellis/framework/pretrained"
@@ -269,6 +271,13 @@ func runCommand() command {
 	}
 }
 
+// checkpointTypes lists the learner types that save their training state
+// (learn.CanCheckpoint), for --checkpoint-every's help.
+func checkpointTypes() string {
+	_, learners := builtin.Registries()
+	return strings.Join(learn.Types(learners.Able(learn.CanCheckpoint)), ", ")
+}
+
 func (a *app) cmdRun(ctx context.Context, args []string) error {
 	fs := newFlagSet("run", a.stderr)
 	vars := varFlags{}
@@ -279,7 +288,7 @@ func (a *app) cmdRun(ctx context.Context, args []string) error {
 	threads := fs.Int("threads", runtime.NumCPU(), "`N` worker threads for training (default: the number of cores)")
 	ablate := fs.String("ablate", "", "feature ablation: rerun `LEARNER` once per feature template with the template removed")
 	alone := fs.Bool("ablate-alone", false, "with --ablate, also run each template on its own")
-	every := fs.Int("checkpoint-every", 0, "save the training state of the learners that iterate (perceptron, pa, arow, crf, maxent, memm, transition) every `N` epochs or iterations (in DIR/checkpoints, for --resume)")
+	every := fs.Int("checkpoint-every", 0, "save the training state of the learners that iterate ("+checkpointTypes()+") every `N` epochs or iterations (in DIR/checkpoints, for --resume)")
 	resume := fs.String("resume", "", "continue the interrupted run in `DIR` (made with --checkpoint-every)")
 	force := fs.Bool("force", false, "replace an --out folder that holds files trellis did not write: they are set aside (the folder renamed beside it), never deleted")
 	pos, err := parseInterspersed(fs, args)
@@ -435,9 +444,10 @@ func (a *app) loadTaggerRegistry(ctx context.Context, path string, opt tagger.Op
 	if err != nil {
 		return nil, nil, err
 	}
-	templates, _ := builtin.Registries()
+	templates, learners := builtin.Registries()
 	host := a.newPluginHost(ctx)
 	host.Register(templates)
+	opt.Learners = learners
 	tg, err := tagger.New(m, templates, opt)
 	if err != nil {
 		host.Close()

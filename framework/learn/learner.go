@@ -2,7 +2,6 @@ package learn
 
 import (
 	"context"
-	"fmt"
 	"time"
 
 	"github.com/hashicorp/hcl/v2"
@@ -56,11 +55,13 @@ type Problem struct {
 	// Pairs, when set, marks the attributes of templates with labels =
 	// "bigram" (feature.Mapper.PairAttrs): NewModel gives them pair
 	// features (input-conditioned transitions) instead of state features.
-	// Only a PairLearner that says so trains them; others refuse.
+	// Only a PairLearner that says so trains them; Registry.Refuse
+	// refuses the others.
 	Pairs []bool
 	// Order is the model's Markov order (feature.Mapper.Order): 2 makes
 	// NewModel second order (linear.WithTrigrams); 0 or 1 is first order.
-	// Only an OrderLearner that says so trains it; others refuse.
+	// Only an OrderLearner that says so trains it; Registry.Refuse
+	// refuses the others.
 	Order int
 	// Init, when set, is a trained model to continue from (init_model):
 	// its attribute and label IDs are a prefix of this Problem's (see
@@ -87,15 +88,18 @@ type Encoder struct {
 }
 
 // EncoderLearner is implemented by learners that train a neural encoder
-// jointly with their model (Problem.Encoder): the CRF (a BiLSTM-CRF) and
-// maxent (a BiLSTM-softmax). The spec refuses an encoder on any other
-// learner with a diagnostic, and RefuseEncoder does at training time.
+// jointly with their model (Problem.Encoder, CanEncoder). The spec refuses
+// an encoder on any other learner with a diagnostic, and Registry.Refuse
+// does at training time.
 type EncoderLearner interface {
 	TrainsEncoder() bool
 	// EncoderSettings are the learner's own settings that it still reads
 	// when it trains an encoder (the encoder block has the others: the
 	// optimizer, epochs, batches); the spec refuses the rest.
 	EncoderSettings() []string
+	// EncoderModel names what the learner makes with an encoder, for
+	// messages ("a BiLSTM-CRF").
+	EncoderModel() string
 }
 
 // TrainsEncoder reports whether learner l trains a neural encoder.
@@ -104,21 +108,11 @@ func TrainsEncoder(l Learner) bool {
 	return ok && el.TrainsEncoder()
 }
 
-// RefuseEncoder is the error of a learner named name that cannot train
-// p's encoder, nil when p has none.
-func RefuseEncoder(p *Problem, name string) error {
-	if p.Encoder == nil {
-		return nil
-	}
-	return fmt.Errorf("%s cannot train a neural encoder; use crf or maxent", name)
-}
-
 // PairLearner is implemented by learners that can train input-conditioned
-// transitions (templates with labels = "bigram", Problem.Pairs): the CRF
-// and the online learners. A learner that does not implement it, or
-// whose TrainsPairs is false (maxent, the MEMM, whose normalization
-// takes the per-position transitions for itself), is refused by the spec
-// with a diagnostic, and by RefusePairs at training time.
+// transitions (templates with labels = "bigram", Problem.Pairs, CanPairs).
+// A learner that does not implement it, or whose TrainsPairs is false, is
+// refused by the spec with a diagnostic, and by Registry.Refuse at
+// training time.
 type PairLearner interface {
 	TrainsPairs() bool
 }
@@ -140,19 +134,9 @@ func (p *Problem) HasPairs() bool {
 	return false
 }
 
-// RefusePairs is the error of a learner named name that cannot train p's
-// bigram templates, nil when p has none.
-func RefusePairs(p *Problem, name string) error {
-	if !p.HasPairs() {
-		return nil
-	}
-	return fmt.Errorf("%s cannot train templates with labels = \"bigram\" (input-conditioned transitions); use crf (without hidden_states), perceptron, pa or arow", name)
-}
-
 // OrderLearner is implemented by learners that can train a second-order
-// model (Problem.Order 2): the CRF without hidden states and the online
-// learners. The others are refused by the spec with a diagnostic, and by
-// RefuseSecondOrder at training time.
+// model (Problem.Order 2, CanSecondOrder). The others are refused by the
+// spec with a diagnostic, and by Registry.Refuse at training time.
 type OrderLearner interface {
 	TrainsSecondOrder() bool
 }
@@ -161,15 +145,6 @@ type OrderLearner interface {
 func TrainsSecondOrder(l Learner) bool {
 	ol, ok := l.(OrderLearner)
 	return ok && ol.TrainsSecondOrder()
-}
-
-// RefuseSecondOrder is the error of a learner named name that cannot
-// train p's second-order model, nil when p is first order.
-func RefuseSecondOrder(p *Problem, name string) error {
-	if p.Order < 2 {
-		return nil
-	}
-	return fmt.Errorf("%s cannot train a second-order model (transition order = 2); use crf (without hidden_states), perceptron, pa, arow or tnt (the second-order HMM)", name)
 }
 
 // Continuer is a learner that can start from a trained model's weights
@@ -241,7 +216,9 @@ type Result struct {
 // Learner trains one kind of model. The lifecycle mirrors templates:
 // new (Registry) → decode config (Config, gohcl and json tags) → Validate →
 // Train. Train must honour ctx cancellation promptly and be deterministic
-// given Problem.Seed, whatever Problem.Threads is.
+// given Problem.Seed, whatever Problem.Threads is. Callers train through
+// Registry.Train, which refuses what the learner cannot train first, so
+// Train need not check the capabilities it declares.
 type Learner interface {
 	Config() any
 	Validate() hcl.Diagnostics

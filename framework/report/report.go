@@ -108,6 +108,12 @@ func Write(dir string) error {
 	if err != nil {
 		return err
 	}
+	return WriteRun(dir, r)
+}
+
+// WriteRun renders r, loaded from dir, as DIR/report.html, whole or not
+// at all: a caller that renders more of r (TuningMarkdown) loads it once.
+func WriteRun(dir string, r *Run) error {
 	var buf bytes.Buffer
 	if err := WriteHTML(&buf, r); err != nil {
 		return err

@@ -55,55 +55,6 @@ type view struct {
 
 type kv struct{ K, V string }
 
-// tuningView is one learner's tuning search: a row per candidate.
-type tuningView struct {
-	Learner, How string
-	Settings     []string
-	Rows         []tuningRow
-}
-
-type tuningRow struct {
-	Values       []string
-	Score, Folds string
-	Seconds      string
-	Picked       bool
-}
-
-// tunings lists the learners' tuning searches, in the learners' order.
-func tunings(ls []*Learner) []tuningView {
-	var out []tuningView
-	for _, l := range ls {
-		t := l.Tuning
-		if t == nil || len(t.Candidates) == 0 {
-			continue
-		}
-		tv := tuningView{Learner: l.Name, How: fmt.Sprintf("%s search, %d candidates, %s on the dev corpus %q; the test corpus is not used",
-			t.Method, len(t.Candidates), metricTitle(t.Metric), t.Corpus)}
-		if t.By == "cv" {
-			tv.How = fmt.Sprintf("%s search, %d candidates, mean %s over %d-fold cross-validation on the train corpus %q; the test corpus is not used",
-				t.Method, len(t.Candidates), metricTitle(t.Metric), t.Folds, t.Corpus)
-		}
-		for n := range t.Candidates[0].Settings {
-			tv.Settings = append(tv.Settings, n)
-		}
-		sort.Strings(tv.Settings)
-		for i, c := range t.Candidates {
-			r := tuningRow{Score: pct(c.Score), Seconds: seconds(c.TrainSeconds), Picked: i == t.Pick}
-			for _, n := range tv.Settings {
-				r.Values = append(r.Values, strconv.FormatFloat(c.Settings[n], 'g', -1, 64))
-			}
-			var folds []string
-			for _, f := range c.FoldScores {
-				folds = append(folds, pct(f))
-			}
-			r.Folds = strings.Join(folds, " ")
-			tv.Rows = append(tv.Rows, r)
-		}
-		out = append(out, tv)
-	}
-	return out
-}
-
 type legendItem struct {
 	Name, Colour, Dash string
 }

@@ -55,7 +55,7 @@ type Options struct {
 	// Progress, when set, shows extraction, training and tagging progress
 	// on a terminal.
 	Progress *progress.Meter
-	// CheckpointEvery > 0 makes learners that can (perceptron, pa, arow, crf, maxent, memm) save
+	// CheckpointEvery > 0 makes learners that can (learn.CanCheckpoint) save
 	// their training state every so many epochs or iterations under
 	// OutDir/checkpoints, which the run removes when it ends.
 	CheckpointEvery int
@@ -366,20 +366,21 @@ func writeResults(o Options, res *Result, manifest *rundir.Manifest) error {
 			return err
 		}
 	}
+	// Both reports render the run as written, loaded once.
+	loaded, err := htmlreport.Load(o.OutDir)
+	if err != nil {
+		return fmt.Errorf("report.html: %w", err)
+	}
 	var table bytes.Buffer
 	WriteTable(&table, res, s.Labels.Scheme)
 	report := fmt.Sprintf("# %s\n\n%s\n```\n%s```\n", s.Name, s.Description, table.String())
-	for _, name := range res.Order {
-		if t := res.Metrics[name].Tuning; t != nil {
-			report += "\n" + TuningMarkdown(t)
-		}
-	}
+	report += htmlreport.TuningMarkdown(loaded, res.Order)
 	report += stagesMarkdown(res, manifest)
 	report += rerankMarkdown(res)
 	if err := fileio.WriteFile(filepath.Join(o.OutDir, rundir.ReportMarkdown), []byte(report)); err != nil {
 		return err
 	}
-	if err := htmlreport.Write(o.OutDir); err != nil {
+	if err := htmlreport.WriteRun(o.OutDir, loaded); err != nil {
 		return fmt.Errorf("report.html: %w", err)
 	}
 	// Finished: nothing is left to resume. The folder is this run's own
@@ -411,40 +412,6 @@ func newManifest(o Options, enc *encoded, dataHashes map[string]string, learners
 		Learners: learners, Plugins: manifestPlugins(enc.mapper.Templates()),
 		Attributes: enc.mapper.Attrs().Len(), Labels: enc.mapper.Labels().Names(),
 	}, nil
-}
-
-// TuningMarkdown renders a tuning search as a Markdown section: every
-// candidate with its score, the pick marked.
-func TuningMarkdown(t *rundir.Tuning) string {
-	var b strings.Builder
-	how := fmt.Sprintf("on the dev corpus %q", t.Corpus)
-	if t.By == "cv" {
-		how = fmt.Sprintf("by %d-fold cross-validation on the train corpus %q", t.Folds, t.Corpus)
-	}
-	fmt.Fprintf(&b, "## Tuning %s\n\n%s search, %d candidates scored %s (%s; the test corpus is not used).\n\n",
-		t.Learner, t.Method, len(t.Candidates), how, t.Metric)
-	var names []string
-	for n := range t.Candidates[0].Settings {
-		names = append(names, n)
-	}
-	sort.Strings(names)
-	b.WriteString("| " + strings.Join(names, " | ") + " | score | folds | train s | |\n|")
-	b.WriteString(strings.Repeat("---|", len(names)+4) + "\n")
-	for i, c := range t.Candidates {
-		for _, n := range names {
-			fmt.Fprintf(&b, "| %g ", c.Settings[n])
-		}
-		folds := make([]string, len(c.FoldScores))
-		for k, v := range c.FoldScores {
-			folds[k] = fmt.Sprintf("%.2f", 100*v)
-		}
-		pick := ""
-		if i == t.Pick {
-			pick = "**picked**"
-		}
-		fmt.Fprintf(&b, "| %.2f | %s | %.1f | %s |\n", 100*c.Score, strings.Join(folds, " "), c.TrainSeconds, pick)
-	}
-	return b.String()
 }
 
 // ArgumentError is a mistake in what the caller asked for — a learner the
@@ -703,7 +670,7 @@ func runLearner(ctx context.Context, o Options, enc *encoded, li *spec.LearnerIn
 	}
 	log.Info().Str("type", li.Type).Msg("training")
 	t0 := time.Now()
-	res, err := li.Learner.Train(ctx, p)
+	res, err := o.Spec.LearnerTypes.Train(ctx, li.Type, li.Learner, p)
 	if err != nil {
 		return nil, err
 	}

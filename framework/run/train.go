@@ -112,7 +112,7 @@ func trainOne(ctx context.Context, o Options, enc *encoded, li *spec.LearnerInst
 	if err != nil {
 		return nil, err
 	}
-	res, err := li.Learner.Train(ctx, p)
+	res, err := o.Spec.LearnerTypes.Train(ctx, li.Type, li.Learner, p)
 	if err != nil {
 		return nil, fmt.Errorf("learner %q: %w", li.Name, err)
 	}

@@ -212,7 +212,7 @@ func trainCandidate(ctx context.Context, o Options, e *encoded, li *spec.Learner
 		p.Dev, p.DevScore = e.dev, score
 	}
 	t0 := time.Now()
-	if tr.res, err = cli.Learner.Train(ctx, p); err != nil {
+	if tr.res, err = o.Spec.LearnerTypes.Train(ctx, cli.Type, cli.Learner, p); err != nil {
 		return nil, 0, err
 	}
 	tr.seconds = time.Since(t0).Seconds()

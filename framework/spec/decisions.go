@@ -47,11 +47,11 @@ func (s *Spec) checkDecisionLearners() hcl.Diagnostics {
 // decisions template (learn.DecisionLearner).
 func (s *Spec) decisionLearnerTypes() []string {
 	var types []string
-	if s.learners == nil {
+	if s.LearnerTypes == nil {
 		return nil
 	}
-	for _, name := range s.learners.Names() {
-		if l, ok := s.learners.New(name); ok && learn.SearchBeam(l) > 0 {
+	for _, name := range s.LearnerTypes.Names() {
+		if l, ok := s.LearnerTypes.New(name); ok && learn.SearchBeam(l) > 0 {
 			types = append(types, name)
 		}
 	}

@@ -129,11 +129,11 @@ func (s *Spec) decodeLearnerEncoder(li *LearnerInstance, head *hcl.BodyContent, 
 	el, ok := li.Learner.(learn.EncoderLearner)
 	if !ok || !el.TrainsEncoder() {
 		return hcl.Diagnostics{errorAt(a.NameRange.Ptr(), "Learner cannot train an encoder",
-			fmt.Sprintf("Learner %q (type %s) cannot train a neural encoder: crf (without hidden_states) gives a BiLSTM-CRF and maxent a BiLSTM-softmax.", li.Name, li.Type))}
+			fmt.Sprintf("Learner %q (type %s) cannot train a neural encoder: %s.", li.Name, li.Type, s.encoderModels()))}
 	}
 	if e.Config.Transition == neural.Conditioned && !learn.TrainsPairs(li.Learner) {
 		return hcl.Diagnostics{errorAt(a.NameRange.Ptr(), "Conditioned transitions without transitions",
-			fmt.Sprintf("Encoder %q has transition = \"conditioned\" (label transitions read from its states), which learner %q (type %s) cannot train: a crf can.", e.Name, li.Name, li.Type))}
+			fmt.Sprintf("Encoder %q has transition = \"conditioned\" (label transitions read from its states), which learner %q (type %s) cannot train: %s.", e.Name, li.Name, li.Type, s.conditionedTypes()))}
 	}
 	if li.Stage != nil {
 		return hcl.Diagnostics{errorAt(a.NameRange.Ptr(), "Encoder on a second stage",
@@ -147,6 +147,39 @@ func (s *Spec) decodeLearnerEncoder(li *LearnerInstance, head *hcl.BodyContent, 
 	}
 	li.Encoder = e
 	return encoderSettings(li, el, rest)
+}
+
+// encoderModels says what each learner type that trains an encoder
+// (learn.CanEncoder) makes with one: "crf (without hidden_states) gives a
+// BiLSTM-CRF and maxent a BiLSTM-softmax".
+func (s *Spec) encoderModels() string {
+	var parts []string
+	for i, a := range s.LearnerTypes.Able(learn.CanEncoder) {
+		l, _ := s.LearnerTypes.New(a.Type)
+		verb := " "
+		if i == 0 {
+			verb = " gives "
+		}
+		parts = append(parts, a.String()+verb+l.(learn.EncoderLearner).EncoderModel())
+	}
+	return andList(parts)
+}
+
+// conditionedTypes names the learner types that train both an encoder and
+// pair features, which transitions conditioned on the encoder need: "a crf
+// can".
+func (s *Spec) conditionedTypes() string {
+	var types []string
+	for _, a := range s.LearnerTypes.Able(learn.CanEncoder) {
+		l, _ := s.LearnerTypes.New(a.Type)
+		if learn.TrainsPairs(l) {
+			types = append(types, a.Type)
+		}
+	}
+	if len(types) == 1 {
+		return "a " + types[0] + " can"
+	}
+	return andList(types) + " can"
 }
 
 // encoderSettings refuses the learner's settings that it does not read

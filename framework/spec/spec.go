@@ -54,8 +54,11 @@ type Spec struct {
 	// corpus or by cross-validation on the train corpus.
 	Tunes []*Tune `json:"tunes,omitempty"`
 
-	// learners makes the learners of tuning candidates.
-	learners *learn.Registry
+	// LearnerTypes is the registry the learner blocks were decoded with:
+	// it makes the learners of tuning candidates, and the spec and the run
+	// ask it which types have a capability a learner lacks (nil for a Spec
+	// built in code without one: messages then list no types).
+	LearnerTypes *learn.Registry `json:"-"`
 
 	// declared are all corpus names in the file, including corpora whose
 	// blocks had errors, so references to them are not reported again.
@@ -359,7 +362,7 @@ func Decode(filename string, src []byte, vars map[string]string, reg Registries)
 	diags = append(diags, d...)
 
 	sum := sha256.Sum256(src)
-	s := &Spec{File: filename, Dir: filepath.Dir(filename), Source: src, Hash: hex.EncodeToString(sum[:]), Variables: map[string]string{}, learners: reg.Learners}
+	s := &Spec{File: filename, Dir: filepath.Dir(filename), Source: src, Hash: hex.EncodeToString(sum[:]), Variables: map[string]string{}, LearnerTypes: reg.Learners}
 
 	ctx, d := decodeVariables(content.Blocks.OfType("variable"), vars, s)
 	diags = append(diags, d...)
@@ -836,8 +839,8 @@ func decodeTemplateLabels(tb *hcl.Block, ctx *hcl.EvalContext) (string, hcl.Rang
 }
 
 // checkBigramLearners refuses, at the template's labels setting, a spec
-// whose bigram templates one of its learners cannot train (the HMM,
-// maxent, the MEMM: learn.TrainsPairs).
+// whose bigram templates one of its learners cannot train
+// (learn.TrainsPairs), naming the types that can (learn.CanPairs).
 func (s *Spec) checkBigramLearners() hcl.Diagnostics {
 	var bigram *TemplateInstance
 	for _, t := range s.Features.Templates {
@@ -853,8 +856,8 @@ func (s *Spec) checkBigramLearners() hcl.Diagnostics {
 	for _, l := range s.Learners {
 		if !learn.TrainsPairs(l.Learner) {
 			diags = append(diags, errorAt(bigram.LabelsRange.Ptr(), "Bigram template with a learner that cannot train it",
-				fmt.Sprintf(`Template %q has labels = "bigram" (input-conditioned transitions), which learner %q (type %s, at %s:%d) cannot train: crf (without hidden_states), perceptron, pa and arow can. Remove the learner or the setting.`,
-					bigram.Name, l.Name, l.Type, l.Range.Filename, l.Range.Start.Line)))
+				fmt.Sprintf(`Template %q has labels = "bigram" (input-conditioned transitions), which learner %q (type %s, at %s:%d) cannot train: %s can. Remove the learner or the setting.`,
+					bigram.Name, l.Name, l.Type, l.Range.Filename, l.Range.Start.Line, andList(learn.Noted(s.LearnerTypes.Able(learn.CanPairs))))))
 		}
 	}
 	return diags
@@ -862,7 +865,8 @@ func (s *Spec) checkBigramLearners() hcl.Diagnostics {
 
 // checkOrderLearners refuses, at the transition template's order setting,
 // a second-order spec one of whose learners cannot train it
-// (learn.TrainsSecondOrder: the HMM, maxent, the MEMM, the latent CRF).
+// (learn.TrainsSecondOrder), naming the types that can
+// (learn.CanSecondOrder).
 func (s *Spec) checkOrderLearners() hcl.Diagnostics {
 	second := s.secondOrderTemplate()
 	if second == nil {
@@ -877,8 +881,8 @@ func (s *Spec) checkOrderLearners() hcl.Diagnostics {
 		}
 		if !learn.TrainsSecondOrder(l.Learner) {
 			diags = append(diags, errorAt(second.OrderRange.Ptr(), "Second-order model with a learner that cannot train it",
-				fmt.Sprintf(`Template %q has order = 2 (a second-order model, label trigrams), which learner %q (type %s, at %s:%d) cannot train: crf (without hidden_states), perceptron, pa, arow and tnt (the second-order HMM) can. Remove the learner or the setting.`,
-					second.Name, l.Name, l.Type, l.Range.Filename, l.Range.Start.Line)))
+				fmt.Sprintf(`Template %q has order = 2 (a second-order model, label trigrams), which learner %q (type %s, at %s:%d) cannot train: %s can. Remove the learner or the setting.`,
+					second.Name, l.Name, l.Type, l.Range.Filename, l.Range.Start.Line, andList(learn.Noted(s.LearnerTypes.Able(learn.CanSecondOrder))))))
 		}
 	}
 	return diags
@@ -1175,8 +1179,8 @@ func settingNames(cfg any) []string {
 
 // andList joins names as "a", "a and b", "a, b and c".
 func andList(names []string) string {
-	if len(names) == 1 {
-		return names[0]
+	if len(names) < 2 {
+		return strings.Join(names, "")
 	}
 	return strings.Join(names[:len(names)-1], ", ") + " and " + names[len(names)-1]
 }

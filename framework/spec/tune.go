@@ -100,7 +100,7 @@ func (s *Spec) Tune(learner string) *Tune {
 // NewLearner returns a new learner like li, its block decoded again, with
 // the candidate's learner settings (min_count is not one) set.
 func (s *Spec) NewLearner(li *LearnerInstance, c Candidate) (*LearnerInstance, error) {
-	l, ok := s.learners.New(li.Type)
+	l, ok := s.LearnerTypes.New(li.Type)
 	if !ok {
 		return nil, fmt.Errorf("learner type %q is not registered", li.Type)
 	}

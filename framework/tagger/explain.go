@@ -91,15 +91,10 @@ type Contribution struct {
 }
 
 // Probabilistic reports whether the model's learner makes scores whose
-// normalized exponentials are probabilities (the CRF's conditional model,
-// the HMM's joint one), so that marginals mean something.
-func (t *Tagger) Probabilistic() bool {
-	switch t.Model.Learner.Type {
-	case "crf", "hmm":
-		return true
-	}
-	return false
-}
+// normalized exponentials are probabilities, so that marginals mean
+// something: its type says so (learn.CanMarginals, asked of
+// Options.Learners).
+func (t *Tagger) Probabilistic() bool { return t.probabilistic }
 
 // Explain decodes a batch exactly as Tag does (same lattice, same
 // constraints, same fallback) and explains each sentence's predicted

@@ -207,12 +207,15 @@ func TestExplainAddsUp(t *testing.T) {
 				continue // the HMM of the bigram spec
 			}
 			t.Run(kind+"/"+name, func(t *testing.T) {
-				templates, _ := builtin.Registries()
-				tg, err := tagger.New(m, templates, tagger.Options{})
+				templates, learners := builtin.Registries()
+				tg, err := tagger.New(m, templates, tagger.Options{Learners: learners})
 				if err != nil {
 					t.Fatal(err)
 				}
 				defer tg.Close()
+				if tg.Probabilistic() != (name != "perceptron") {
+					t.Fatalf("%s: Probabilistic() = %v", name, tg.Probabilistic())
+				}
 				sents := readSentences(t, tg.Format, "../../cmd/trellis/testdata/chunk-test.txt")
 				if len(sents) < 20 {
 					t.Fatalf("only %d test sentences", len(sents))

@@ -40,7 +40,7 @@ func (t *Tagger) Replica(reg *feature.Registry) (*Tagger, error) {
 	enc.UnknownAttr = t.enc.UnknownAttr
 	r := &Tagger{Model: t.Model, Format: t.Format, mapper: mp, extractors: xs, enc: enc, documents: t.documents,
 		ws: lattice.NewWorkspace(t.Model.Linear.NumLabels), scorer: t.scorer, chain: t.chain, relax: t.relax,
-		from: t.from, to: t.to, convert: t.convert}
+		from: t.from, to: t.to, convert: t.convert, probabilistic: t.probabilistic}
 	if t.net != nil {
 		if r.net, err = t.Model.Network.NewAdder(t.Format.Columns()); err != nil {
 			r.Close()

@@ -9,6 +9,7 @@ import (
 	"github.com/trellis-nlp/trellis/framework/dual"
 	"github.com/trellis-nlp/trellis/framework/feature"
 	"github.com/trellis-nlp/trellis/framework/lattice"
+	"github.com/trellis-nlp/trellis/framework/learn"
 	"github.com/trellis-nlp/trellis/framework/linear"
 	"github.com/trellis-nlp/trellis/framework/model"
 	"github.com/trellis-nlp/trellis/framework/neural"
@@ -27,6 +28,10 @@ type Options struct {
 	// under its consistency and limits (joint.go); Decode must then be
 	// Viterbi.
 	Joint *dual.Config
+	// Learners, when set, are the learner types: an explanation shows
+	// marginals when the model's type says its scores are probabilities
+	// (learn.CanMarginals). Without them it shows none.
+	Learners *learn.Registry
 }
 
 // Tagger tags sentences with one model. It is not safe for concurrent use.
@@ -80,6 +85,9 @@ type Tagger struct {
 	trans *transState
 	// rr, when set, reranks the model's k best (rerank.go).
 	rr *rerankState
+	// probabilistic: the model's scores are probabilities up to
+	// normalization (Options.Learners), so explanations show marginals.
+	probabilistic bool
 }
 
 // New builds a tagger for m. Templates are instantiated from reg.
@@ -96,7 +104,8 @@ func New(m *model.Model, reg *feature.Registry, opt Options) (*Tagger, error) {
 	if err != nil {
 		return nil, err
 	}
-	t := &Tagger{Model: m, Format: f, mapper: mp, extractors: mp.Extractors(), enc: mp.NewEncoder()}
+	t := &Tagger{Model: m, Format: f, mapper: mp, extractors: mp.Extractors(), enc: mp.NewEncoder(),
+		probabilistic: opt.Learners.TypeHas(m.Learner.Type, learn.CanMarginals)}
 	// Tagging reads no gold labels: the encoder does not look up the
 	// label column (a lookup per token, 3% of trellis tag's time).
 	t.enc.LabelColumn = -1

@@ -76,8 +76,8 @@ func Load(path string) (*Model, error) {
 
 // newModel wraps a model file in a tagger over the builtin templates.
 func newModel(m *model.Model) (*Model, error) {
-	templates, _ := builtin.Registries()
-	tg, err := tagger.New(m, templates, tagger.Options{})
+	templates, learners := builtin.Registries()
+	tg, err := tagger.New(m, templates, tagger.Options{Learners: learners})
 	if err != nil {
 		return nil, err
 	}

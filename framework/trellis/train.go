@@ -232,6 +232,7 @@ func memorySpec(o Options, format corpus.Config, hasDev bool) (*spec.Spec, error
 		return nil, &SpecError{Diagnostics: diags}
 	}
 	s.Learners = []*spec.LearnerInstance{li}
+	s.LearnerTypes = learners
 	return s, nil
 }
 

@@ -180,9 +180,16 @@ type Learner struct {
 	form Form
 }
 
-var _ learn.Learner = (*Learner)(nil)
-var _ learn.PairLearner = (*Learner)(nil)
-var _ learn.EncoderLearner = (*Learner)(nil)
+var (
+	_ learn.Learner           = (*Learner)(nil)
+	_ learn.PairLearner       = (*Learner)(nil)
+	_ learn.OrderLearner      = (*Learner)(nil)
+	_ learn.EncoderLearner    = (*Learner)(nil)
+	_ learn.CheckpointLearner = (*Learner)(nil)
+	_ learn.Noter             = (*Learner)(nil)
+
+	_ learn.ProbabilisticLearner = (*Learner)(nil)
+)
 
 // New returns a CRF learner with default settings.
 func New() learn.Learner { return &Learner{} }
@@ -325,16 +332,6 @@ func (l *Learner) Train(ctx context.Context, p *learn.Problem) (*learn.Result, e
 	if p.Encoder != nil {
 		return l.trainEncoder(ctx, p, s)
 	}
-	if !l.TrainsPairs() {
-		if err := learn.RefusePairs(p, s.name); err != nil {
-			return nil, err
-		}
-	}
-	if !l.TrainsSecondOrder() {
-		if err := learn.RefuseSecondOrder(p, s.name); err != nil {
-			return nil, err
-		}
-	}
 	p = l.problem(p)
 	m, err := learn.StartModel(l.cfg.Features, p)
 	if err != nil {
@@ -397,17 +394,6 @@ func (l *Learner) Train(ctx context.Context, p *learn.Problem) (*learn.Result, e
 // features mean what they mean without an encoder; the encoder block
 // has the rest of the training's settings.
 func (l *Learner) trainEncoder(ctx context.Context, p *learn.Problem, s settings) (*learn.Result, error) {
-	if !l.TrainsEncoder() {
-		return nil, learn.RefuseEncoder(p, s.name)
-	}
-	if !l.TrainsPairs() {
-		if err := learn.RefusePairs(p, s.name); err != nil {
-			return nil, err
-		}
-	}
-	if err := learn.RefuseSecondOrder(p, s.name+" with an encoder"); err != nil {
-		return nil, err
-	}
 	p = l.problem(p)
 	m, err := l.encoderStart(ctx, p)
 	if err != nil {
@@ -450,6 +436,14 @@ func (l *Learner) TrainsEncoder() bool {
 // EncoderSettings implements learn.EncoderLearner.
 func (l *Learner) EncoderSettings() []string { return []string{"c2", "features"} }
 
+// EncoderModel implements learn.EncoderLearner.
+func (l *Learner) EncoderModel() string {
+	if l.form == PerToken {
+		return "a BiLSTM-softmax"
+	}
+	return "a BiLSTM-CRF"
+}
+
 // TrainsPairs implements learn.PairLearner: the CRF trains
 // input-conditioned transitions; maxent has no transitions, the MEMM's
 // per-position normalizers take Scores.TransAt for themselves, and the
@@ -459,6 +453,28 @@ func (l *Learner) TrainsPairs() bool { return l.form == Chain && l.cfg.HiddenSta
 // TrainsSecondOrder implements learn.OrderLearner: the CRF without hidden
 // states does.
 func (l *Learner) TrainsSecondOrder() bool { return l.form == Chain && l.cfg.HiddenStates < 2 }
+
+// Probabilistic implements learn.ProbabilisticLearner: the CRF is a
+// conditional model of the label sequence. Maxent and the MEMM are
+// conditional models too, but explanations have never shown their
+// marginals; they do not declare it (yet), so explanations stay the same.
+func (l *Learner) Probabilistic() bool { return l.form == Chain }
+
+// SavesCheckpoints implements learn.CheckpointLearner: every form
+// iterates on learn.Loop.
+func (*Learner) SavesCheckpoints() bool { return true }
+
+// CapabilityNote implements learn.Noter: hidden_states takes these
+// capabilities from the CRF type.
+func (l *Learner) CapabilityNote(c learn.Capability) string {
+	switch c {
+	case learn.CanEncoder, learn.CanPairs, learn.CanSecondOrder:
+		if l.form == Chain {
+			return "without hidden_states"
+		}
+	}
+	return ""
+}
 
 // problem is p as the form sees it: maxent drops the transitions, with a
 // warning that says so; an MEMM without a transition template is maxent,

@@ -7,6 +7,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/trellis-nlp/trellis/framework/learn"
 	"github.com/trellis-nlp/trellis/framework/learn/internal/learntest"
 	"github.com/trellis-nlp/trellis/framework/linear"
 )
@@ -113,7 +114,7 @@ func TestOthersRefuseSecondOrder(t *testing.T) {
 	} {
 		p := learntest.Problem(learntest.Periodic(r, 20, 3), 1)
 		p.Order = 2
-		if _, err := l.Train(context.Background(), p); err == nil || !strings.Contains(err.Error(), "second-order") {
+		if _, err := learn.NewRegistry().Train(context.Background(), l.form.String(), l, p); err == nil || !strings.Contains(err.Error(), "second-order") {
 			t.Fatalf("%v: error %v, want a refusal of the second-order model", l.form, err)
 		}
 	}

@@ -6,6 +6,7 @@ import (
 
 	"math/rand/v2"
 
+	"github.com/trellis-nlp/trellis/framework/learn"
 	"github.com/trellis-nlp/trellis/framework/learn/internal/learntest"
 )
 
@@ -57,7 +58,7 @@ func TestLocalFormsRefusePairs(t *testing.T) {
 		if l.TrainsPairs() {
 			t.Fatalf("form %v claims to train pairs", form)
 		}
-		if _, err := l.Train(context.Background(), p); err == nil {
+		if _, err := learn.NewRegistry().Train(context.Background(), form.String(), l, p); err == nil {
 			t.Fatalf("form %v trained pair features", form)
 		}
 	}

@@ -46,7 +46,18 @@ const (
 // Learner is the HMM learner.
 type Learner struct{ cfg Config }
 
-var _ learn.Learner = (*Learner)(nil)
+// The HMM is neither a learn.PairLearner nor a learn.OrderLearner: a
+// generative model's emissions depend on the label alone, so an attribute
+// scoring the bigram would need emissions of pairs, and its counts are
+// first order (tnt is the second-order HMM).
+var (
+	_ learn.Learner              = (*Learner)(nil)
+	_ learn.ProbabilisticLearner = (*Learner)(nil)
+)
+
+// Probabilistic implements learn.ProbabilisticLearner: the HMM's scores
+// are its joint model's log-probabilities.
+func (*Learner) Probabilistic() bool { return true }
 
 // New returns an HMM learner with default settings.
 func New() learn.Learner { return &Learner{} }
@@ -96,14 +107,6 @@ func (l *Learner) Validate() hcl.Diagnostics {
 // has no learning curve to observe and nothing worth checkpointing.
 func (l *Learner) Train(ctx context.Context, p *learn.Problem) (*learn.Result, error) {
 	alphaE, alphaT := l.alphas()
-	// A generative model's emissions depend on the label alone; an
-	// attribute scoring the bigram would need emissions of pairs.
-	if err := learn.RefusePairs(p, "hmm"); err != nil {
-		return nil, err
-	}
-	if err := learn.RefuseSecondOrder(p, "hmm"); err != nil {
-		return nil, err
-	}
 	if p.Mapper == nil {
 		return nil, fmt.Errorf("hmm: the problem has no feature mapper (the HMM normalizes per template)")
 	}

@@ -193,7 +193,7 @@ func TestRefusesPairs(t *testing.T) {
 	if learn.TrainsPairs(New()) {
 		t.Fatal("the HMM claims to train pair features")
 	}
-	_, err := New().Train(context.Background(), p)
+	_, err := learn.NewRegistry().Train(context.Background(), "hmm", New(), p)
 	if err == nil || !strings.Contains(err.Error(), `labels = "bigram"`) {
 		t.Fatalf("got %v, want a refusal naming labels = \"bigram\"", err)
 	}

@@ -70,8 +70,10 @@ func (l *Learner) InitModel() string { return l.cfg.InitModel }
 var _ learn.Continuer = (*Learner)(nil)
 
 var (
-	_ learn.Learner     = (*Learner)(nil)
-	_ learn.PairLearner = (*Learner)(nil)
+	_ learn.Learner           = (*Learner)(nil)
+	_ learn.PairLearner       = (*Learner)(nil)
+	_ learn.OrderLearner      = (*Learner)(nil)
+	_ learn.CheckpointLearner = (*Learner)(nil)
 )
 
 // TrainsPairs implements learn.PairLearner: its updates along
@@ -80,6 +82,10 @@ func (*Learner) TrainsPairs() bool { return true }
 
 // TrainsSecondOrder implements learn.OrderLearner.
 func (*Learner) TrainsSecondOrder() bool { return true }
+
+// SavesCheckpoints implements learn.CheckpointLearner: the online
+// trainer's epochs run on learn.Loop.
+func (*Learner) SavesCheckpoints() bool { return true }
 
 // New returns a PA-I learner with CRFsuite's defaults.
 func New() learn.Learner { return &Learner{} }

@@ -43,6 +43,7 @@ var (
 	_ learn.Learner         = (*Learner)(nil)
 	_ learn.OrderLearner    = (*Learner)(nil)
 	_ learn.TemplateChecker = (*Learner)(nil)
+	_ learn.Noter           = (*Learner)(nil)
 )
 
 // New returns a TnT learner with default settings.
@@ -69,6 +70,15 @@ func (l *Learner) Validate() hcl.Diagnostics {
 
 // TrainsSecondOrder implements learn.OrderLearner: TnT is second order.
 func (*Learner) TrainsSecondOrder() bool { return true }
+
+// CapabilityNote implements learn.Noter: where second-order learners are
+// listed, tnt is the one that is an HMM.
+func (*Learner) CapabilityNote(c learn.Capability) string {
+	if c == learn.CanSecondOrder {
+		return "the second-order HMM"
+	}
+	return ""
+}
 
 // CheckTemplates implements learn.TemplateChecker: one emission template
 // (the words), one suffix_trie template and a transition template with
@@ -103,9 +113,6 @@ func (*Learner) CheckTemplates(ts []learn.TemplateInfo) error {
 // training data, so of learn.Loop only cancellation and progress would
 // apply; there is no learning curve and nothing worth checkpointing.
 func (l *Learner) Train(ctx context.Context, p *learn.Problem) (*learn.Result, error) {
-	if err := learn.RefusePairs(p, "tnt"); err != nil {
-		return nil, err
-	}
 	if p.Order != 2 || !p.Transitions {
 		return nil, fmt.Errorf("tnt is a second-order model: it needs a transition template with order = 2")
 	}

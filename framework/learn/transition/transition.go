@@ -20,8 +20,9 @@ import (
 type Learner struct{ cfg Config }
 
 var (
-	_ learn.Learner         = (*Learner)(nil)
-	_ learn.DecisionLearner = (*Learner)(nil)
+	_ learn.Learner           = (*Learner)(nil)
+	_ learn.DecisionLearner   = (*Learner)(nil)
+	_ learn.CheckpointLearner = (*Learner)(nil)
 )
 
 // New returns a transition learner with default settings.
@@ -36,6 +37,10 @@ func (l *Learner) Validate() hcl.Diagnostics { return l.cfg.Validate() }
 // SearchBeam implements learn.DecisionLearner.
 func (l *Learner) SearchBeam() int { return l.cfg.beam() }
 
+// SavesCheckpoints implements learn.CheckpointLearner: its epochs run on
+// learn.Loop.
+func (*Learner) SavesCheckpoints() bool { return true }
+
 // ErrCheckpoint is the error of a checkpoint that does not fit the
 // problem being resumed.
 var ErrCheckpoint = errors.New("transition: the checkpoint does not fit this problem")
@@ -49,11 +54,6 @@ const (
 
 // Train implements learn.Learner.
 func (l *Learner) Train(ctx context.Context, p *learn.Problem) (*learn.Result, error) {
-	for _, err := range []error{learn.RefuseEncoder(p, "transition"), learn.RefusePairs(p, "transition"), learn.RefuseSecondOrder(p, "transition")} {
-		if err != nil {
-			return nil, err
-		}
-	}
 	r, err := newRun(p, &l.cfg)
 	if err != nil {
 		return nil, err
