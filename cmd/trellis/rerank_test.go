@@ -5,10 +5,12 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
 	"github.com/trellis-nlp/trellis/framework/model"
+	"github.com/trellis-nlp/trellis/framework/rerank"
 )
 
 // rerankDocs writes a small NER corpus of documents (CoNLL, word and
@@ -124,5 +126,46 @@ func TestRerankEndToEnd(t *testing.T) {
 		if code == exitOK || !strings.Contains(stderr, "rerank") {
 			t.Errorf("%v: exit %d, %s", args, code, stderr)
 		}
+	}
+}
+
+// TestRerankBySentenceEndToEnd reranks on files without document
+// boundaries (one document each) from the command line: folds of whole
+// documents are refused with a hint at by = "sentence"; with it, the run
+// saves a reranked model whose `trellis tag`, serially and with threads,
+// prints the run's predictions.
+func TestRerankBySentenceEndToEnd(t *testing.T) {
+	dir := t.TempDir()
+	strip := func(s string) string { return strings.ReplaceAll(s, "-DOCSTART- O\n\n", "") }
+	bySentence := strings.Replace(rerankCLISpec, "folds   = 3", "folds   = 3\n    by      = \"sentence\"", 1)
+	for name, data := range map[string]string{"doc.hcl": rerankCLISpec, "sentence.hcl": bySentence,
+		"train.txt": strip(rerankDocs(9, 0)), "test.txt": strip(rerankDocs(4, 1))} {
+		if err := os.WriteFile(filepath.Join(dir, name), []byte(data), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	code, _, stderr := trellis(t, "", "run", filepath.Join(dir, "doc.hcl"), "--out", filepath.Join(dir, "doc"))
+	if code == exitOK || !strings.Contains(stderr, "1 documents, fewer than the 3 folds") || !strings.Contains(stderr, `by = "sentence"`) {
+		t.Errorf("folds of documents on one document: exit %d, %s", code, stderr)
+	}
+	run := filepath.Join(dir, "run")
+	mustRun(t, "", "run", filepath.Join(dir, "sentence.hcl"), "--out", run)
+	path := filepath.Join(run, "models", "crf.model")
+	test := filepath.Join(dir, "test.txt")
+	pred := string(readFile(t, filepath.Join(run, "predictions", "crf.txt")))
+	for _, threads := range []string{"1", "3"} {
+		if tagged, _ := mustRun(t, "", "tag", "--model", path, "--threads", threads, test); tagged != pred {
+			t.Errorf("trellis tag --threads %s differs from the run's predictions:\n%s\nwant\n%s", threads, tagged, pred)
+		}
+	}
+	m, err := model.Load(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if m.Reranker == nil || m.Rerank == nil || m.Rerank.Folds != 3 {
+		t.Fatalf("model: rerank %+v, reranker %v", m.Rerank, m.Reranker != nil)
+	}
+	if f := m.Reranker.Settings.Features; f == nil || slices.Contains(f, rerank.GroupDoc) {
+		t.Errorf("reranker features %v, want every group but doc", f)
 	}
 }

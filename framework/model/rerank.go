@@ -14,12 +14,15 @@ import (
 
 // Rerank is what a reranked model's header records of its reranker: the
 // candidates per sentence the first pass lists (K), how the reranker's
-// training lists were jackknifed (Folds of whole train documents, dealt
-// by Seed), and the reranker's bytes' size and SHA-256, checked when the
-// model is read.
+// training lists were jackknifed (Folds of whole train documents, or of
+// sentences when By is "sentence", dealt by Seed), and the reranker's
+// bytes' size and SHA-256, checked when the model is read.
 type Rerank struct {
-	K      int    `json:"k"`
-	Folds  int    `json:"folds"`
+	K     int `json:"k"`
+	Folds int `json:"folds"`
+	// By is "" for folds of documents (so older headers keep their bytes)
+	// or "sentence".
+	By     string `json:"by,omitempty"`
 	Seed   uint64 `json:"seed"`
 	Bytes  int    `json:"bytes"`
 	SHA256 string `json:"sha256"`

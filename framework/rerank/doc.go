@@ -21,7 +21,10 @@
 // Dinkelbach's method), the bound reranking works under. Training lists
 // must come from a first pass that never saw their sentences: framework/run
 // builds them by K folds of whole documents (a learner's rerank block),
-// DocKeys numbering the documents.
+// DocKeys numbering the documents, or by folds of sentences for a corpus
+// without document boundaries, whose lists then have no document (Doc −1):
+// a document's other sentences would have been listed by fold models that
+// trained on the sentence.
 //
 // A Model holds the settings, the features with a nonzero weight and
 // their weights, and serializes to JSON or to a compact binary form, the

@@ -3,7 +3,10 @@
 // "lists" trains the spec's first pass jackknifed on eng.train and on all
 // of eng.train, and writes the k-best lists of eng.train (jackknifed) and
 // eng.testa under TRELLIS_RERANK_DIR; step "rerank" reads them, picks the
-// reranker's settings on held-out train lists and scores eng.testa.
+// reranker's settings on held-out train lists and scores eng.testa. Other
+// specs and corpora by TRELLIS_RERANK_SPEC (its train and test corpora),
+// folds of sentences by TRELLIS_RERANK_BY=sentence and IOB2 labels by
+// TRELLIS_RERANK_SCHEME=iob2 (CoNLL-2000).
 package rerank_test
 
 import (
@@ -14,6 +17,7 @@ import (
 	"path/filepath"
 	"slices"
 	"strconv"
+	"strings"
 	"testing"
 	"time"
 
@@ -36,6 +40,10 @@ type expConfig struct {
 	spec, learner, dir string
 	folds, k, threads  int
 	seed               uint64 // the reranker's (the perceptron's shuffling)
+	// by is the fold unit (spec.StageByDocument or StageBySentence);
+	// scheme the labels' (IOB1 for CoNLL-2003, IOB2 for CoNLL-2000).
+	by     string
+	scheme scheme.Scheme
 }
 
 func experimentConfig(t *testing.T, step string) expConfig {
@@ -58,9 +66,22 @@ func experimentConfig(t *testing.T, step string) expConfig {
 	if v, err := strconv.Atoi(os.Getenv("TRELLIS_RERANK_K")); err == nil {
 		c.k = v
 	}
+	if v, err := strconv.Atoi(os.Getenv("TRELLIS_RERANK_THREADS")); err == nil && v > 0 {
+		c.threads = v
+	}
 	c.seed = 1
 	if v, err := strconv.ParseUint(os.Getenv("TRELLIS_RERANK_SEED"), 10, 64); err == nil {
 		c.seed = v
+	}
+	c.by, c.scheme = spec.StageByDocument, scheme.IOB1
+	if v := os.Getenv("TRELLIS_RERANK_BY"); v != "" {
+		c.by = v
+	}
+	if v := os.Getenv("TRELLIS_RERANK_SCHEME"); v != "" {
+		var err error
+		if c.scheme, err = scheme.Parse(v); err != nil {
+			t.Fatal(err)
+		}
 	}
 	return c
 }
@@ -89,7 +110,7 @@ func TestExperimentLists(t *testing.T) {
 	}
 	// The jackknifed lists as a rerank block's run makes them.
 	t0 := time.Now()
-	trainLists, folds, err := run.JackknifeLists(ctx, ro, c.learner, train, c.folds, c.k)
+	trainLists, folds, err := run.JackknifeLists(ctx, ro, c.learner, train, &spec.Rerank{Folds: c.folds, K: c.k, By: c.by})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -218,7 +239,7 @@ func TestExperimentRerank(t *testing.T) {
 	cut(train.Lists, c.k)
 	cut(test.Lists, c.k)
 	ctx := context.Background()
-	grid := settingsGrid(c.seed)
+	grid := settingsGrid(c.seed, c.by)
 	best, bestF1 := grid[0], -1.0
 	var fitPart, held []rerank.List
 	// The held-out part is a fifth of the folds (whole documents).
@@ -240,16 +261,16 @@ func TestExperimentRerank(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		f1 := *evalF1(held, choice).F1
+		f1 := *evalF1(held, choice, c.scheme).F1
 		t.Logf("held-out folds <%d: %-50s F1 %.2f (1-best %.2f) %5.1fs, %d features", heldFolds, describe(s), 100*f1,
-			100**evalF1(held, make([]int, len(held))).F1, time.Since(t0).Seconds(), len(m.Features))
+			100**evalF1(held, make([]int, len(held)), c.scheme).F1, time.Since(t0).Seconds(), len(m.Features))
 		if f1 > bestF1 {
 			best, bestF1 = s, f1
 		}
 	}
 	t.Logf("chosen: %s", describe(best))
 	if os.Getenv("TRELLIS_RERANK_ABLATION") != "" {
-		ablation(t, best, fitPart, held)
+		ablation(t, best, fitPart, held, c.scheme)
 	}
 	m, err := rerank.Train(ctx, train.Lists, best)
 	if err != nil {
@@ -260,7 +281,7 @@ func TestExperimentRerank(t *testing.T) {
 
 // ablation trains s without each feature group in turn, and with none,
 // on the fit part and scores the held-out lists.
-func ablation(t *testing.T, s rerank.Settings, fitPart, held []rerank.List) {
+func ablation(t *testing.T, s rerank.Settings, fitPart, held []rerank.List, sch scheme.Scheme) {
 	variants := [][]string{{}}
 	for _, g := range rerank.Groups {
 		variants = append(variants, slices.DeleteFunc(slices.Clone(rerank.Groups), func(h string) bool { return h == g }))
@@ -275,7 +296,7 @@ func ablation(t *testing.T, s rerank.Settings, fitPart, held []rerank.List) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		t.Logf("ablation on held-out: %-60s F1 %.2f", describe(s), 100**evalF1(held, choice).F1)
+		t.Logf("ablation on held-out: %-60s F1 %.2f", describe(s), 100**evalF1(held, choice, sch).F1)
 	}
 }
 
@@ -288,16 +309,42 @@ func cut(lists []rerank.List, k int) {
 	}
 }
 
-func settingsGrid(seed uint64) []rerank.Settings {
+// settingsGrid is the settings the held-out folds choose among; with
+// folds of sentences, every feature group but doc, as a rerank block with
+// by = "sentence" has them (spec.Rerank).
+// TRELLIS_RERANK_EPOCHS and TRELLIS_RERANK_C2S replace the grid's
+// perceptron epochs and maxent c2 values (comma-separated; "-" for none).
+func settingsGrid(seed uint64, by string) []rerank.Settings {
+	var groups []string
+	if by == spec.StageBySentence {
+		groups = slices.DeleteFunc(slices.Clone(rerank.Groups), func(g string) bool { return g == rerank.GroupDoc })
+	}
+	epochs, c2s := []int{5, 10, 20}, []float64{0.1, 1, 10}
+	if v := os.Getenv("TRELLIS_RERANK_EPOCHS"); v != "" {
+		epochs = nil
+		for _, f := range strings.Split(v, ",") {
+			if e, err := strconv.Atoi(f); err == nil {
+				epochs = append(epochs, e)
+			}
+		}
+	}
+	if v := os.Getenv("TRELLIS_RERANK_C2S"); v != "" {
+		c2s = nil
+		for _, f := range strings.Split(v, ",") {
+			if c, err := strconv.ParseFloat(f, 64); err == nil {
+				c2s = append(c2s, c)
+			}
+		}
+	}
 	var out []rerank.Settings
-	for _, e := range []int{5, 10, 20} {
+	for _, e := range epochs {
 		s := rerank.DefaultSettings()
-		s.Epochs, s.Seed = e, seed
+		s.Epochs, s.Seed, s.Features = e, seed, groups
 		out = append(out, s)
 	}
-	for _, c2 := range []float64{0.1, 1, 10} {
+	for _, c2 := range c2s {
 		s := rerank.DefaultSettings()
-		s.Trainer, s.C2, s.Seed = rerank.TrainerMaxEnt, c2, seed
+		s.Trainer, s.C2, s.Seed, s.Features = rerank.TrainerMaxEnt, c2, seed, groups
 		out = append(out, s)
 	}
 	return out
@@ -314,8 +361,8 @@ func describe(s rerank.Settings) string {
 	return fmt.Sprintf("maxent c2=%g features=%s", s.C2, groups)
 }
 
-func evalF1(lists []rerank.List, choice []int) *eval.Result {
-	return eval.Evaluate(rerank.Sentences(lists, choice), eval.Options{Scheme: scheme.IOB1})
+func evalF1(lists []rerank.List, choice []int, sch scheme.Scheme) *eval.Result {
+	return eval.Evaluate(rerank.Sentences(lists, choice), eval.Options{Scheme: sch})
 }
 
 // report scores m on the test lists against their 1-best and oracles.
@@ -344,15 +391,15 @@ func report(t *testing.T, m *rerank.Model, test []rerank.List, c expConfig) {
 	}{{"first pass 1-best", first}, {fmt.Sprintf("%d-best oracle (corpus)", c.k), oracle},
 		{fmt.Sprintf("%d-best oracle (per sentence)", c.k), sentOracle}, {"reranked", choice}}
 	for _, r := range rows {
-		res := evalF1(test, r.choice)
-		lo, hi, err := eval.Interval(rerank.Sentences(test, r.choice), eval.Options{Scheme: scheme.IOB1}, 1000, 1)
+		res := evalF1(test, r.choice, c.scheme)
+		lo, hi, err := eval.Interval(rerank.Sentences(test, r.choice), eval.Options{Scheme: c.scheme}, 1000, 1)
 		if err != nil {
 			t.Fatal(err)
 		}
 		t.Logf("| %s | %.2f | %.2f–%.2f | %.2f | %.2f |", r.name, 100**res.F1, 100*lo, 100*hi, 100**res.Precision, 100**res.Recall)
 	}
 	t.Logf("oracle counts %+v F1 %.4f", oc, oc.F1())
-	cmp, err := eval.Compare(rerank.Sentences(test, choice), rerank.Sentences(test, first), eval.Options{Scheme: scheme.IOB1}, 10000, 1)
+	cmp, err := eval.Compare(rerank.Sentences(test, choice), rerank.Sentences(test, first), eval.Options{Scheme: c.scheme}, 10000, 1)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -31,6 +31,12 @@ var (
 	_ json.Unmarshaler           = (*Model)(nil)
 )
 
+// ReadsDocuments reports whether m's features read a sentence's document
+// (the doc group): only then must the tagger batch whole documents.
+func (m *Model) ReadsDocuments() bool {
+	return m.Settings.Features == nil || slices.Contains(m.Settings.Features, GroupDoc)
+}
+
 // NewModel keeps the features of dict whose weight in w is not zero
 // (the score feature always).
 func NewModel(s Settings, dict *Dict, w []float64) (*Model, error) {

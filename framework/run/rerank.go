@@ -1,9 +1,10 @@
 // rerank.go trains a learner's reranker (a rerank block): the learner, the
 // first pass, is jackknifed on the train corpus by folds of whole
-// documents, each fold listed (k best) by the learner trained on the
-// others, and a rerank.Model is trained on those lists; the model file
-// carries it. It also scores the test corpus's k-best lists: their oracle
-// and the first pass's 1-best, beside the reranked labels tagging gives.
+// documents (or of sentences, by = "sentence"), each fold listed (k best)
+// by the learner trained on the others, and a rerank.Model is trained on
+// those lists; the model file carries it. It also scores the test
+// corpus's k-best lists: their oracle and the first pass's 1-best, beside
+// the reranked labels tagging gives.
 
 package run
 
@@ -50,7 +51,7 @@ func attachReranker(ctx context.Context, o Options, li *spec.LearnerInstance, m 
 // reranker on the lists. The fold models train as a stage's first stage
 // does (stage.go): on copies of the fold's sentences, without the dev
 // corpus, with the block's settings; a fold lists its held-out sentences
-// all at once, so documents stay whole.
+// all at once, so documents (by document) stay whole.
 func trainReranker(ctx context.Context, o Options, li *spec.LearnerInstance) (*rerankRun, error) {
 	s, rb := o.Spec, li.Rerank
 	fs := *s
@@ -66,30 +67,31 @@ func trainReranker(ctx context.Context, o Options, li *spec.LearnerInstance) (*r
 	if err != nil {
 		return nil, err
 	}
-	lists, _, err := jackknifeLists(ctx, fo, li, sents, rb.Folds, rb.K)
+	lists, _, err := jackknifeLists(ctx, fo, li, sents, rb)
 	if err != nil {
 		return nil, err
 	}
-	fo.Log.Info().Int("lists", len(lists)).Str("trainer", rb.Settings.Trainer).Msg("training the reranker")
+	fo.Log.Info().Int("lists", len(lists)).Str("by", rb.FoldUnit()).Str("trainer", rb.Settings.Trainer).Msg("training the reranker")
 	rm, err := rerank.Train(ctx, lists, rb.Settings)
 	if err != nil {
 		return nil, err
 	}
-	rr := &rerankRun{model: rm, info: model.Rerank{K: rb.K, Folds: rb.Folds, Seed: s.Seed}, seconds: time.Since(t0).Seconds()}
+	rr := &rerankRun{model: rm, info: model.Rerank{K: rb.K, Folds: rb.Folds, By: rb.By, Seed: s.Seed}, seconds: time.Since(t0).Seconds()}
 	o.Log.Info().Str("learner", li.Name).Int("features", len(rm.Features)).Float64("seconds", rr.seconds).Msg("first pass jackknifed, reranker trained")
 	return rr, nil
 }
 
 // JackknifeLists lists every sentence of sents (whole documents, the
-// spec's train corpus format, gold in its label column) with the k best
-// paths of the spec's learner trained on the other folds: folds of whole
-// documents dealt by the spec's seed (the result's folds, an [n] slice
-// whose element i is sentence i's fold). The lists carry gold labels and
-// the corpus's document keys (rerank.DocKeys). It is how a rerank block's
-// training lists are made, for programs that measure rerankers
-// (framework/rerank's experiment); the learner trains without its rerank
-// block.
-func JackknifeLists(ctx context.Context, o Options, learner string, sents []*corpus.Sentence, folds, k int) ([]rerank.List, []int, error) {
+// spec's train corpus format, gold in its label column) with the rb.K best
+// paths of the spec's learner trained on the other folds: rb.Folds folds of
+// whole documents, or of sentences when rb.By says so, dealt by the spec's
+// seed (the result's folds, an [n] slice whose element i is sentence i's
+// fold). The lists carry gold labels and the corpus's document keys
+// (rerank.DocKeys), or none (Doc −1) when folds are sentences. It is how a
+// rerank block's training lists are made, for programs that measure
+// rerankers (framework/rerank's experiment); the learner trains without
+// its rerank block, and rb's Settings are not read.
+func JackknifeLists(ctx context.Context, o Options, learner string, sents []*corpus.Sentence, rb *spec.Rerank) ([]rerank.List, []int, error) {
 	li, err := oneLearner(o.Spec, learner)
 	if err != nil {
 		return nil, nil, err
@@ -97,22 +99,20 @@ func JackknifeLists(ctx context.Context, o Options, learner string, sents []*cor
 	if o.Threads <= 0 {
 		o.Threads = runtime.NumCPU()
 	}
-	return jackknifeLists(ctx, o, li, sents, folds, k)
+	return jackknifeLists(ctx, o, li, sents, rb)
 }
 
 // jackknifeLists is JackknifeLists for learner li; o's spec must hold li.
-func jackknifeLists(ctx context.Context, o Options, li *spec.LearnerInstance, sents []*corpus.Sentence, nFolds, k int) ([]rerank.List, []int, error) {
-	s := o.Spec
+func jackknifeLists(ctx context.Context, o Options, li *spec.LearnerInstance, sents []*corpus.Sentence, rb *spec.Rerank) ([]rerank.List, []int, error) {
+	s, nFolds, k, by := o.Spec, rb.Folds, rb.K, rb.FoldUnit()
 	labelCol, err := labelColumn(s.Corpus(s.Evaluation.Train))
 	if err != nil {
 		return nil, nil, err
 	}
-	if docs := len(corpus.GroupDocuments(sents)); docs < nFolds {
-		// stageFolds's hint (by = "sentence") is a stage's: folds of a
-		// reranker are always whole documents, which its features read.
-		return nil, nil, fmt.Errorf("the train corpus has %d documents, fewer than the %d folds (a file without document boundaries is one document; reranking's folds are whole documents)", docs, nFolds)
+	if err := checkRerankFolds(sents, nFolds, by); err != nil {
+		return nil, nil, err
 	}
-	folds, err := stageFolds(sents, nFolds, spec.StageByDocument, s.Seed)
+	folds, err := stageFolds(sents, nFolds, by, s.Seed)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -132,13 +132,36 @@ func jackknifeLists(ctx context.Context, o Options, li *spec.LearnerInstance, se
 		return nil, nil, err
 	}
 	// The lists' document keys were a fold's; the reranker's document
-	// features need the corpus's.
+	// features need the corpus's. With folds of sentences a document's
+	// other sentences were listed by fold models that trained on this
+	// sentence, so their 1-best would echo its gold labels: the lists get
+	// no document (Doc −1), and no document feature is learnt from them
+	// (spec.Rerank leaves the doc group out for by = "sentence").
 	docs := rerank.DocKeys(sents)
 	for i := range lists {
 		lists[i].Doc = docs[i]
+		if by != spec.StageByDocument {
+			lists[i].Doc = -1
+		}
 		lists[i].Gold = goldLabels(sents[i], labelCol)
 	}
 	return lists, folds, nil
+}
+
+// checkRerankFolds refuses a train corpus with fewer fold units (by's)
+// than folds, saying how to deal a corpus without document boundaries.
+// stageFolds would refuse it too, but in a stage's words.
+func checkRerankFolds(sents []*corpus.Sentence, nFolds int, by string) error {
+	if by != spec.StageByDocument {
+		if len(sents) < nFolds {
+			return fmt.Errorf("the train corpus has %d sentences, fewer than the %d folds", len(sents), nFolds)
+		}
+		return nil
+	}
+	if docs := len(corpus.GroupDocuments(sents)); docs < nFolds {
+		return fmt.Errorf(`the train corpus has %d documents, fewer than the %d folds (a file without document boundaries is one document: by = %q in the rerank block deals folds of sentences)`, docs, nFolds, spec.StageBySentence)
+	}
+	return nil
 }
 
 // listSentences lists sents[held] with model m's k best paths through the

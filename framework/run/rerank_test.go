@@ -7,6 +7,7 @@ import (
 	"errors"
 	"os"
 	"path/filepath"
+	"regexp"
 	"slices"
 	"strings"
 	"testing"
@@ -198,5 +199,90 @@ func checkRerankTagger(t *testing.T, m *model.Model, s *spec.Spec, predictions s
 	lists, err := tg.Lists(test, 4)
 	if err != nil || len(lists) != len(test) || slices.ContainsFunc(lists, func(l rerank.List) bool { return l.K() < 1 }) {
 		t.Errorf("lists: %d for %d sentences, %v", len(lists), len(test), err)
+	}
+}
+
+// noDocsSpec is nerDocsSpec's corpora without their -DOCSTART- lines: each
+// file one document, as CoNLL-2000's are.
+func noDocsSpec(t *testing.T, src string) *spec.Spec {
+	t.Helper()
+	dir := t.TempDir()
+	strip := func(s string) string { return strings.ReplaceAll(s, "-DOCSTART- O\n\n", "") }
+	for name, data := range map[string]string{"spec.hcl": src, "train.txt": strip(nerDocs(9, 0)), "test.txt": strip(nerDocs(3, 1))} {
+		if err := os.WriteFile(filepath.Join(dir, name), []byte(data), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	templates, learners := builtin.Registries()
+	s, diags := spec.LoadFile(filepath.Join(dir, "spec.hcl"), nil, spec.Registries{Templates: templates, Learners: learners})
+	if diags.HasErrors() {
+		t.Fatal(diags)
+	}
+	return s
+}
+
+// TestRerankRunBySentence reranks on a train corpus without document
+// boundaries: folds of documents are refused with a hint at by =
+// "sentence"; with it, the runs with 1 and 2 threads are identical to the
+// byte, no fold model lists a sentence it trained on, every sentence is
+// listed once; the lists have no document; the reranker has every feature
+// group but doc; the manifest records by; tagging the test file (one
+// document) with the saved model gives the run's predictions.
+func TestRerankRunBySentence(t *testing.T) {
+	templates, _ := builtin.Registries()
+	byDoc := noDocsSpec(t, rerankSpecSrc)
+	_, err := Run(context.Background(), Options{Spec: byDoc, Templates: templates, OutDir: filepath.Join(t.TempDir(), "doc"), Threads: 1, Log: zerolog.Nop()})
+	if err == nil || !strings.Contains(err.Error(), "1 documents, fewer than the 3 folds") || !strings.Contains(err.Error(), `by = "sentence"`) {
+		t.Fatalf("folds of documents on one document: %v", err)
+	}
+
+	s := noDocsSpec(t, strings.Replace(rerankSpecSrc, "folds   = 3", "folds   = 3\n    by      = \"sentence\"", 1))
+	dirs, traces := runTwice(t, s, "rerank ")
+	sents, err := readCorpus(s.Corpus("train"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if docs := corpus.GroupDocuments(sents); len(docs) != 1 {
+		t.Fatalf("the train corpus has %d documents, want 1", len(docs))
+	}
+	for i, e := range traces {
+		traces[i] = strings.Replace(strings.Replace(e, "rerank first", "stage pred", 1), " lists", " predicts", 1)
+	}
+	// Each sentence its own document: checkJackknifeTrace's whole-document
+	// check then holds trivially, and the rest (disjoint folds, each
+	// sentence listed once) is checked as for documents.
+	single := copySentences(sents, nil)
+	for i, c := range single {
+		c.Document = i
+	}
+	checkJackknifeTrace(t, traces, single, 3)
+
+	m, err := model.Load(rundir.ModelPath(dirs[1], "first"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []string{rerank.GroupNGram, rerank.GroupTypes, rerank.GroupSpan, rerank.GroupWords, rerank.GroupRank}
+	if m.Reranker == nil || m.Rerank == nil || m.Rerank.Folds != 3 || !slices.Equal(m.Reranker.Settings.Features, want) {
+		t.Fatalf("model: rerank %+v, reranker %v", m.Rerank, m.Reranker != nil)
+	}
+	man, err := os.ReadFile(filepath.Join(dirs[1], rundir.ManifestFile))
+	if err != nil || !regexp.MustCompile(`"by": *"sentence"`).Match(man) {
+		t.Errorf("manifest without by (%v)", err)
+	}
+	checkRerankTagger(t, m, s, rundir.PredictionsPath(dirs[1], "first"))
+
+	lists, folds, err := JackknifeLists(context.Background(), Options{Spec: s, Templates: templates, Threads: 1, Log: zerolog.Nop()}, "first", sents, s.Learner("first").Rerank)
+	if err != nil {
+		t.Fatal(err)
+	}
+	count := make([]int, 3)
+	for i, l := range lists {
+		if l.Doc != -1 || !slices.Equal(l.Gold, goldLabels(sents[i], 1)) {
+			t.Errorf("list %d: doc %d, gold %v", i, l.Doc, l.Gold)
+		}
+		count[folds[i]]++
+	}
+	if count[0] != len(sents)/3 || count[1] != len(sents)/3 {
+		t.Errorf("fold sizes %v of %d sentences", count, len(sents))
 	}
 }

@@ -22,24 +22,39 @@ import (
 //	  type = "crf"
 //	  rerank {
 //	    k        = 20            # candidates per sentence (at least 2)
-//	    folds    = 10            # jackknifing folds of whole documents (at least 2)
+//	    folds    = 10            # jackknifing folds (at least 2)
+//	    by       = "document"    # folds of whole documents, or "sentence"
 //	    trainer  = "perceptron"  # or "maxent"
 //	    epochs   = 20            # perceptron
 //	    c2       = 0.1           # maxent: c2·‖w‖²
 //	    max_iterations = 0       # maxent: L-BFGS bound, 0 until it converges
-//	    features = ["ngram", "doc"] # feature groups (rerank.Groups); default all
+//	    features = ["ngram", "doc"] # feature groups (rerank.Groups); default all (but doc, by sentence)
 //	  }
 //	}
 //
 // The learner is the first pass: trained on all of train as without the
-// block, then jackknifed (each fold of train documents listed by the
-// learner trained on the others), the reranker trained on those lists,
-// and the model file carries it; the tagger then decodes the k best and
-// reranks them. Since the block sits inside its first pass, a reranker
+// block, then jackknifed (each fold of train documents, or sentences,
+// listed by the learner trained on the others), the reranker trained on
+// those lists, and the model file carries it; the tagger then decodes the
+// k best and reranks them. Since the block sits inside its first pass, a reranker
 // without one cannot be written.
+//
+// by = "sentence" deals sentences to the folds, for a train corpus
+// without document boundaries (one document, fewer than the folds). It
+// leaves out the doc feature group: a sentence's document features read
+// the 1-best of its document's other sentences, and with sentence folds
+// those come from fold models that trained on the sentence itself, so in
+// training they would agree with its gold labels more than they can when
+// tagging. The group is refused when listed, and the default features are
+// the other groups.
 type Rerank struct {
 	K     int `json:"k"`
 	Folds int `json:"folds"`
+	// By is the fold unit as the stage's by: StageBySentence, or "" for
+	// whole documents (the default; by = "document" is recorded so too,
+	// which keeps the JSON of a block without by as it was). FoldUnit
+	// reads it.
+	By string `json:"by,omitempty"`
 	// Settings are the reranker's (rerank.Settings.Seed is the spec's).
 	Settings rerank.Settings `json:"settings"`
 	// Range is the block's header.
@@ -58,6 +73,7 @@ const (
 type rerankBlock struct {
 	K             *int      `hcl:"k,optional"`
 	Folds         *int      `hcl:"folds,optional"`
+	By            *string   `hcl:"by,optional"`
 	Trainer       *string   `hcl:"trainer,optional"`
 	Epochs        *int      `hcl:"epochs,optional"`
 	C2            *float64  `hcl:"c2,optional"`
@@ -109,6 +125,7 @@ func (r *Rerank) set(b *hcl.Block, rb *rerankBlock) hcl.Diagnostics {
 				fmt.Sprintf("folds = %d: jackknifing needs at least 2 folds (each fold's lists come from a model trained on the others).", r.Folds)))
 		}
 	}
+	diags = append(diags, r.setBy(b, rb)...)
 	st := &r.Settings
 	trainers := []string{rerank.TrainerPerceptron, rerank.TrainerMaxEnt}
 	if rb.Trainer != nil {
@@ -153,6 +170,43 @@ func (r *Rerank) set(b *hcl.Block, rb *rerankBlock) hcl.Diagnostics {
 		}
 	}
 	return diags
+}
+
+// FoldUnit is the unit the jackknifing folds deal: StageByDocument or
+// StageBySentence.
+func (r *Rerank) FoldUnit() string {
+	if r.By == "" {
+		return StageByDocument
+	}
+	return r.By
+}
+
+// setBy checks by (the stage's values, stageBy) and, for folds of
+// sentences, leaves the doc group out of the features (see Rerank): an
+// error at features when it lists doc, and every other group when it is
+// not given.
+func (r *Rerank) setBy(b *hcl.Block, rb *rerankBlock) hcl.Diagnostics {
+	if rb.By == nil {
+		return nil
+	}
+	switch by := *rb.By; by {
+	case StageByDocument:
+		return nil
+	case StageBySentence:
+		r.By = by
+	default:
+		return hcl.Diagnostics{errorAt(attrRange(b, "by"), "Invalid by", registry.DidYouMean(by, stageBy, "fold unit"))}
+	}
+	if rb.Features == nil {
+		r.Settings.Features = slices.DeleteFunc(slices.Clone(rerank.Groups), func(g string) bool { return g == rerank.GroupDoc })
+		return nil
+	}
+	if slices.Contains(*rb.Features, rerank.GroupDoc) {
+		return hcl.Diagnostics{errorAt(attrRange(b, "features"), "Document features with sentence folds",
+			fmt.Sprintf(`by = %q deals a document's sentences to different folds, so the 1-best of its other sentences, which the %q group reads, comes from fold models that trained on the sentence itself: in training they would echo its gold labels. Remove %q from features, or set by = %q (folds of whole documents).`,
+				StageBySentence, rerank.GroupDoc, rerank.GroupDoc, StageByDocument))}
+	}
+	return nil
 }
 
 // checkRerank refuses a rerank block on what it cannot rerank: labels

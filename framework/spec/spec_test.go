@@ -128,6 +128,8 @@ func TestBadSpecDiagnostics(t *testing.T) {
 		{name: "transition_beam", want: []string{"Invalid beam width", "beam must be between 1 (greedy) and 1024, got 0", "decodes by its own left-to-right search", "Update without a beam", "Roll-in setting with a beam"}},
 		{name: "bigram_hmm", want: []string{"Bigram template with a learner that cannot train it", `learner "hmm" (type hmm`, `learner "memm" (type memm`}},
 		{name: "pa_crf_setting", want: []string{"Unsupported learner setting", `Learner type pa does not take "c1"`, "setting of crf, maxent and memm."}},
+		{name: "rerank_bad_by", want: []string{"Invalid by", `There is no fold unit "sentense". Did you mean "sentence"?`}},
+		{name: "rerank_sentence_doc", want: []string{"Document features with sentence folds", `Remove "doc" from features`, `by = "document"`}},
 		{name: "perceptron_variance", want: []string{`Learner type perceptron does not take "variance"`, "setting of arow."}},
 		{name: "misspelt_setting", want: []string{`Learner type arow does not take "epoch"`, `Did you mean "epochs"?`}},
 		{name: "beam_without_decode", want: []string{"Unsupported learner setting", `this learner decodes with greedy`, `decode = "beam"`}},

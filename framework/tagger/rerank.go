@@ -47,7 +47,9 @@ func (t *Tagger) newRerank(m *model.Model, opt Options) error {
 		return fmt.Errorf("a reranked model needs a word column; format %s has none", t.Format.Name())
 	}
 	t.rr = &rerankState{model: m.Reranker, k: m.Rerank.K}
-	t.documents = true
+	// Document features read the batch's other sentences of a document;
+	// without them a file without boundaries need not be one batch.
+	t.documents = t.documents || m.Reranker.ReadsDocuments()
 	return nil
 }
 
