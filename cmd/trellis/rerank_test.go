@@ -82,18 +82,8 @@ func TestRerankEndToEnd(t *testing.T) {
 	}
 	run := filepath.Join(dir, "run")
 	mustRun(t, "", "run", filepath.Join(dir, "spec.hcl"), "--out", run)
-	path := filepath.Join(run, "models", "crf.model")
 	test := filepath.Join(dir, "test.txt")
-	pred := string(readFile(t, filepath.Join(run, "predictions", "crf.txt")))
-	for _, threads := range []string{"1", "3"} {
-		if tagged, _ := mustRun(t, "", "tag", "--model", path, "--threads", threads, test); tagged != pred {
-			t.Errorf("trellis tag --threads %s differs from the run's predictions:\n%s\nwant\n%s", threads, tagged, pred)
-		}
-	}
-	m, err := model.Load(path)
-	if err != nil {
-		t.Fatal(err)
-	}
+	path, m := tagsAsRun(t, run, test)
 	if m.Reranker == nil || m.Rerank == nil || m.Rerank.K != 5 || m.Version != model.RerankVersion {
 		t.Errorf("model: rerank %+v, version %d", m.Rerank, m.Version)
 	}
@@ -150,8 +140,21 @@ func TestRerankBySentenceEndToEnd(t *testing.T) {
 	}
 	run := filepath.Join(dir, "run")
 	mustRun(t, "", "run", filepath.Join(dir, "sentence.hcl"), "--out", run)
+	_, m := tagsAsRun(t, run, filepath.Join(dir, "test.txt"))
+	if m.Reranker == nil || m.Rerank == nil || m.Rerank.Folds != 3 || m.Rerank.By != "sentence" {
+		t.Fatalf("model: rerank %+v, reranker %v", m.Rerank, m.Reranker != nil)
+	}
+	if f := m.Reranker.Settings.Features; f == nil || slices.Contains(f, rerank.GroupDoc) {
+		t.Errorf("reranker features %v, want every group but doc", f)
+	}
+}
+
+// tagsAsRun checks that `trellis tag` of run's crf model on test, with 1
+// and 3 threads, prints the run's predictions, and returns the model's
+// path and the model.
+func tagsAsRun(t *testing.T, run, test string) (string, *model.Model) {
+	t.Helper()
 	path := filepath.Join(run, "models", "crf.model")
-	test := filepath.Join(dir, "test.txt")
 	pred := string(readFile(t, filepath.Join(run, "predictions", "crf.txt")))
 	for _, threads := range []string{"1", "3"} {
 		if tagged, _ := mustRun(t, "", "tag", "--model", path, "--threads", threads, test); tagged != pred {
@@ -162,10 +165,5 @@ func TestRerankBySentenceEndToEnd(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if m.Reranker == nil || m.Rerank == nil || m.Rerank.Folds != 3 {
-		t.Fatalf("model: rerank %+v, reranker %v", m.Rerank, m.Reranker != nil)
-	}
-	if f := m.Reranker.Settings.Features; f == nil || slices.Contains(f, rerank.GroupDoc) {
-		t.Errorf("reranker features %v, want every group but doc", f)
-	}
+	return path, m
 }
