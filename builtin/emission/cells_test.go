@@ -108,7 +108,7 @@ offsets = [-1, 1]`)}
 				// order, counted as often, with the same groups.
 				fit := func(xs []feature.Extractor) (*feature.Dictionary, *feature.Encoder) {
 					d := feature.NewDictionary()
-					enc := feature.NewEncoder(d, feature.NewDictionary(), true, xs, -1)
+					enc := feature.NewEncoder(d, feature.NewDictionary(), feature.ModeTrain(), xs, -1)
 					for lo := 0; lo < len(train); lo += 25 {
 						if err := enc.Encode(train[lo:min(lo+25, len(train))]); err != nil {
 							t.Fatal(err)
@@ -138,12 +138,13 @@ offsets = [-1, 1]`)}
 				// tagging (a model's dictionary, read only, indexed).
 				for _, attrs := range []*feature.Dictionary{fitted, feature.DictionaryOf(names)} {
 					encode := func(xs []feature.Extractor) *feature.Dataset {
-						e := feature.NewEncoder(attrs, feature.DictionaryOf(nil), false, xs, -1)
+						mode := feature.ModeLookup()
 						if unknown {
 							u := int32(len(names) - 1)
 							u = min(u, int32(attrs.Len()-1))
-							e.UnknownAttr = []int32{u, -1, u}
+							mode = feature.ModeUnknown([]int32{u, -1, u})
 						}
+						e := feature.NewEncoder(attrs, feature.DictionaryOf(nil), mode, xs, -1)
 						// Twice, so that the second pass reads the caches the
 						// first filled.
 						for range 2 {

@@ -372,10 +372,7 @@ func (c *cellCache) prepare(g, k int) {
 // unknownAttr is the attribute that stands for extractor g's unseen
 // values, or -1 (dropped).
 func (c *cellCache) unknownAttr(g int, e *Encoder) int32 {
-	if u := e.UnknownAttr; u != nil && !c.mode.grow {
-		return u[g]
-	}
-	return -1
+	return e.mode.unknownAttr(int32(g))
 }
 
 // appendToken appends to dst extractor g's attribute IDs at token i of

@@ -76,12 +76,12 @@ func TestCellCacheBounds(t *testing.T) {
 	}
 	xs := []Extractor{ngrams{2, []int{-2, 0, 1}}, ngrams{1, []int{-1, 0, 2}}}
 	fit := NewDictionary()
-	if err := NewEncoder(fit, NewDictionary(), true, xs, -1).Encode(sents[:40]); err != nil {
+	if err := NewEncoder(fit, NewDictionary(), ModeTrain(), xs, -1).Encode(sents[:40]); err != nil {
 		t.Fatal(err)
 	}
 	attrs := DictionaryOf(fit.Names())
 	encode := func(xs []Extractor, bound bool) *Dataset {
-		e := NewEncoder(attrs, DictionaryOf(nil), false, xs, -1)
+		e := NewEncoder(attrs, DictionaryOf(nil), ModeLookup(), xs, -1)
 		if err := e.Encode(sents[:1]); err != nil {
 			t.Fatal(err)
 		}
@@ -121,7 +121,7 @@ func TestCellPathAfterPrune(t *testing.T) {
 	}
 	fit := func(xs []Extractor) (*Dictionary, *Dataset) {
 		d := NewDictionary()
-		e := NewEncoder(d, NewDictionary(), true, xs, -1)
+		e := NewEncoder(d, NewDictionary(), ModeTrain(), xs, -1)
 		if err := e.Encode(sents[:40]); err != nil {
 			t.Fatal(err)
 		}
@@ -190,7 +190,7 @@ func TestTokenMajorMatchesPlain(t *testing.T) {
 	train := []*corpus.Sentence{sent("the", "DT", "cat", "NN"), sent("The", "DT", "dog", "NN", "sat", "VBD", "down", "RP")}
 	xs := []Extractor{ngrams{1, []int{-1, 0, 1}}, backwards{}, ngrams{2, []int{-1, 0}}, wordExtractor{}, fetcher{}, suffixExtractor{}, ngrams{3, []int{-2}}}
 	attrs := NewDictionary()
-	if err := NewEncoder(attrs, NewDictionary(), true, xs, -1).Encode(train); err != nil {
+	if err := NewEncoder(attrs, NewDictionary(), ModeTrain(), xs, -1).Encode(train); err != nil {
 		t.Fatal(err)
 	}
 	hidden := make([]Extractor, len(xs))
@@ -203,8 +203,7 @@ func TestTokenMajorMatchesPlain(t *testing.T) {
 		for _, batch := range []int{1, 2, len(test)} {
 			t.Run(fmt.Sprintf("unknown %v batch %d", unknown, batch), func(t *testing.T) {
 				encode := func(xs []Extractor) *Dataset {
-					e := NewEncoder(DictionaryOf(attrs.Names()), NewDictionary(), false, xs, -1)
-					e.UnknownAttr = unknown
+					e := NewEncoder(DictionaryOf(attrs.Names()), NewDictionary(), ModeUnknown(unknown), xs, -1)
 					for lo := 0; lo < len(test); lo += batch {
 						if err := e.Encode(test[lo:min(lo+batch, len(test))]); err != nil {
 							t.Fatal(err)

@@ -75,7 +75,7 @@ func TestEncodeAllKeepsDocumentsWhole(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			x := &docRecorder{}
-			e := NewEncoder(NewDictionary(), NewDictionary(), true, []Extractor{x}, 1)
+			e := NewEncoder(NewDictionary(), NewDictionary(), ModeTrain(), []Extractor{x}, 1)
 			var done []int
 			if err := e.EncodeAll(context.Background(), sents, tt.batch, func(n int) { done = append(done, n) }); err != nil {
 				t.Fatal(err)
@@ -97,7 +97,7 @@ func TestEncodeAllKeepsDocumentsWhole(t *testing.T) {
 		})
 	}
 	t.Run("no document extractor", func(t *testing.T) {
-		e := NewEncoder(NewDictionary(), NewDictionary(), true, []Extractor{wordExtractor{}}, 1)
+		e := NewEncoder(NewDictionary(), NewDictionary(), ModeTrain(), []Extractor{wordExtractor{}}, 1)
 		var done []int
 		if err := e.EncodeAll(context.Background(), sents, 4, func(n int) { done = append(done, n) }); err != nil {
 			t.Fatal(err)
@@ -147,14 +147,14 @@ func TestMapperReleasesDocuments(t *testing.T) {
 func TestEncodeAllAfterEncode(t *testing.T) {
 	first := []*corpus.Sentence{sent("The", "DT", "cat", "NN", "sat", "VB"), sent("It", "PRP", "ran", "VB")}
 	rest := []*corpus.Sentence{sent("a", "X"), sent("b", "X", "c", "Y")}
-	e := NewEncoder(NewDictionary(), NewDictionary(), true, []Extractor{wordExtractor{}}, 1)
+	e := NewEncoder(NewDictionary(), NewDictionary(), ModeTrain(), []Extractor{wordExtractor{}}, 1)
 	if err := e.Encode(first); err != nil {
 		t.Fatal(err)
 	}
 	if err := e.EncodeAll(context.Background(), rest, 1, nil); err != nil {
 		t.Fatal(err)
 	}
-	once := NewEncoder(NewDictionary(), NewDictionary(), true, []Extractor{wordExtractor{}}, 1)
+	once := NewEncoder(NewDictionary(), NewDictionary(), ModeTrain(), []Extractor{wordExtractor{}}, 1)
 	if err := once.EncodeAll(context.Background(), append(append([]*corpus.Sentence{}, first...), rest...), 1, nil); err != nil {
 		t.Fatal(err)
 	}

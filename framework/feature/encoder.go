@@ -9,27 +9,59 @@ import (
 	"github.com/trellis-nlp/trellis/framework/corpus"
 )
 
-// Encoder is the Sink that turns extracted attributes into a Dataset. With
-// Grow set (training) it interns new attributes and labels; otherwise
-// (dev, test, tagging) it drops attributes the model never saw and maps
-// unknown labels to -1, counting them so they can be reported.
-type Encoder struct {
-	Attrs       *Dictionary
-	Labels      *Dictionary
-	Grow        bool
-	Extractors  []Extractor
-	LabelColumn int // -1: the corpus has no labels
+// Mode is what an Encoder does with an attribute or label its
+// dictionaries do not hold. There are three modes, so it is a type with a
+// named constructor per mode rather than a bool and a field beside it;
+// NewEncoder takes it and the encoder keeps it for life, so that nobody
+// changes how an encoder encodes from outside. It is a value, not an
+// interface with a type per mode: Add reads it once per attribute, where
+// a field costs nothing and a dynamic call would.
+type Mode struct {
+	grow bool
+	// unknown[g] is the attribute standing for extractor g's values
+	// unseen in training (-1: drop them); nil drops them all.
+	unknown []int32
+}
 
-	// UnknownLabels counts gold labels absent from Labels (Grow unset).
+// ModeTrain interns new attributes and labels: the dictionaries grow
+// (training).
+func ModeTrain() Mode { return Mode{grow: true} }
+
+// ModeLookup keeps known attributes only and drops the others; an
+// unknown gold label becomes -1 and is counted (Encoder.UnknownLabels).
+func ModeLookup() Mode { return Mode{} }
+
+// ModeUnknown is ModeLookup where extractor g's unseen values become
+// attribute unknown[g] (unless it is -1), which is how the HMM gives
+// unknown words a probability (dev, test, tagging: Mapper.UnknownAttrs).
+// A nil unknown is ModeLookup.
+func ModeUnknown(unknown []int32) Mode { return Mode{unknown: unknown} }
+
+// unknownAttr is the attribute standing for extractor g's unseen values,
+// or -1 (drop them).
+func (m Mode) unknownAttr(g int32) int32 {
+	if m.unknown == nil {
+		return -1
+	}
+	return m.unknown[g]
+}
+
+// Encoder is the Sink that turns extracted attributes into a Dataset, in
+// the Mode given to NewEncoder. Its exported fields are read only.
+type Encoder struct {
+	Attrs      *Dictionary
+	Labels     *Dictionary
+	Extractors []Extractor
+
+	// UnknownLabels counts gold labels absent from Labels (not ModeTrain).
 	UnknownLabels map[string]int
 
 	// AttrGroup[id] is the index in Extractors of the template that first
-	// emitted attribute id (filled while Grow is set).
+	// emitted attribute id (filled in ModeTrain).
 	AttrGroup []int32
-	// UnknownAttr, when non-nil, maps an extractor index to the attribute
-	// that stands for its values unseen in training (-1: drop them), which
-	// is how the HMM gives unknown words a probability.
-	UnknownAttr []int32
+
+	mode        Mode
+	labelColumn int // -1: read no gold labels
 
 	data    *Dataset
 	sinks   []*sentenceSink
@@ -44,23 +76,18 @@ type Encoder struct {
 	one     []*corpus.Sentence // encodeEach's one-sentence batch
 }
 
-type attrValue struct {
-	id    int32
-	value float64
-}
-
-// sentenceSink buffers one sentence's attributes per token, because
-// extractors emit template by template while the Dataset is token-major.
+// sentenceSink buffers one sentence's attributes (res), because
+// extractors emit template by template while the Dataset is token-major:
+// appendResolved (or appendFused) puts them in token order.
 type sentenceSink struct {
-	enc    *Encoder
-	group  int32
-	n      int // tokens in the sentence
-	tokens [][]attrValue
-	err    error
+	enc   *Encoder
+	group int32
+	n     int // tokens in the sentence
+	err   error
 	// With a read-only attribute index (tagging), Add only hashes and
 	// queues the key; resolve then looks up the whole sentence's queue at
 	// once, so that the cache misses of its lookups overlap instead of
-	// running one by one.
+	// running one by one. Otherwise Add looks up (or interns) at once.
 	idx   *index
 	keys  []byte
 	queue []queued
@@ -84,18 +111,10 @@ func (s *sentenceSink) reset(n int) {
 	s.n = n
 	s.err = nil
 	s.idx = nil
-	if e := s.enc; !e.Grow && e.Attrs.idx != nil {
+	if e := s.enc; !e.mode.grow {
 		s.idx = e.Attrs.idx
-		s.keys, s.queue, s.res = s.keys[:0], s.queue[:0], s.res[:0]
-		return
 	}
-	if cap(s.tokens) < n {
-		s.tokens = make([][]attrValue, n)
-	}
-	s.tokens = s.tokens[:n]
-	for i := range s.tokens {
-		s.tokens[i] = s.tokens[i][:0]
-	}
+	s.keys, s.queue, s.res = s.keys[:0], s.queue[:0], s.res[:0]
 }
 
 // resolve looks up the queued keys in order into s.res.
@@ -119,10 +138,9 @@ func (s *sentenceSink) resolve() {
 		}
 		id, ok := x.lookup(s.keys[p.start:p.end], p.h)
 		if !ok {
-			if e.UnknownAttr == nil || e.UnknownAttr[p.group] < 0 {
+			if id = e.mode.unknownAttr(p.group); id < 0 {
 				continue
 			}
-			id = e.UnknownAttr[p.group]
 		}
 		res = append(res, resolved{p.token, id, p.group, p.value})
 	}
@@ -146,7 +164,7 @@ func (s *sentenceSink) Add(i int, key []byte, value float64) {
 	}
 	e := s.enc
 	var id int32
-	if e.Grow {
+	if e.mode.grow {
 		id = e.Attrs.Intern(key)
 		if int(id) == len(e.AttrGroup) {
 			e.AttrGroup = append(e.AttrGroup, s.group)
@@ -154,13 +172,12 @@ func (s *sentenceSink) Add(i int, key []byte, value float64) {
 	} else {
 		var ok bool
 		if id, ok = e.Attrs.Lookup(key); !ok {
-			if e.UnknownAttr == nil || e.UnknownAttr[s.group] < 0 {
+			if id = e.mode.unknownAttr(s.group); id < 0 {
 				return
 			}
-			id = e.UnknownAttr[s.group]
 		}
 	}
-	s.tokens[i] = append(s.tokens[i], attrValue{id, value})
+	s.res = append(s.res, resolved{int32(i), id, s.group, value})
 }
 
 var _ Sink = (*sentenceSink)(nil)
@@ -168,24 +185,20 @@ var _ Sink = (*sentenceSink)(nil)
 // addID adds attribute id, already looked up (and interned and counted
 // when training), with value 1 for token i (the cell path; i is in range).
 func (s *sentenceSink) addID(i int, id int32) {
-	if s.idx != nil {
-		if len(s.queue) == 0 {
-			// Nothing waits to be looked up before it: the ID goes
-			// straight to the resolved list, in order.
-			s.res = append(s.res, resolved{int32(i), id, s.group, 1})
-			return
-		}
-		s.queue = append(s.queue, queued{h: uint64(id), start: -1, token: int32(i), group: s.group, value: 1})
+	if len(s.queue) == 0 {
+		// Nothing waits to be looked up before it (always so without
+		// an index): the ID goes straight to the resolved list, in order.
+		s.res = append(s.res, resolved{int32(i), id, s.group, 1})
 		return
 	}
-	s.tokens[i] = append(s.tokens[i], attrValue{id, 1})
+	s.queue = append(s.queue, queued{h: uint64(id), start: -1, token: int32(i), group: s.group, value: 1})
 }
 
 // cellPath returns the cell caches for the encoder's dictionary and mode,
 // or nil when no extractor is a CellExtractor.
 func (e *Encoder) cellPath() *cellCache {
-	mode := cellMode{dict: e.Attrs, version: e.Attrs.version, grow: e.Grow}
-	if !e.Grow {
+	mode := cellMode{dict: e.Attrs, version: e.Attrs.version, grow: e.mode.grow}
+	if !e.mode.grow {
 		mode.idx = e.Attrs.idx
 	}
 	if e.cells != nil && e.cells.mode == mode {
@@ -201,13 +214,18 @@ func (e *Encoder) cellPath() *cellCache {
 	return e.cells
 }
 
-// NewEncoder returns an encoder that appends to a fresh Dataset.
-func NewEncoder(attrs, labels *Dictionary, grow bool, extractors []Extractor, labelColumn int) *Encoder {
+// NewEncoder returns an encoder in mode that appends to a fresh Dataset,
+// reading gold labels from column labelColumn (-1: none).
+func NewEncoder(attrs, labels *Dictionary, mode Mode, extractors []Extractor, labelColumn int) *Encoder {
 	return &Encoder{
-		Attrs: attrs, Labels: labels, Grow: grow, Extractors: extractors,
-		LabelColumn: labelColumn, UnknownLabels: map[string]int{}, data: NewDataset(),
+		Attrs: attrs, Labels: labels, mode: mode, Extractors: extractors,
+		labelColumn: labelColumn, UnknownLabels: map[string]int{}, data: NewDataset(),
 	}
 }
+
+// Mode returns the encoder's mode, for another encoder of the same model
+// (the tagger's replicas).
+func (e *Encoder) Mode() Mode { return e.mode }
 
 // Dataset returns the dataset built so far.
 func (e *Encoder) Dataset() *Dataset { return e.data }
@@ -364,7 +382,7 @@ func (e *Encoder) Encode(sents []*corpus.Sentence) error {
 		}
 	}
 	var err error
-	if !e.Grow && e.Attrs.idx != nil && e.allFetchers() {
+	if !e.mode.grow && e.Attrs.idx != nil && e.allFetchers() {
 		err = e.encodeEach(sents)
 	} else {
 		err = e.encodeBatch(sents)
@@ -417,15 +435,12 @@ func (e *Encoder) encodeBatch(sents []*corpus.Sentence) error {
 		}
 	}
 	for k, s := range sents {
-		if err := e.sinks[k].err; err != nil {
+		sink := e.sinks[k]
+		if err := sink.err; err != nil {
 			return fmt.Errorf("%s:%d: %w", s.File, s.Line, err)
 		}
-		if e.sinks[k].idx != nil {
-			e.sinks[k].resolve()
-			e.appendResolved(s, e.sinks[k].res)
-			continue
-		}
-		e.appendSentence(s, e.sinks[k])
+		sink.resolve() // nothing is queued without an index
+		e.appendResolved(s, sink.res)
 	}
 	return nil
 }
@@ -550,31 +565,11 @@ func (e *Encoder) tokenMajor(cells *cellCache, g int) bool {
 	return cells != nil && cells.shapes[g] != nil && e.fetched[g] == nil
 }
 
-func (e *Encoder) appendSentence(s *corpus.Sentence, sink *sentenceSink) {
-	d := e.data
-	for i, attrs := range sink.tokens {
-		for _, av := range attrs {
-			if av.value != 1 && d.Values == nil {
-				// First non-unit value: materialize the ones seen so far.
-				d.Values = make([]float64, len(d.Attrs), cap(d.Attrs))
-				for k := range d.Values {
-					d.Values[k] = 1
-				}
-			}
-			d.Attrs = append(d.Attrs, av.id)
-			if d.Values != nil {
-				d.Values = append(d.Values, av.value)
-			}
-		}
-		d.TokenOff = append(d.TokenOff, len(d.Attrs))
-		d.Labels = append(d.Labels, e.labelID(s, i))
-	}
-	d.SentOff = append(d.SentOff, len(d.Labels))
-}
-
-// appendResolved is appendSentence for a sentence whose attributes were
-// looked up in one batch: a stable counting sort by token puts them in the
-// same token-major order, each token's in the order they were added.
+// appendResolved appends sentence s, whose attributes res are in the
+// order they were added (extractor by extractor), to the dataset: a stable
+// counting sort by token puts them in token-major order, each token's in
+// the order they were added. It is the one way to append a sentence in
+// every mode; appendFused is its faster twin for one case of tagging.
 func (e *Encoder) appendResolved(s *corpus.Sentence, res []resolved) {
 	d := e.data
 	n := s.Len()
@@ -627,14 +622,14 @@ func unitValues(res []resolved) bool {
 }
 
 func (e *Encoder) labelID(s *corpus.Sentence, i int) int32 {
-	if e.LabelColumn < 0 {
+	if e.labelColumn < 0 {
 		return -1
 	}
-	label := s.Tokens[i][e.LabelColumn]
+	label := s.Tokens[i][e.labelColumn]
 	if label == "" {
 		return -1
 	}
-	if e.Grow {
+	if e.mode.grow {
 		return e.Labels.InternString(label)
 	}
 	id, ok := e.Labels.LookupString(label)

@@ -44,7 +44,7 @@ func sent(pairs ...string) *corpus.Sentence {
 func TestEncoderTrainAndTest(t *testing.T) {
 	attrs, labels := NewDictionary(), NewDictionary()
 	xs := []Extractor{wordExtractor{}, suffixExtractor{}}
-	e := NewEncoder(attrs, labels, true, xs, 1)
+	e := NewEncoder(attrs, labels, ModeTrain(), xs, 1)
 	if err := e.Encode([]*corpus.Sentence{sent("The", "DT", "cat", "NN"), sent("the", "DT", "dog", "NN")}); err != nil {
 		t.Fatal(err)
 	}
@@ -78,8 +78,7 @@ func TestEncoderTrainAndTest(t *testing.T) {
 	// Test time: unseen attributes are dropped, or mapped to the
 	// template's unknown attribute; unseen labels are -1 and counted.
 	unk := attrs.InternString("<unknown>/0")
-	te := NewEncoder(attrs, labels, false, xs, 1)
-	te.UnknownAttr = []int32{unk, -1}
+	te := NewEncoder(attrs, labels, ModeUnknown([]int32{unk, -1}), xs, 1)
 	if err := te.Encode([]*corpus.Sentence{sent("bird", "NN", "cat", "VB")}); err != nil {
 		t.Fatal(err)
 	}
@@ -100,7 +99,7 @@ func TestEncoderTrainAndTest(t *testing.T) {
 
 func TestPrune(t *testing.T) {
 	attrs, labels := NewDictionary(), NewDictionary()
-	e := NewEncoder(attrs, labels, true, []Extractor{wordExtractor{}, suffixExtractor{}}, 1)
+	e := NewEncoder(attrs, labels, ModeTrain(), []Extractor{wordExtractor{}, suffixExtractor{}}, 1)
 	e.Encode([]*corpus.Sentence{sent("a", "X", "b", "Y", "a", "X"), sent("cb", "Y")})
 	// counts: w=a 2, s=a 2, w=b 1, s=b 2, w=cb 1
 	e.Prune(2)
@@ -124,7 +123,7 @@ func TestDeterministicIDs(t *testing.T) {
 	var first []string
 	for run := 0; run < 3; run++ {
 		attrs := NewDictionary()
-		e := NewEncoder(attrs, NewDictionary(), true, []Extractor{wordExtractor{}, suffixExtractor{}}, 1)
+		e := NewEncoder(attrs, NewDictionary(), ModeTrain(), []Extractor{wordExtractor{}, suffixExtractor{}}, 1)
 		e.Encode([]*corpus.Sentence{sent("x", "A", "Yz", "B", "q", "A")})
 		if run == 0 {
 			first = append([]string(nil), attrs.Names()...)
@@ -135,7 +134,7 @@ func TestDeterministicIDs(t *testing.T) {
 }
 
 func TestSinkRejectsBadToken(t *testing.T) {
-	e := NewEncoder(NewDictionary(), NewDictionary(), true, []Extractor{badExtractor{}}, 1)
+	e := NewEncoder(NewDictionary(), NewDictionary(), ModeTrain(), []Extractor{badExtractor{}}, 1)
 	if err := e.Encode([]*corpus.Sentence{sent("a", "X")}); err == nil {
 		t.Fatal("an attribute for a token outside the sentence was accepted")
 	}
@@ -238,20 +237,17 @@ func TestEncoderIndexedMatchesMap(t *testing.T) {
 	train := []*corpus.Sentence{sent("The", "DT", "cat", "NN"), sent("the", "DT", "dog", "NN", "Sat", "VBD")}
 	attrs, labels := NewDictionary(), NewDictionary()
 	xs := []Extractor{wordExtractor{}, suffixExtractor{}}
-	if err := NewEncoder(attrs, labels, true, xs, 1).Encode(train); err != nil {
+	if err := NewEncoder(attrs, labels, ModeTrain(), xs, 1).Encode(train); err != nil {
 		t.Fatal(err)
 	}
 	test := []*corpus.Sentence{sent("The", "DT", "bird", "NN", "Sat", "XX"), sent("a", "DT"), sent(), sent("Dog", "NN", "cat", "NN")}
 	for _, unknown := range [][]int32{nil, {-1, 0}} {
-		byMap := NewEncoder(attrs, labels, false, xs, 1)
-		byMap.UnknownAttr = unknown
-		indexed := NewEncoder(DictionaryOf(attrs.Names()), DictionaryOf(labels.Names()), false, xs, 1)
-		indexed.UnknownAttr = unknown
+		byMap := NewEncoder(attrs, labels, ModeUnknown(unknown), xs, 1)
+		indexed := NewEncoder(DictionaryOf(attrs.Names()), DictionaryOf(labels.Names()), ModeUnknown(unknown), xs, 1)
 		compacted := DictionaryOf(attrs.Names())
 		compacted.mutable()
 		compacted.Compact()
-		slim := NewEncoder(compacted, labels, false, xs, 1)
-		slim.UnknownAttr = unknown
+		slim := NewEncoder(compacted, labels, ModeUnknown(unknown), xs, 1)
 		for round := 0; round < 2; round++ {
 			byMap.Reset()
 			indexed.Reset()

@@ -133,7 +133,7 @@ func (m *Mapper) Fit(ctx context.Context, sents []*corpus.Sentence, o FitOptions
 		return nil, fmt.Errorf("feature mapper fitted twice")
 	}
 	m.attrs, m.labels = NewDictionary(), NewDictionary()
-	e := NewEncoder(m.attrs, m.labels, true, m.extractors, m.cols.Label)
+	e := NewEncoder(m.attrs, m.labels, ModeTrain(), m.extractors, m.cols.Label)
 	if o.Base != nil {
 		if err := m.seed(e, o.Base); err != nil {
 			return nil, err
@@ -170,7 +170,7 @@ func (m *Mapper) Encode(sents []*corpus.Sentence) (d *Dataset, unknownLabels map
 	if !m.fitted {
 		return nil, nil, fmt.Errorf("feature mapper used before Fit")
 	}
-	e := m.NewEncoder()
+	e := m.NewEncoder(m.cols.Label)
 	err = e.Encode(sents)
 	e.releaseDocuments()
 	if err != nil {
@@ -181,12 +181,11 @@ func (m *Mapper) Encode(sents []*corpus.Sentence) (d *Dataset, unknownLabels map
 
 // NewEncoder returns an encoder over the fitted dictionaries (after Fit or
 // LoadMapper) that never grows them (unknown values and labels handled as
-// in Encode), for callers that encode batch after batch (the tagger:
-// Reset, Prefetch, Forget).
-func (m *Mapper) NewEncoder() *Encoder {
-	e := NewEncoder(m.attrs, m.labels, false, m.extractors, m.cols.Label)
-	e.UnknownAttr = m.unknown
-	return e
+// in Encode: ModeUnknown), reading gold labels from column labelColumn
+// (-1: none; tagging saves a lookup per token), for callers that encode
+// batch after batch (the tagger: Reset, Prefetch, Forget).
+func (m *Mapper) NewEncoder(labelColumn int) *Encoder {
+	return NewEncoder(m.attrs, m.labels, ModeUnknown(m.unknown), m.extractors, labelColumn)
 }
 
 // addExtractor appends the extractor of template name of type typ, if it

@@ -149,7 +149,7 @@ func benchEncode(b *testing.B, s *spec.Spec) {
 	b.ResetTimer()
 	var attrs int
 	for n := 0; n < b.N; n++ {
-		e := feature.NewEncoder(feature.NewDictionary(), feature.NewDictionary(), true, xs, 3)
+		e := feature.NewEncoder(feature.NewDictionary(), feature.NewDictionary(), feature.ModeTrain(), xs, 3)
 		if err := e.EncodeAll(context.Background(), sents, tagger.BatchSize, nil); err != nil {
 			b.Fatal(err)
 		}

@@ -36,8 +36,7 @@ func (t *Tagger) Replica(reg *feature.Registry) (*Tagger, error) {
 		mp.Close()
 		return nil, fmt.Errorf("replica: %d extractors compiled, the model's tagger has %d", len(xs), len(t.extractors))
 	}
-	enc := feature.NewEncoder(t.enc.Attrs, t.enc.Labels, false, xs, -1) // no gold labels, as New
-	enc.UnknownAttr = t.enc.UnknownAttr
+	enc := feature.NewEncoder(t.enc.Attrs, t.enc.Labels, t.enc.Mode(), xs, -1) // no gold labels, as New
 	r := &Tagger{Model: t.Model, Format: t.Format, mapper: mp, extractors: xs, enc: enc, documents: t.documents,
 		ws: lattice.NewWorkspace(t.Model.Linear.NumLabels), scorer: t.scorer, chain: t.chain, relax: t.relax,
 		from: t.from, to: t.to, convert: t.convert, probabilistic: t.probabilistic}

@@ -104,11 +104,10 @@ func New(m *model.Model, reg *feature.Registry, opt Options) (*Tagger, error) {
 	if err != nil {
 		return nil, err
 	}
-	t := &Tagger{Model: m, Format: f, mapper: mp, extractors: mp.Extractors(), enc: mp.NewEncoder(),
-		probabilistic: opt.Learners.TypeHas(m.Learner.Type, learn.CanMarginals)}
 	// Tagging reads no gold labels: the encoder does not look up the
 	// label column (a lookup per token, 3% of trellis tag's time).
-	t.enc.LabelColumn = -1
+	t := &Tagger{Model: m, Format: f, mapper: mp, extractors: mp.Extractors(), enc: mp.NewEncoder(-1),
+		probabilistic: opt.Learners.TypeHas(m.Learner.Type, learn.CanMarginals)}
 	t.documents = t.enc.HasDocumentExtractor()
 	if err := t.newStages(reg); err != nil {
 		t.Close()

@@ -74,7 +74,7 @@ func tinyModel(t testing.TB) *model.Model {
 		sents = append(sents, s)
 	}
 	attrs, labels := feature.NewDictionary(), feature.NewDictionary()
-	enc := feature.NewEncoder(attrs, labels, true, xs, f.LabelColumn())
+	enc := feature.NewEncoder(attrs, labels, feature.ModeTrain(), xs, f.LabelColumn())
 	if err := enc.Encode(sents); err != nil {
 		t.Fatal(err)
 	}
