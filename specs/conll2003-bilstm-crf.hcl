@@ -13,6 +13,16 @@
 # (Lample et al.).
 #
 #   go run ./cmd/trellis run specs/conll2003-bilstm-crf.hcl --threads 2
+#
+# The word table starts at random (bilstm_crf 90.24). --var
+# vectors=../runs/w2v-100.txt starts it from the skip-gram vectors of
+# specs/conll2003-clusters-hybrid.hcl's header: bilstm_crf 91.11
+# (docs/results.md, "Hybrids over the best sparse specs").
+
+variable "vectors" {
+  default     = ""
+  description = "Word vectors to start the encoder's word table from (relative to this spec); \"\" starts it at random."
+}
 
 variable "data_dir" {
   default     = "../../shared/data"
@@ -64,6 +74,7 @@ features {
 
 encoder "bilstm" {
   word_dim      = 100
+  vectors       = var.vectors
   char          = "cnn"
   char_dim      = 30
   char_filters  = 30
