@@ -205,20 +205,8 @@ func checkRerankTagger(t *testing.T, m *model.Model, s *spec.Spec, predictions s
 // noDocsSpec is nerDocsSpec's corpora without their -DOCSTART- lines: each
 // file one document, as CoNLL-2000's are.
 func noDocsSpec(t *testing.T, src string) *spec.Spec {
-	t.Helper()
-	dir := t.TempDir()
 	strip := func(s string) string { return strings.ReplaceAll(s, "-DOCSTART- O\n\n", "") }
-	for name, data := range map[string]string{"spec.hcl": src, "train.txt": strip(nerDocs(9, 0)), "test.txt": strip(nerDocs(3, 1))} {
-		if err := os.WriteFile(filepath.Join(dir, name), []byte(data), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
-	templates, learners := builtin.Registries()
-	s, diags := spec.LoadFile(filepath.Join(dir, "spec.hcl"), nil, spec.Registries{Templates: templates, Learners: learners})
-	if diags.HasErrors() {
-		t.Fatal(diags)
-	}
-	return s
+	return specBeside(t, src, strip(nerDocs(9, 0)), strip(nerDocs(3, 1)))
 }
 
 // TestRerankRunBySentence reranks on a train corpus without document

@@ -30,7 +30,6 @@ const (
 // it. labels is the body of the labels block after the column.
 func chunkSpec(t *testing.T, labels, train, test string) *spec.Spec {
 	t.Helper()
-	dir := t.TempDir()
 	src := fmt.Sprintf(`experiment "chunk" {
   seed = 1
 }
@@ -66,17 +65,7 @@ evaluation {
   test  = "test"
 }
 `, labels)
-	for name, data := range map[string]string{"spec.hcl": src, "train.txt": train, "test.txt": test} {
-		if err := os.WriteFile(filepath.Join(dir, name), []byte(data), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
-	templates, learners := builtin.Registries()
-	s, diags := spec.LoadFile(filepath.Join(dir, "spec.hcl"), nil, spec.Registries{Templates: templates, Learners: learners})
-	if diags.HasErrors() {
-		t.Fatal(diags)
-	}
-	return s
+	return specBeside(t, src, train, test)
 }
 
 func TestCheckData(t *testing.T) {

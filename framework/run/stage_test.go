@@ -95,9 +95,15 @@ func stageSpec(t *testing.T) *spec.Spec { return nerDocsSpec(t, stageSpecSrc) }
 // nerDocsSpec loads spec source src beside a train.txt and a test.txt of
 // nerDocs documents.
 func nerDocsSpec(t *testing.T, src string) *spec.Spec {
+	return specBeside(t, src, nerDocs(9, 0), nerDocs(3, 1))
+}
+
+// specBeside loads spec source src from a new folder that also holds
+// train.txt and test.txt with the given texts.
+func specBeside(t *testing.T, src, train, test string) *spec.Spec {
 	t.Helper()
 	dir := t.TempDir()
-	for name, data := range map[string]string{"spec.hcl": src, "train.txt": nerDocs(9, 0), "test.txt": nerDocs(3, 1)} {
+	for name, data := range map[string]string{"spec.hcl": src, "train.txt": train, "test.txt": test} {
 		if err := os.WriteFile(filepath.Join(dir, name), []byte(data), 0o644); err != nil {
 			t.Fatal(err)
 		}
