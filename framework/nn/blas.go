@@ -116,6 +116,21 @@ func grow[T any](s []T, n int) []T {
 	return s[:n]
 }
 
+// charStarts lays n words end to end as character positions, an empty
+// word taking one (padding) position, as both character encoders do: it
+// returns start, grown to n+1, whose element [t] is word t's first
+// position and [n] the total, and that total.
+func charStarts(start []int, words [][]int32) ([]int, int) {
+	start = grow(start, len(words)+1)
+	N := 0
+	for t, w := range words {
+		start[t] = N
+		N += max(len(w), 1)
+	}
+	start[len(words)] = N
+	return start, N
+}
+
 // sigmoid is 1/(1+e^−x), evaluated in float64.
 func sigmoid[T Float](x T) T {
 	return T(1 / (1 + math.Exp(-float64(x))))

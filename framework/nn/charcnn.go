@@ -68,13 +68,8 @@ type CharCNNCache[T Float] struct {
 // and panics (Encoder checks its input).
 func (cn *CharCNN[T]) Forward(c *CharCNNCache[T], words [][]int32) []T {
 	c.n = len(words)
-	c.start = grow(c.start, c.n+1)
-	N := 0
-	for t, w := range words {
-		c.start[t] = N
-		N += max(len(w), 1)
-	}
-	c.start[c.n] = N
+	var N int
+	c.start, N = charStarts(c.start, words)
 	cn.im2col(c, words, N)
 	c.a = grow(c.a, N*cn.F)
 	fillRows(c.a, cn.B.W, N)

@@ -58,13 +58,8 @@ type CharLSTMCache[T Float] struct {
 // next Forward. An ID outside [0, Chars) panics (Encoder checks its input).
 func (cl *CharLSTM[T]) Forward(c *CharLSTMCache[T], words [][]int32) []T {
 	c.n = len(words)
-	c.start = grow(c.start, c.n+1)
-	N := 0
-	for t, w := range words {
-		c.start[t] = N
-		N += max(len(w), 1)
-	}
-	c.start[c.n] = N
+	var N int
+	c.start, N = charStarts(c.start, words)
 	c.ids, c.x = grow(c.ids, N), grow(c.x, N*cl.Dc)
 	for t, w := range words {
 		q := c.start[t]

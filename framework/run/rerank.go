@@ -109,12 +109,9 @@ func jackknifeLists(ctx context.Context, o Options, li *spec.LearnerInstance, se
 	if err != nil {
 		return nil, nil, err
 	}
-	if err := checkRerankFolds(sents, nFolds, by); err != nil {
-		return nil, nil, err
-	}
-	folds, err := stageFolds(sents, nFolds, by, s.Seed)
+	folds, err := dealFolds(sents, nFolds, by, s.Seed)
 	if err != nil {
-		return nil, nil, err
+		return nil, nil, fmt.Errorf("rerank: %w", err)
 	}
 	lists, err := jackknife(folds, nFolds, func(f int, train []int) (predictor[rerank.List], error) {
 		o.Log.Info().Int("fold", f).Int("folds", nFolds).Int("sentences", len(train)).Msg("training a jackknifing fold")
@@ -146,22 +143,6 @@ func jackknifeLists(ctx context.Context, o Options, li *spec.LearnerInstance, se
 		lists[i].Gold = goldLabels(sents[i], labelCol)
 	}
 	return lists, folds, nil
-}
-
-// checkRerankFolds refuses a train corpus with fewer fold units (by's)
-// than folds, saying how to deal a corpus without document boundaries.
-// stageFolds would refuse it too, but in a stage's words.
-func checkRerankFolds(sents []*corpus.Sentence, nFolds int, by string) error {
-	if by != spec.StageByDocument {
-		if len(sents) < nFolds {
-			return fmt.Errorf("the train corpus has %d sentences, fewer than the %d folds", len(sents), nFolds)
-		}
-		return nil
-	}
-	if docs := len(corpus.GroupDocuments(sents)); docs < nFolds {
-		return fmt.Errorf(`the train corpus has %d documents, fewer than the %d folds (a file without document boundaries is one document: by = %q in the rerank block deals folds of sentences)`, docs, nFolds, spec.StageBySentence)
-	}
-	return nil
 }
 
 // listSentences lists sents[held] with model m's k best paths through the

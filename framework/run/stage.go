@@ -87,9 +87,9 @@ func stagedEncoding(ctx context.Context, o Options, li *spec.LearnerInstance) (*
 	if err != nil {
 		return nil, err
 	}
-	folds, err := stageFolds(sents, st.Folds, st.By, s.Seed)
+	folds, err := dealFolds(sents, st.Folds, st.By, s.Seed)
 	if err != nil {
-		return nil, err
+		return nil, fmt.Errorf("stage: %w", err)
 	}
 	preds, err := jackknife(folds, st.Folds, func(f int, train []int) (predictor[[]string], error) {
 		fo.Log.Info().Int("fold", f).Int("folds", st.Folds).Int("sentences", len(train)).Msg("training a jackknifing fold")
@@ -257,12 +257,13 @@ func jackknife[T any](folds []int, k int, fit func(f int, train []int) (predicto
 	return out, nil
 }
 
-// stageFolds deals sentences to k folds: whole documents (by document;
+// dealFolds deals sentences to k jackknifing folds (a stage's, a
+// reranker's): whole documents (by document;
 // corpus.GroupDocuments) or single sentences, each run of k consecutive
 // units dealt to the k folds in an order drawn from seed and the run's
 // index (spec.Split's seeded dealing), so the folds are balanced and the
 // same for any thread count.
-func stageFolds(sents []*corpus.Sentence, k int, by string, seed uint64) ([]int, error) {
+func dealFolds(sents []*corpus.Sentence, k int, by string, seed uint64) ([]int, error) {
 	index := make(map[*corpus.Sentence]int, len(sents))
 	for i, s := range sents {
 		index[s] = i
@@ -280,7 +281,7 @@ func stageFolds(sents []*corpus.Sentence, k int, by string, seed uint64) ([]int,
 		if by == spec.StageByDocument {
 			hint = `; a file without document boundaries is one document: by = "sentence" deals sentences`
 		}
-		return nil, fmt.Errorf("stage: the train corpus has %d %ss, fewer than the %d folds (by = %q%s)", len(units), by, k, by, hint)
+		return nil, fmt.Errorf("the train corpus has %d %ss, fewer than the %d folds (by = %q%s)", len(units), by, k, by, hint)
 	}
 	folds := make([]int, len(sents))
 	var perm []int

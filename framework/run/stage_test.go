@@ -366,12 +366,12 @@ func TestStageFolds(t *testing.T) {
 			sents = append(sents, &corpus.Sentence{File: "f", Document: d})
 		}
 	}
-	a, err := stageFolds(sents, 4, spec.StageByDocument, 1)
+	a, err := dealFolds(sents, 4, spec.StageByDocument, 1)
 	if err != nil {
 		t.Fatal(err)
 	}
-	b, _ := stageFolds(sents, 4, spec.StageByDocument, 1)
-	c, _ := stageFolds(sents, 4, spec.StageByDocument, 2)
+	b, _ := dealFolds(sents, 4, spec.StageByDocument, 1)
+	c, _ := dealFolds(sents, 4, spec.StageByDocument, 2)
 	if !slices.Equal(a, b) || slices.Equal(a, c) {
 		t.Errorf("seed 1 twice %v %v, seed 2 %v", a, b, c)
 	}
@@ -387,11 +387,11 @@ func TestStageFolds(t *testing.T) {
 			t.Errorf("fold %d has %d sentences, want 15", f, n)
 		}
 	}
-	bySent, _ := stageFolds(sents, 4, spec.StageBySentence, 1)
+	bySent, _ := dealFolds(sents, 4, spec.StageBySentence, 1)
 	if slices.Equal(bySent, a) {
 		t.Error("by sentence deals like by document")
 	}
-	if _, err := stageFolds(sents[:3], 2, spec.StageByDocument, 1); err == nil {
+	if _, err := dealFolds(sents[:3], 2, spec.StageByDocument, 1); err == nil {
 		t.Error("one document in 2 folds accepted")
 	}
 }
