@@ -58,12 +58,11 @@ func (m *Model) check() error {
 	if len(m.Features) == 0 || m.Features[scoreFeature] != scoreFeatureKey || len(m.Weights) != len(m.Features) {
 		return fmt.Errorf("%w: %d features, %d weights", ErrModelFormat, len(m.Features), len(m.Weights))
 	}
-	d := &Dict{index: make(map[string]int32, len(m.Features)), names: m.Features, frozen: true}
+	d := frozenDict(m.Features)
 	for id, k := range m.Features {
-		if _, dup := d.index[k]; dup {
+		if got, _ := d.d.LookupString(k); got != int32(id) {
 			return fmt.Errorf("%w: feature %q twice", ErrModelFormat, k)
 		}
-		d.index[k] = int32(id)
 		if v := m.Weights[id]; math.IsNaN(v) || math.IsInf(v, 0) {
 			return fmt.Errorf("%w: feature %q weighs %g", ErrModelFormat, k, v)
 		}
