@@ -1,3 +1,5 @@
+// Feature ablation: one learner rerun without (or with only) each template.
+
 package run
 
 import (
@@ -31,7 +33,8 @@ type AblationRow struct {
 // reports how the main metric moves. The variants' run directories go
 // under OutDir/ablation/.
 func Ablation(ctx context.Context, o Options, learner string, alone bool) ([]AblationRow, error) {
-	s := o.Spec
+	ss := newSession(&o)
+	s := ss.spec
 	if s.Learner(learner) == nil {
 		return nil, &ArgumentError{fmt.Sprintf("--ablate %q: the spec has no such learner", learner)}
 	}
@@ -61,24 +64,20 @@ func Ablation(ctx context.Context, o Options, learner string, alone bool) ([]Abl
 			variants = append(variants, variant{"only " + t.Name, t.Name, only})
 		}
 	}
-	if err := checkUpFront(&o); err != nil {
+	if err := ss.checkUpFront(); err != nil {
 		return nil, err
 	}
-	o.Learners = []string{learner}
-	stdout := o.Stdout
-	o.Stdout = nil
 	var rows []AblationRow
 	var base *LearnerMetrics
 	var baseTest []eval.Sentence
 	for k, v := range variants {
 		vs := *s
 		vs.Features.Templates = v.templates
-		vo := o
-		vo.Spec = &vs
-		vo.OutDir = filepath.Join(o.OutDir, "ablation", fmt.Sprintf("%02d-%s", k, safeName(v.name)))
-		vo.Log = o.Log.With().Str("variant", v.name).Logger()
-		vo.Log.Info().Msg("ablation variant")
-		res, err := Run(ctx, vo)
+		dir := filepath.Join(ss.outDir, "ablation", fmt.Sprintf("%02d-%s", k, safeName(v.name)))
+		vss := ss.nested(&vs, dir, ss.log.With().Str("variant", v.name).Logger())
+		vss.learners = []string{learner}
+		vss.log.Info().Msg("ablation variant")
+		res, err := vss.run(ctx)
 		if err != nil {
 			return nil, fmt.Errorf("ablation %q: %w", v.name, err)
 		}
@@ -94,11 +93,11 @@ func Ablation(ctx context.Context, o Options, learner string, alone bool) ([]Abl
 		}
 		rows = append(rows, row)
 	}
-	if err := fileio.WriteJSON(filepath.Join(o.OutDir, "ablation.json"), rows); err != nil {
+	if err := fileio.WriteJSON(filepath.Join(ss.outDir, "ablation.json"), rows); err != nil {
 		return nil, err
 	}
-	if stdout != nil {
-		WriteAblation(stdout, rows, learner, base.MainMetric)
+	if ss.stdout != nil {
+		WriteAblation(ss.stdout, rows, learner, base.MainMetric)
 	}
 	return rows, nil
 }

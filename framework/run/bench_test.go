@@ -40,7 +40,7 @@ func encodeConll2000Spec(tb testing.TB, name string) *encoded {
 	if diags.HasErrors() {
 		tb.Fatal(diags)
 	}
-	enc, err := encodeTraining(context.Background(), Options{Spec: s, Templates: templates, Log: zerolog.Nop()})
+	enc, err := encodeTraining(context.Background(), newSession(&Options{Spec: s, Templates: templates, Log: zerolog.Nop()}))
 	if err != nil {
 		tb.Fatal(err)
 	}

@@ -1,3 +1,5 @@
+// Checkpoints: saving and resuming a learner's training state.
+
 package run
 
 import (
@@ -63,18 +65,18 @@ func Resumable(work string) bool {
 // startCheckpoints prepares the checkpoint folder at the start of a run:
 // a fresh run (whose folder is new, see rundir) records its command; a
 // resumed run keeps what the interrupted one saved.
-func startCheckpoints(o Options) error {
-	dir := filepath.Join(o.OutDir, CheckpointDir)
-	if o.Resume {
+func startCheckpoints(ss *session) error {
+	dir := filepath.Join(ss.outDir, CheckpointDir)
+	if ss.opts.Resume {
 		if _, err := os.Stat(filepath.Join(dir, "run.json")); err != nil {
-			return fmt.Errorf("%s has no checkpoints to resume from", o.OutDir)
+			return fmt.Errorf("%s has no checkpoints to resume from", ss.outDir)
 		}
 		return nil
 	}
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return fmt.Errorf("output folder: %w", err)
 	}
-	b, err := json.MarshalIndent(RunRecord{Command: o.Command, Dir: workingDirectory()}, "", "  ")
+	b, err := json.MarshalIndent(RunRecord{Command: ss.opts.Command, Dir: workingDirectory()}, "", "  ")
 	if err != nil {
 		return err
 	}
@@ -90,13 +92,13 @@ type checkpointer struct {
 	every       int
 }
 
-func newCheckpointer(o Options, li *spec.LearnerInstance, dataHashes map[string]string) (*checkpointer, error) {
+func newCheckpointer(ss *session, li *spec.LearnerInstance, dataHashes map[string]string) (*checkpointer, error) {
 	cfg, err := json.Marshal(li.Config)
 	if err != nil {
 		return nil, err
 	}
 	h := sha256.New()
-	fmt.Fprintf(h, "trellis %s\nspec %s\nseed %d\nlearner %s %s %s\n", Version(), o.Spec.Hash, o.Spec.Seed, li.Name, li.Type, cfg)
+	fmt.Fprintf(h, "trellis %s\nspec %s\nseed %d\nlearner %s %s %s\n", Version(), ss.spec.Hash, ss.spec.Seed, li.Name, li.Type, cfg)
 	names := make([]string, 0, len(dataHashes))
 	for n := range dataHashes {
 		names = append(names, n)
@@ -109,10 +111,10 @@ func newCheckpointer(o Options, li *spec.LearnerInstance, dataHashes map[string]
 		// The same init_model path may hold another model by now.
 		fmt.Fprintf(h, "init_model %s\n", im.SHA256)
 	}
-	dir := filepath.Join(o.OutDir, CheckpointDir)
+	dir := filepath.Join(ss.outDir, CheckpointDir)
 	return &checkpointer{
 		path: filepath.Join(dir, li.Name+".ckpt"), donePath: filepath.Join(dir, li.Name+".done"),
-		fingerprint: hex.EncodeToString(h.Sum(nil)), every: o.CheckpointEvery,
+		fingerprint: hex.EncodeToString(h.Sum(nil)), every: ss.opts.CheckpointEvery,
 	}, nil
 }
 

@@ -85,7 +85,7 @@ evaluation {
 			if diags.HasErrors() {
 				t.Fatal(diags)
 			}
-			if _, err := encodeTraining(context.Background(), Options{Spec: s}); err == nil {
+			if _, err := encodeTraining(context.Background(), newSession(&Options{Spec: s})); err == nil {
 				t.Fatal("encodeTraining succeeded on a corpus of two columns")
 			}
 			if closed != 1 {

@@ -1,3 +1,5 @@
+// Comparing run directories (CompareDirs).
+
 package run
 
 import (

@@ -1,3 +1,5 @@
+// Continuing a model (init_model): the encoding that keeps its IDs.
+
 package run
 
 import (
@@ -15,13 +17,13 @@ import (
 // and the new data's are appended, which is the layout learn.StartModel
 // puts the model's weights on. It is the learner's own: the other
 // learners' encoding knows nothing of the model.
-func continuedEncoding(ctx context.Context, o Options, li *spec.LearnerInstance) (*encoded, error) {
-	s, m := o.Spec, li.InitModel.Model
+func continuedEncoding(ctx context.Context, ss *session, li *spec.LearnerInstance) (*encoded, error) {
+	s, m := ss.spec, li.InitModel.Model
 	mp, err := trainingMapper(s)
 	if err != nil {
 		return nil, err
 	}
-	o.base, o.dataChecked = baseRecord(li), true // the shared encoding checked the data
+	ss = ss.continuing(li).checked(s) // the shared encoding checked the data
 	sents, err := readCorpus(s.Corpus(s.Evaluation.Train))
 	if err != nil {
 		return nil, err
@@ -32,11 +34,11 @@ func continuedEncoding(ctx context.Context, o Options, li *spec.LearnerInstance)
 		}
 		return readCorpus(s.Corpus(s.Evaluation.Dev))
 	}
-	enc, err := encodeSentences(ctx, o, mp, sents, readDev)
+	enc, err := encodeSentences(ctx, ss, mp, sents, readDev)
 	if err != nil {
 		return nil, err
 	}
-	o.Log.Info().Str("learner", li.Name).Str("init_model", li.InitModel.Path).
+	ss.log.Info().Str("learner", li.Name).Str("init_model", li.InitModel.Path).
 		Int("model_attributes", len(m.Attrs)).Int("attributes", enc.mapper.Attrs().Len()).
 		Int("model_labels", len(m.Labels)).Int("labels", enc.mapper.Labels().Len()).Msg("continuing a model")
 	return enc, nil

@@ -1,3 +1,5 @@
+// Cross-validation: every learner trained and tested on K seeded folds.
+
 package run
 
 import (
@@ -27,14 +29,13 @@ type FoldSummary struct {
 // fold k and trains on the rest) and reports mean ± standard deviation.
 // Each fold's run directory is OutDir/folds/K.
 func CrossValidate(ctx context.Context, o Options) ([]FoldSummary, error) {
-	s := o.Spec
+	ss := newSession(&o)
+	s := ss.spec
 	k := s.Evaluation.Folds
 	train := s.Corpus(s.Evaluation.Train)
-	if err := checkUpFront(&o); err != nil {
+	if err := ss.checkUpFront(); err != nil {
 		return nil, err
 	}
-	stdout := o.Stdout
-	o.Stdout = nil
 	var order []string
 	byLearner := map[string]*FoldSummary{}
 	for f := 0; f < k; f++ {
@@ -45,12 +46,9 @@ func CrossValidate(ctx context.Context, o Options) ([]FoldSummary, error) {
 		testPart.Split = &spec.Split{Folds: k, Fold: f, Take: "fold", Seeded: true, Seed: s.Seed}
 		fs.Corpora = append(append([]*spec.Corpus(nil), s.Corpora...), &trainPart, &testPart)
 		fs.Evaluation = spec.Evaluation{Train: "cv-train", Test: "cv-test", Dev: s.Evaluation.Dev}
-		fo := o
-		fo.Spec = &fs
-		fo.OutDir = filepath.Join(o.OutDir, "folds", fmt.Sprint(f))
-		fo.Log = o.Log.With().Int("fold", f).Logger()
-		fo.Log.Info().Int("folds", k).Msg("cross-validation fold")
-		res, err := Run(ctx, fo)
+		fss := ss.nested(&fs, filepath.Join(ss.outDir, "folds", fmt.Sprint(f)), ss.log.With().Int("fold", f).Logger())
+		fss.log.Info().Int("folds", k).Msg("cross-validation fold")
+		res, err := fss.run(ctx)
 		if err != nil {
 			return nil, fmt.Errorf("fold %d: %w", f, err)
 		}
@@ -72,11 +70,11 @@ func CrossValidate(ctx context.Context, o Options) ([]FoldSummary, error) {
 		sum.Mean, sum.StdDev = meanStd(sum.Folds)
 		out = append(out, *sum)
 	}
-	if err := fileio.WriteJSON(filepath.Join(o.OutDir, "crossval.json"), out); err != nil {
+	if err := fileio.WriteJSON(filepath.Join(ss.outDir, "crossval.json"), out); err != nil {
 		return nil, err
 	}
-	if stdout != nil {
-		WriteCrossValidation(stdout, out, k)
+	if ss.stdout != nil {
+		WriteCrossValidation(ss.stdout, out, k)
 	}
 	return out, nil
 }

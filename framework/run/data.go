@@ -1,3 +1,5 @@
+// Reading corpora and checking data (CheckData).
+
 package run
 
 import (

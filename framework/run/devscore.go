@@ -1,3 +1,5 @@
+// Dev scoring: the dev corpus decoded as the tagger decodes the test corpus.
+
 package run
 
 import (

@@ -150,7 +150,7 @@ learner "crf" {
 		s := loadSpec(t, c.src)
 		templates, _ := builtin.Registries()
 		o := Options{Spec: s, Templates: templates, Log: zerolog.Nop(), Threads: 2}
-		enc, err := encodeTraining(context.Background(), o)
+		enc, err := encodeTraining(context.Background(), newSession(&o))
 		if err != nil {
 			t.Fatal(err)
 		}

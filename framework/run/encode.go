@@ -1,3 +1,6 @@
+// The training encoding every learner shares: reading, checking and
+// encoding the train and dev corpora, and the GC phases around it.
+
 package run
 
 import (
@@ -56,24 +59,24 @@ func (enc *encoded) wordColumnName() string {
 // prepare encodes the training side, checks the test corpus and only then
 // makes the output folders (and the checkpoint folder), so that a bad
 // corpus fails the run before any model is written and leaves nothing.
-func prepare(ctx context.Context, o Options) (*encoded, error) {
+func prepare(ctx context.Context, ss *session) (*encoded, error) {
 	start := time.Now()
 	// Until the collection below, which ends the phase.
-	defer tightenGC(o.PhaseGCPercent)()
-	enc, err := encodeTraining(ctx, o)
+	defer tightenGC(ss.opts.PhaseGCPercent)()
+	enc, err := encodeTraining(ctx, ss)
 	if err != nil {
 		return nil, err
 	}
-	if err := checkTest(o); err != nil {
+	if err := checkTest(ss); err != nil {
 		return nil, err
 	}
-	for _, d := range []string{o.OutDir, filepath.Join(o.OutDir, rundir.ModelsDir), filepath.Join(o.OutDir, rundir.PredictionsDir)} {
+	for _, d := range []string{ss.outDir, filepath.Join(ss.outDir, rundir.ModelsDir), filepath.Join(ss.outDir, rundir.PredictionsDir)} {
 		if err := os.MkdirAll(d, 0o755); err != nil {
 			return nil, fmt.Errorf("output folder: %w", err)
 		}
 	}
-	if o.CheckpointEvery > 0 || o.Resume {
-		if err := startCheckpoints(o); err != nil {
+	if ss.opts.CheckpointEvery > 0 || ss.opts.Resume {
+		if err := startCheckpoints(ss); err != nil {
 			return nil, err
 		}
 	}
@@ -81,7 +84,7 @@ func prepare(ctx context.Context, o Options) (*encoded, error) {
 	// before a learner allocates its large buffers keeps the heap (and the
 	// peak RSS) near the live size instead of twice it.
 	debug.FreeOSMemory()
-	o.Log.Info().Int("sentences", enc.train.NumSentences()).Int("tokens", enc.train.NumTokens()).
+	ss.log.Info().Int("sentences", enc.train.NumSentences()).Int("tokens", enc.train.NumTokens()).
 		Int("attributes", enc.mapper.Attrs().Len()).Int("labels", enc.mapper.Labels().Len()).
 		Dur("elapsed", time.Since(start)).Msg("training corpus encoded")
 	return enc, nil
@@ -111,48 +114,48 @@ func tightenGC(percent int) (restore func()) {
 // checkTest reads the test corpus through, keeping nothing, so that a data
 // error fails the run before any model is written; its gold labels are
 // checked against the declared scheme (a warning).
-func checkTest(o Options) error {
-	o.trace("check " + o.Spec.Evaluation.Test)
-	_, d, err := checkCorpus(o.Spec, o.Spec.Evaluation.Test)
-	if err == nil && !o.dataChecked {
-		o.warn(d)
+func checkTest(ss *session) error {
+	ss.trace("check " + ss.spec.Evaluation.Test)
+	_, d, err := checkCorpus(ss.spec, ss.spec.Evaluation.Test)
+	if err == nil && !ss.dataChecked {
+		ss.warn(d)
 	}
 	return err
 }
 
 // warn passes a diagnostic, if any, to Options.Warn.
-func (o Options) warn(d *hcl.Diagnostic) {
-	if d != nil && o.Warn != nil {
-		o.Warn(hcl.Diagnostics{d})
+func (ss *session) warn(d *hcl.Diagnostic) {
+	if d != nil && ss.opts.Warn != nil {
+		ss.opts.Warn(hcl.Diagnostics{d})
 	}
 }
 
 // checkTraining checks the training (or dev) sentences' gold labels
 // against the declared scheme: a contradiction that constrained decoding
 // would turn against the gold labels stops the run as a spec error.
-func checkTraining(o Options, c *spec.Corpus, labelCol int, sents []*corpus.Sentence, training bool) error {
-	if o.dataChecked {
+func checkTraining(ss *session, c *spec.Corpus, labelCol int, sents []*corpus.Sentence, training bool) error {
+	if ss.dataChecked {
 		return nil
 	}
-	check := newSchemeCheck(o.Spec, c, labelCol)
+	check := newSchemeCheck(ss.spec, c, labelCol)
 	for _, st := range sents {
 		check.add(st)
 	}
-	d := check.diagnostic(o.Spec, training)
+	d := check.diagnostic(ss.spec, training)
 	if d != nil && d.Severity == hcl.DiagError {
 		return &DiagnosticsError{hcl.Diagnostics{d}}
 	}
-	o.warn(d)
+	ss.warn(d)
 	return nil
 }
 
-func encodeTraining(ctx context.Context, o Options) (*encoded, error) {
-	s := o.Spec
+func encodeTraining(ctx context.Context, ss *session) (*encoded, error) {
+	s := ss.spec
 	mp, err := trainingMapper(s)
 	if err != nil {
 		return nil, err
 	}
-	o.trace("read " + s.Evaluation.Train)
+	ss.trace("read " + s.Evaluation.Train)
 	sents, err := readCorpus(s.Corpus(s.Evaluation.Train))
 	if err != nil {
 		mp.Close() // its extractors may hold plugin processes
@@ -162,10 +165,10 @@ func encodeTraining(ctx context.Context, o Options) (*encoded, error) {
 		if s.Evaluation.Dev == "" {
 			return nil, nil
 		}
-		o.trace("read " + s.Evaluation.Dev)
+		ss.trace("read " + s.Evaluation.Dev)
 		return readCorpus(s.Corpus(s.Evaluation.Dev))
 	}
-	enc, err := encodeSentences(ctx, o, mp, sents, readDev)
+	enc, err := encodeSentences(ctx, ss, mp, sents, readDev)
 	if err != nil {
 		mp.Close()
 		return nil, err
@@ -189,12 +192,12 @@ func trainingMapper(s *spec.Spec) (*feature.Mapper, error) {
 // mp on them and encodes the dev sentences that readDev returns (none
 // when it returns nil). The sentences come from the spec's corpora
 // (encodeTraining) or from a program's memory (TrainSentences).
-func encodeSentences(ctx context.Context, o Options, mp *feature.Mapper, sents []*corpus.Sentence, readDev func() ([]*corpus.Sentence, error)) (*encoded, error) {
-	s, log, meter := o.Spec, o.Log, o.Progress
+func encodeSentences(ctx context.Context, ss *session, mp *feature.Mapper, sents []*corpus.Sentence, readDev func() ([]*corpus.Sentence, error)) (*encoded, error) {
+	s, log, meter := ss.spec, ss.log, ss.progress
 	trainC := s.Corpus(s.Evaluation.Train)
 	labelCol := mp.Columns().Label
 	enc := &encoded{mapper: mp, wordColumn: corpus.WordColumn(trainC.Format.Name, mp.Columns().Names, labelCol)}
-	if err := checkTraining(o, trainC, labelCol, sents, true); err != nil {
+	if err := checkTraining(ss, trainC, labelCol, sents, true); err != nil {
 		return nil, err
 	}
 	encodeLabels(s.Labels, labelCol, sents)
@@ -204,7 +207,7 @@ func encodeSentences(ctx context.Context, o Options, mp *feature.Mapper, sents [
 	bar := meter.Start("extracting features", int64(len(sents)), "sentences")
 	var err error
 	enc.train, err = mp.Fit(ctx, sents, feature.FitOptions{
-		MinCount: s.Features.MinCount, BatchSize: tagger.BatchSize, Done: func(n int) { bar.Add(int64(n)) }, Base: o.base,
+		MinCount: s.Features.MinCount, BatchSize: tagger.BatchSize, Done: func(n int) { bar.Add(int64(n)) }, Base: ss.base,
 	})
 	bar.Done()
 	if err != nil {
@@ -225,7 +228,7 @@ func encodeSentences(ctx context.Context, o Options, mp *feature.Mapper, sents [
 	if enc.devSents == nil {
 		return enc, nil
 	}
-	if err := checkTraining(o, s.Corpus(s.Evaluation.Dev), labelCol, enc.devSents, false); err != nil {
+	if err := checkTraining(ss, s.Corpus(s.Evaluation.Dev), labelCol, enc.devSents, false); err != nil {
 		return nil, err
 	}
 	encodeLabels(s.Labels, labelCol, enc.devSents)

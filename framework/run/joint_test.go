@@ -105,7 +105,7 @@ func TestDevDecodesJointlyAsTagging(t *testing.T) {
 		t.Fatal(diags)
 	}
 	o := Options{Spec: s, Templates: templates, Log: zerolog.Nop(), Threads: 2}
-	enc, err := encodeTraining(context.Background(), o)
+	enc, err := encodeTraining(context.Background(), newSession(&o))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -1,3 +1,5 @@
+// Checking gold labels against the declared scheme.
+
 package run
 
 import (
@@ -124,10 +126,10 @@ func forbids(s *spec.Spec) bool {
 }
 
 // checkUpFront checks the train, dev and test corpora of a cross-validation
-// or an ablation once, before its many runs, and marks o so they skip the
-// check.
-func checkUpFront(o *Options) error {
-	s := o.Spec
+// or an ablation once, before its many runs, whose sessions (nested) skip
+// the check.
+func (ss *session) checkUpFront() error {
+	s := ss.spec
 	var names []string
 	for _, n := range []string{s.Evaluation.Train, s.Evaluation.Dev, s.Evaluation.Test} {
 		if n != "" {
@@ -140,9 +142,8 @@ func checkUpFront(o *Options) error {
 		return err
 	case diags.HasErrors():
 		return &DiagnosticsError{diags}
-	case len(diags) > 0 && o.Warn != nil:
-		o.Warn(diags)
+	case len(diags) > 0 && ss.opts.Warn != nil:
+		ss.opts.Warn(diags)
 	}
-	o.dataChecked = true
 	return nil
 }

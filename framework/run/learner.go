@@ -1,3 +1,6 @@
+// One learner's run: train, save, evaluate (learnerRun), the learn.Problem
+// it trains on, and the model file its weights become.
+
 package run
 
 import (
@@ -31,93 +34,128 @@ type learnerResult struct {
 	test    []eval.Sentence // the evaluated test sentences
 }
 
-// runLearner trains li (or takes pre, the model tuning already trained
-// with the same settings on the same corpus), saves the model and tests it.
-func runLearner(ctx context.Context, o Options, enc *encoded, li *spec.LearnerInstance, dataHashes map[string]string, pre *trained) (*learnerResult, error) {
-	log := o.Log.With().Str("learner", li.Name).Logger()
-	lm := &LearnerMetrics{Learner: li.Type}
-	p, err := newProblem(o, enc, li, log)
+// learnerRun is one learner's part of a run: what it trains on, where its
+// model goes, and the metrics its steps fill in. The steps are methods:
+// train, then save, then evaluate, each calling the next.
+type learnerRun struct {
+	ss         *session
+	enc        *encoded
+	li         *spec.LearnerInstance
+	dataHashes map[string]string // by corpus name, for the model's provenance
+	log        zerolog.Logger
+	modelPath  string
+	lm         *LearnerMetrics
+	ck         *checkpointer // nil: no checkpoints
+}
+
+// newLearnerRun is learner li's run on enc in session ss.
+func newLearnerRun(ss *session, enc *encoded, li *spec.LearnerInstance, dataHashes map[string]string) *learnerRun {
+	return &learnerRun{ss: ss, enc: enc, li: li, dataHashes: dataHashes,
+		log: ss.log.With().Str("learner", li.Name).Logger(), modelPath: rundir.ModelPath(ss.outDir, li.Name),
+		lm: &LearnerMetrics{Learner: li.Type}}
+}
+
+// train trains the learner (or takes pre, the model tuning already
+// trained with the same settings on the same corpus, or the model a
+// resumed run finished before), then saves and tests it.
+func (r *learnerRun) train(ctx context.Context, pre *trained) (*learnerResult, error) {
+	ss, lm := r.ss, r.lm
+	p, err := newProblem(ss, r.enc, r.li, r.log)
 	if err != nil {
 		return nil, err
 	}
 	p.Observe = func(pt learn.Point) { lm.Curve = append(lm.Curve, pt) }
-	modelPath := rundir.ModelPath(o.OutDir, li.Name)
 	if pre != nil {
 		lm.Curve, lm.TrainSeconds = pre.curve, pre.seconds
-		log.Info().Msg("the tuning's winner, trained on the same corpus: keeping its model")
-		return saveAndEvaluate(ctx, o, enc, li, lm, pre.res, modelPath, dataHashes, nil)
+		r.log.Info().Msg("the tuning's winner, trained on the same corpus: keeping its model")
+		return r.save(ctx, pre.res)
 	}
-	var ck *checkpointer
-	if o.CheckpointEvery > 0 || o.Resume {
-		var err error
-		if ck, err = newCheckpointer(o, li, dataHashes); err != nil {
+	if ss.opts.CheckpointEvery > 0 || ss.opts.Resume {
+		if r.ck, err = newCheckpointer(ss, r.li, r.dataHashes); err != nil {
+			return nil, err
+		}
+		if done, err := r.finishedBefore(); err != nil || done {
+			if err != nil {
+				return nil, err
+			}
+			r.log.Info().Msg("trained before the interruption: keeping its model")
+			return r.evaluate(ctx)
+		}
+		if p.Checkpoints, err = r.ck.checkpoints(ss.opts.Resume); err != nil {
 			return nil, err
 		}
 	}
-	if o.Resume {
-		done, err := ck.finished(modelPath)
-		if err != nil {
-			return nil, err
-		}
-		if done != nil {
-			lm.TrainSeconds, lm.Info, lm.Curve = done.TrainSeconds, done.Info, done.Curve
-			log.Info().Msg("trained before the interruption: keeping its model")
-			return evaluateLearner(ctx, o, enc, li, lm, modelPath)
-		}
-	}
-	if ck != nil {
-		var err error
-		if p.Checkpoints, err = ck.checkpoints(o.Resume); err != nil {
-			return nil, err
-		}
-	}
-	log.Info().Str("type", li.Type).Msg("training")
-	t0 := time.Now()
-	res, err := o.Spec.LearnerTypes.Train(ctx, li.Type, li.Learner, p)
+	r.log.Info().Str("type", r.li.Type).Msg("training")
+	res, seconds, err := ss.fit(ctx, r.li, p)
 	if err != nil {
 		return nil, err
 	}
-	lm.TrainSeconds = time.Since(t0).Seconds()
-	// Same reason: the optimizer's buffers die here.
+	lm.TrainSeconds = seconds
+	// Same reason as in prepare: the optimizer's buffers die here.
 	debug.FreeOSMemory()
-	log.Info().Float64("seconds", lm.TrainSeconds).Msg("trained")
-	return saveAndEvaluate(ctx, o, enc, li, lm, res, modelPath, dataHashes, ck)
+	r.log.Info().Float64("seconds", lm.TrainSeconds).Msg("trained")
+	return r.save(ctx, res)
 }
 
-// saveAndEvaluate writes a trained learner's model and tests it.
-func saveAndEvaluate(ctx context.Context, o Options, enc *encoded, li *spec.LearnerInstance, lm *LearnerMetrics, res *learn.Result, modelPath string, dataHashes map[string]string, ck *checkpointer) (*learnerResult, error) {
-	s := o.Spec
-	lm.Info = res.Info
-	if err := checkFinite(res.Model.W); err != nil {
-		return nil, fmt.Errorf("%s produced %w; no model written", li.Type, err)
+// finishedBefore reports whether a resumed run's learner had finished
+// before the interruption, taking its training figures if so.
+func (r *learnerRun) finishedBefore() (bool, error) {
+	if !r.ss.opts.Resume {
+		return false, nil
 	}
+	done, err := r.ck.finished(r.modelPath)
+	if err != nil || done == nil {
+		return false, err
+	}
+	r.lm.TrainSeconds, r.lm.Info, r.lm.Curve = done.TrainSeconds, done.Info, done.Curve
+	return true, nil
+}
 
-	m, err := newModel(s, enc, li, res, dataHashes)
+// save writes the trained learner's model (with its reranker, trained
+// now), marks its checkpoints finished and tests it.
+func (r *learnerRun) save(ctx context.Context, res *learn.Result) (*learnerResult, error) {
+	r.lm.Info = res.Info
+	m, err := newModel(r.ss.spec, r.enc, r.li, res, r.dataHashes)
 	if err != nil {
 		return nil, err
 	}
 	// The reranker trains after the first pass (whose dev scoring was
 	// its own), on lists from its jackknifed copies.
-	if lm.RerankSeconds, err = attachReranker(ctx, o, li, m); err != nil {
+	if r.lm.RerankSeconds, err = attachReranker(ctx, r.ss, r.li, m); err != nil {
 		return nil, err
 	}
-	if err := model.Save(modelPath, m); err != nil {
+	if err := model.Save(r.modelPath, m); err != nil {
 		return nil, err
 	}
-	if ck != nil {
-		if err := ck.finish(lm); err != nil {
+	if r.ck != nil {
+		if err := r.ck.finish(r.lm); err != nil {
 			return nil, err
 		}
 	}
-	return evaluateLearner(ctx, o, enc, li, lm, modelPath)
+	return r.evaluate(ctx)
+}
+
+// fit trains li on p, times it and checks the weights: the one call of a
+// learner's Train (a run's learners, Train, tuning candidates).
+func (ss *session) fit(ctx context.Context, li *spec.LearnerInstance, p *learn.Problem) (*learn.Result, float64, error) {
+	t0 := time.Now()
+	res, err := ss.spec.LearnerTypes.Train(ctx, li.Type, li.Learner, p)
+	if err != nil {
+		return nil, 0, err
+	}
+	seconds := time.Since(t0).Seconds()
+	if err := checkFinite(res.Model.W); err != nil {
+		return nil, 0, fmt.Errorf("%s produced %w; no model written", li.Type, err)
+	}
+	return res, seconds, nil
 }
 
 // newProblem is what learner li of the run may use: the encoded training
 // (and dev) data, the mapper, the constraints, the model it continues
 // from (init_model) and the run's settings. It is the one place a
 // learn.Problem is built (runs, Train, tuning candidates).
-func newProblem(o Options, enc *encoded, li *spec.LearnerInstance, log zerolog.Logger) (*learn.Problem, error) {
-	s := o.Spec
+func newProblem(ss *session, enc *encoded, li *spec.LearnerInstance, log zerolog.Logger) (*learn.Problem, error) {
+	s := ss.spec
 	if err := checkJoint(enc, s, li, log); err != nil {
 		return nil, err
 	}
@@ -125,7 +163,7 @@ func newProblem(o Options, enc *encoded, li *spec.LearnerInstance, log zerolog.L
 	p := &learn.Problem{
 		Train: enc.train, NumAttrs: enc.mapper.Attrs().Len(), NumLabels: enc.mapper.Labels().Len(),
 		Mapper: enc.mapper, Transitions: enc.mapper.Transitions(), Pairs: enc.mapper.PairAttrs(), Order: enc.mapper.Order(),
-		Constraints: constraints, Seed: s.Seed, Threads: o.Threads, Log: log, Progress: o.Progress,
+		Constraints: constraints, Seed: s.Seed, Threads: ss.threads, Log: log, Progress: ss.progress,
 	}
 	if li.InitModel != nil {
 		p.Init = li.InitModel.Model.Linear
@@ -143,7 +181,7 @@ func newProblem(o Options, enc *encoded, li *spec.LearnerInstance, log zerolog.L
 	}
 	if enc.dev != nil {
 		p.Dev = enc.dev
-		p.DevScore = devScorer(enc, s.Labels.Training(), constraints, li, net, o.Threads)
+		p.DevScore = devScorer(enc, s.Labels.Training(), constraints, li, net, ss.threads)
 	}
 	return p, nil
 }
@@ -193,79 +231,85 @@ func checkFinite(w []float64) error {
 	return nil
 }
 
-// evaluateLearner tags the test corpus with the saved model and fills in
-// the learner's metrics.
-func evaluateLearner(ctx context.Context, o Options, enc *encoded, li *spec.LearnerInstance, lm *LearnerMetrics, modelPath string) (*learnerResult, error) {
-	s := o.Spec
-	log := o.Log.With().Str("learner", li.Name).Logger()
-	if st, err := os.Stat(modelPath); err == nil {
+// evaluate tags the test corpus with the saved model, exactly as
+// `trellis tag` would, and fills in the learner's test metrics.
+func (r *learnerRun) evaluate(ctx context.Context) (*learnerResult, error) {
+	ss, lm := r.ss, r.lm
+	if st, err := os.Stat(r.modelPath); err == nil {
 		lm.ModelBytes = st.Size()
 	}
-
-	// Tag the test corpus with the model as saved, end to end, exactly as
-	// `trellis tag` would. The loaded model sits beside the training
-	// encoding, so this phase, like encoding, is held to a tighter GC
-	// target: it was the peak of CoNLL-2000's CRF run once the others were
-	// cut. TagSeconds is timed under it too, which `trellis tag` is not;
-	// the tagger allocates little, and GOGC 10 to 400 made no measurable
-	// difference to its CPU (docs/results.md, the tagging section).
-	defer tightenGC(o.PhaseGCPercent)()
-	loaded, err := model.Load(modelPath)
+	// The loaded model sits beside the training encoding, so this phase,
+	// like encoding, is held to a tighter GC target (tightenGC).
+	// TagSeconds is timed under it too, which `trellis tag` is not; the
+	// tagger allocates little (docs/results.md, the tagging section).
+	defer tightenGC(ss.opts.PhaseGCPercent)()
+	loaded, err := model.Load(r.modelPath)
 	if err != nil {
 		return nil, err
 	}
-	tg, err := tagger.New(loaded, o.Templates, tagger.Options{Decode: li.Decode, Beam: li.Beam, Joint: li.Joint})
+	tg, err := tagger.New(loaded, ss.opts.Templates, tagger.Options{Decode: r.li.Decode, Beam: r.li.Beam, Joint: r.li.Joint})
 	if err != nil {
 		return nil, err
 	}
 	defer tg.Close()
 	// Loading left the model file's bytes and the decoder's buffers as
-	// garbage, which the runtime would return to the system only slowly:
-	// on CoNLL-2000's CRF they made this the run's peak RSS.
+	// garbage, which the runtime would return to the system only slowly,
+	// making this the run's peak RSS.
 	debug.FreeOSMemory()
 	t1 := time.Now()
-	sents, tokens, err := tagTest(ctx, o, enc, tg, li.Name)
+	sents, tokens, err := r.tagTest(ctx, tg)
 	if err != nil {
 		return nil, err
 	}
 	lm.TagSeconds = time.Since(t1).Seconds()
-	testJoint(lm, li, tg.JointStats(), s.Evaluation.Test, log)
+	testJoint(lm, r.li, tg.JointStats(), ss.spec.Evaluation.Test, r.log)
 	if loaded.Reranker != nil {
-		if lm.Rerank, err = rerankFigures(o, loaded); err != nil {
+		if lm.Rerank, err = rerankFigures(ss, loaded); err != nil {
 			return nil, fmt.Errorf("rerank figures: %w", err)
 		}
 	}
 	if lm.TagSeconds > 0 {
 		lm.TagTokensPerSecond = float64(tokens) / lm.TagSeconds
 	}
-	unknown := map[string]int{}
+	if lm.UnknownTestLabels = r.unknownLabels(sents); lm.UnknownTestLabels != nil {
+		r.log.Warn().Interface("labels", lm.UnknownTestLabels).Msg("test corpus has labels unseen in training; those tokens cannot be tagged correctly")
+	}
+	sch := ss.spec.Labels.Scheme
+	lm.Result = eval.Evaluate(sents, eval.Options{Scheme: sch, Vocabulary: segmentationVocabulary(sch, r.enc)})
+	if err := rundir.WriteEvalTSV(rundir.EvalPath(ss.outDir, r.li.Name), sents); err != nil {
+		return nil, err
+	}
+	r.log.Info().Float64("accuracy", lm.Accuracy).Float64("tokens_per_second", lm.TagTokensPerSecond).Msg("evaluated")
+	return &learnerResult{metrics: lm, test: sents}, nil
+}
+
+// unknownLabels counts the test corpus's gold labels that the training
+// encoding lacks (nil for none).
+func (r *learnerRun) unknownLabels(sents []eval.Sentence) map[string]int {
+	var unknown map[string]int
 	var gold []string
+	labels := r.ss.spec.Labels
 	for _, es := range sents {
 		// The mapper's labels are in the training encoding.
-		gold = scheme.Convert(gold[:0], es.Gold, s.Labels.Scheme, s.Labels.Training())
+		gold = scheme.Convert(gold[:0], es.Gold, labels.Scheme, labels.Training())
 		for _, g := range gold {
-			if _, ok := enc.mapper.Labels().LookupString(g); !ok {
+			if _, ok := r.enc.mapper.Labels().LookupString(g); !ok {
+				if unknown == nil {
+					unknown = map[string]int{}
+				}
 				unknown[g]++
 			}
 		}
 	}
-	if len(unknown) > 0 {
-		lm.UnknownTestLabels = unknown
-		log.Warn().Interface("labels", unknown).Msg("test corpus has labels unseen in training; those tokens cannot be tagged correctly")
-	}
-	lm.Result = eval.Evaluate(sents, eval.Options{Scheme: s.Labels.Scheme, Vocabulary: segmentationVocabulary(s.Labels.Scheme, enc)})
-	if err := rundir.WriteEvalTSV(rundir.EvalPath(o.OutDir, li.Name), sents); err != nil {
-		return nil, err
-	}
-	log.Info().Float64("accuracy", lm.Accuracy).Float64("tokens_per_second", lm.TagTokensPerSecond).Msg("evaluated")
-	return &learnerResult{metrics: lm, test: sents}, nil
+	return unknown
 }
 
 // tagTest tags the test corpus with tg into the learner's predictions file
 // and returns the evaluated sentences and the number of tokens tagged.
-func tagTest(ctx context.Context, o Options, enc *encoded, tg *tagger.Tagger, learner string) ([]eval.Sentence, int, error) {
-	testC := o.Spec.Corpus(o.Spec.Evaluation.Test)
-	o.trace("tag " + testC.Name + " " + learner)
+func (r *learnerRun) tagTest(ctx context.Context, tg *tagger.Tagger) ([]eval.Sentence, int, error) {
+	ss, learner := r.ss, r.li.Name
+	testC := ss.spec.Corpus(ss.spec.Evaluation.Test)
+	ss.trace("tag " + testC.Name + " " + learner)
 	f, err := corpus.New(testC.Format)
 	if err != nil {
 		return nil, 0, err
@@ -275,27 +319,25 @@ func tagTest(ctx context.Context, o Options, enc *encoded, tg *tagger.Tagger, le
 		return nil, 0, err
 	}
 	defer in.Close()
-	out, err := fileio.Create(rundir.PredictionsPath(o.OutDir, learner))
+	out, err := fileio.Create(rundir.PredictionsPath(ss.outDir, learner))
 	if err != nil {
 		return nil, 0, err
 	}
 	defer out.Close()
 	bw := bufio.NewWriterSize(out, 1<<16)
-	labelCol := f.LabelColumn()
 	var sents []eval.Sentence
+	var src io.Reader = in
+	var bar *progress.Task
+	if st, err := in.Stat(); err == nil {
+		bar = ss.progress.Start("tagging "+testC.Name+" with "+learner, st.Size(), "read").Bytes()
+		src = progress.Reader{R: in, T: bar}
+	}
+	cols := eval.Columns{Label: f.LabelColumn(), Word: r.enc.wordColumn, Segmentation: r.enc.words != nil}
 	// IV/OOV accuracy counts the words the saved model knows, as `trellis
 	// eval` does from the model file alone, so the two report the same
 	// figures (tagger.Vocabulary says why those words rather than the
 	// training corpus's). nil: the model does not tell, no figures.
-	vocab := tg.Vocabulary()
-	var src io.Reader = in
-	var bar *progress.Task
-	if st, err := in.Stat(); err == nil {
-		bar = o.Progress.Start("tagging "+testC.Name+" with "+learner, st.Size(), "read").Bytes()
-		src = progress.Reader{R: in, T: bar}
-	}
-	cols := eval.Columns{Label: labelCol, Word: enc.wordColumn, Segmentation: enc.words != nil}
-	if vocab != nil {
+	if vocab := tg.Vocabulary(); vocab != nil {
 		cols.Vocabulary = vocab
 	}
 	tokens, err := tg.Stream(ctx, f.NewReader(src, testC.Path, corpus.ReadOptions{}), f.NewWriter(bw), testC.Split.Keep,

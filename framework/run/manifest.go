@@ -1,3 +1,6 @@
+// The manifest, the data hashes, and writing a finished run's results
+// and reports.
+
 package run
 
 import (
@@ -57,21 +60,21 @@ func hashData(s *spec.Spec) (map[string]string, error) {
 
 // writeResults writes the run's metrics, manifest, comparisons and
 // reports, removes its finished checkpoints and prints the table.
-func writeResults(o Options, res *Result, manifest *rundir.Manifest) error {
-	s := o.Spec
-	if err := rundir.WriteMetrics(o.OutDir, res.Metrics); err != nil {
+func writeResults(ss *session, res *Result, manifest *rundir.Manifest) error {
+	s := ss.spec
+	if err := rundir.WriteMetrics(ss.outDir, res.Metrics); err != nil {
 		return err
 	}
-	if err := rundir.WriteManifest(o.OutDir, manifest); err != nil {
+	if err := rundir.WriteManifest(ss.outDir, manifest); err != nil {
 		return err
 	}
 	if len(res.Comparisons) > 0 {
-		if err := rundir.WriteComparisons(o.OutDir, res.Comparisons); err != nil {
+		if err := rundir.WriteComparisons(ss.outDir, res.Comparisons); err != nil {
 			return err
 		}
 	}
 	// Both reports render the run as written, loaded once.
-	loaded, err := htmlreport.Load(o.OutDir)
+	loaded, err := htmlreport.Load(ss.outDir)
 	if err != nil {
 		return fmt.Errorf("report.html: %w", err)
 	}
@@ -81,26 +84,26 @@ func writeResults(o Options, res *Result, manifest *rundir.Manifest) error {
 	report += htmlreport.TuningMarkdown(loaded, res.Order)
 	report += stagesMarkdown(res, manifest)
 	report += rerankMarkdown(res)
-	if err := fileio.WriteFile(filepath.Join(o.OutDir, rundir.ReportMarkdown), []byte(report)); err != nil {
+	if err := fileio.WriteFile(filepath.Join(ss.outDir, rundir.ReportMarkdown), []byte(report)); err != nil {
 		return err
 	}
-	if err := htmlreport.WriteRun(o.OutDir, loaded); err != nil {
+	if err := htmlreport.WriteRun(ss.outDir, loaded); err != nil {
 		return fmt.Errorf("report.html: %w", err)
 	}
 	// Finished: nothing is left to resume. The folder is this run's own
 	// (OutDir is a partial folder of rundir's, or a fold's inside one).
-	if err := os.RemoveAll(filepath.Join(o.OutDir, CheckpointDir)); err != nil {
+	if err := os.RemoveAll(filepath.Join(ss.outDir, CheckpointDir)); err != nil {
 		return err
 	}
-	if o.Stdout != nil {
-		io.Copy(o.Stdout, &table)
+	if ss.stdout != nil {
+		io.Copy(ss.stdout, &table)
 	}
 	return nil
 }
 
 // newManifest records where the run came from.
-func newManifest(o Options, enc *encoded, dataHashes map[string]string, learners map[string]rundir.ManifestLearner) (*rundir.Manifest, error) {
-	s := o.Spec
+func newManifest(ss *session, enc *encoded, dataHashes map[string]string, learners map[string]rundir.ManifestLearner) (*rundir.Manifest, error) {
+	s := ss.spec
 	specJSON, err := json.Marshal(s)
 	if err != nil {
 		return nil, err
@@ -110,7 +113,7 @@ func newManifest(o Options, enc *encoded, dataHashes map[string]string, learners
 		SpecFile: s.File, SpecSHA256: s.Hash, Spec: specJSON, SpecSource: string(s.Source),
 		DataSHA256: dataHashes, TrellisVersion: Version(), VCSRevision: vcsRevision(),
 		GoVersion: runtime.Version(), OSArch: runtime.GOOS + "/" + runtime.GOARCH,
-		Seed: s.Seed, Threads: o.Threads, Command: o.Command, WorkingDirectory: workingDirectory(),
+		Seed: s.Seed, Threads: ss.threads, Command: ss.opts.Command, WorkingDirectory: workingDirectory(),
 		TrainCorpus: s.Evaluation.Train, DevCorpus: s.Evaluation.Dev, TestCorpus: s.Evaluation.Test,
 		LabelColumn: s.Labels.Column, Scheme: s.Labels.Scheme, Encode: s.Labels.Encode,
 		Learners: learners, Plugins: manifestPlugins(enc.mapper.Templates()),

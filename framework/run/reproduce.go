@@ -1,3 +1,5 @@
+// Reproducing a run: its command from the manifest, and a rerun checked against it (CheckRerun).
+
 package run
 
 import (

@@ -11,7 +11,6 @@ package run
 import (
 	"context"
 	"fmt"
-	"runtime"
 	"strings"
 	"time"
 
@@ -35,11 +34,11 @@ type rerankRun struct {
 // attachReranker trains li's reranker (when li has a rerank block) and
 // puts it into m, the first pass trained on all of train; it returns the
 // seconds that took (0 without a rerank block).
-func attachReranker(ctx context.Context, o Options, li *spec.LearnerInstance, m *model.Model) (float64, error) {
+func attachReranker(ctx context.Context, ss *session, li *spec.LearnerInstance, m *model.Model) (float64, error) {
 	if li.Rerank == nil {
 		return 0, nil
 	}
-	rr, err := trainReranker(ctx, o, li)
+	rr, err := trainReranker(ctx, ss, li)
 	if err != nil {
 		return 0, fmt.Errorf("rerank: %w", err)
 	}
@@ -52,17 +51,15 @@ func attachReranker(ctx context.Context, o Options, li *spec.LearnerInstance, m 
 // does (stage.go): on copies of the fold's sentences, without the dev
 // corpus, with the block's settings; a fold lists its held-out sentences
 // all at once, so documents (by document) stay whole.
-func trainReranker(ctx context.Context, o Options, li *spec.LearnerInstance) (*rerankRun, error) {
-	s, rb := o.Spec, li.Rerank
+func trainReranker(ctx context.Context, ss *session, li *spec.LearnerInstance) (*rerankRun, error) {
+	s, rb := ss.spec, li.Rerank
 	fs := *s
 	fs.Features.Templates, fs.Learners, fs.Tunes = s.TemplatesFor(li), []*spec.LearnerInstance{li}, nil
-	fo := o
-	fo.Spec, fo.dataChecked, fo.Progress = &fs, true, nil
-	fo.Log = o.Log.With().Str("rerank", li.Name).Logger()
+	fo := ss.inner(&fs, ss.log.With().Str("rerank", li.Name).Logger())
 
 	t0 := time.Now()
 	trainC := s.Corpus(s.Evaluation.Train)
-	o.trace("read " + trainC.Name)
+	ss.trace("read " + trainC.Name)
 	sents, err := readCorpus(trainC)
 	if err != nil {
 		return nil, err
@@ -71,13 +68,13 @@ func trainReranker(ctx context.Context, o Options, li *spec.LearnerInstance) (*r
 	if err != nil {
 		return nil, err
 	}
-	fo.Log.Info().Int("lists", len(lists)).Str("by", rb.FoldUnit()).Str("trainer", rb.Settings.Trainer).Msg("training the reranker")
+	fo.log.Info().Int("lists", len(lists)).Str("by", rb.FoldUnit()).Str("trainer", rb.Settings.Trainer).Msg("training the reranker")
 	rm, err := rerank.Train(ctx, lists, rb.Settings)
 	if err != nil {
 		return nil, err
 	}
 	rr := &rerankRun{model: rm, info: model.Rerank{K: rb.K, Folds: rb.Folds, By: rb.By, Seed: s.Seed}, seconds: time.Since(t0).Seconds()}
-	o.Log.Info().Str("learner", li.Name).Int("features", len(rm.Features)).Float64("seconds", rr.seconds).Msg("first pass jackknifed, reranker trained")
+	ss.log.Info().Str("learner", li.Name).Int("features", len(rm.Features)).Float64("seconds", rr.seconds).Msg("first pass jackknifed, reranker trained")
 	return rr, nil
 }
 
@@ -92,19 +89,17 @@ func trainReranker(ctx context.Context, o Options, li *spec.LearnerInstance) (*r
 // rerankers (framework/rerank's experiment); the learner trains without
 // its rerank block, and rb's Settings are not read.
 func JackknifeLists(ctx context.Context, o Options, learner string, sents []*corpus.Sentence, rb *spec.Rerank) ([]rerank.List, []int, error) {
-	li, err := oneLearner(o.Spec, learner)
+	ss := newSession(&o)
+	li, err := oneLearner(ss.spec, learner)
 	if err != nil {
 		return nil, nil, err
 	}
-	if o.Threads <= 0 {
-		o.Threads = runtime.NumCPU()
-	}
-	return jackknifeLists(ctx, o, li, sents, rb)
+	return jackknifeLists(ctx, ss, li, sents, rb)
 }
 
-// jackknifeLists is JackknifeLists for learner li; o's spec must hold li.
-func jackknifeLists(ctx context.Context, o Options, li *spec.LearnerInstance, sents []*corpus.Sentence, rb *spec.Rerank) ([]rerank.List, []int, error) {
-	s, nFolds, k, by := o.Spec, rb.Folds, rb.K, rb.FoldUnit()
+// jackknifeLists is JackknifeLists for learner li; ss's spec must hold li.
+func jackknifeLists(ctx context.Context, ss *session, li *spec.LearnerInstance, sents []*corpus.Sentence, rb *spec.Rerank) ([]rerank.List, []int, error) {
+	s, nFolds, k, by := ss.spec, rb.Folds, rb.K, rb.FoldUnit()
 	labelCol, err := labelColumn(s.Corpus(s.Evaluation.Train))
 	if err != nil {
 		return nil, nil, err
@@ -114,15 +109,15 @@ func jackknifeLists(ctx context.Context, o Options, li *spec.LearnerInstance, se
 		return nil, nil, fmt.Errorf("rerank: %w", err)
 	}
 	lists, err := jackknife(folds, nFolds, func(f int, train []int) (predictor[rerank.List], error) {
-		o.Log.Info().Int("fold", f).Int("folds", nFolds).Int("sentences", len(train)).Msg("training a jackknifing fold")
-		m, err := trainSentences(ctx, o, li, copySentences(sents, train), nil)
+		ss.log.Info().Int("fold", f).Int("folds", nFolds).Int("sentences", len(train)).Msg("training a jackknifing fold")
+		m, err := trainSentences(ctx, ss, li, copySentences(sents, train), nil)
 		if err != nil {
 			return nil, fmt.Errorf("fold %d: %w", f, err)
 		}
-		traceIndices(o, fmt.Sprintf("rerank %s fold %d trains", li.Name, f), train)
+		traceIndices(ss, fmt.Sprintf("rerank %s fold %d trains", li.Name, f), train)
 		return func(held []int) ([]rerank.List, error) {
-			traceIndices(o, fmt.Sprintf("rerank %s fold %d lists", li.Name, f), held)
-			return listSentences(m, o, sents, held, k)
+			traceIndices(ss, fmt.Sprintf("rerank %s fold %d lists", li.Name, f), held)
+			return listSentences(m, ss, sents, held, k)
 		}, nil
 	})
 	if err != nil {
@@ -147,8 +142,8 @@ func jackknifeLists(ctx context.Context, o Options, li *spec.LearnerInstance, se
 
 // listSentences lists sents[held] with model m's k best paths through the
 // tagger, as `trellis tag` decodes them (the corpus's scheme), all at once.
-func listSentences(m *model.Model, o Options, sents []*corpus.Sentence, held []int, k int) ([]rerank.List, error) {
-	tg, err := tagger.New(m, o.Templates, tagger.Options{})
+func listSentences(m *model.Model, ss *session, sents []*corpus.Sentence, held []int, k int) ([]rerank.List, error) {
+	tg, err := tagger.New(m, ss.opts.Templates, tagger.Options{})
 	if err != nil {
 		return nil, err
 	}
@@ -174,8 +169,8 @@ func goldLabels(s *corpus.Sentence, labelCol int) []string {
 // and the first pass's 1-best F1, with the sentences whose reranked choice
 // is not the 1-best. The lists come from m's first pass through the tagger,
 // in batches of whole documents, as tagging m makes them.
-func rerankFigures(o Options, m *model.Model) (*rundir.RerankFigures, error) {
-	s := o.Spec
+func rerankFigures(ss *session, m *model.Model) (*rundir.RerankFigures, error) {
+	s := ss.spec
 	testC := s.Corpus(s.Evaluation.Test)
 	sents, err := readCorpus(testC)
 	if err != nil {
@@ -187,7 +182,7 @@ func rerankFigures(o Options, m *model.Model) (*rundir.RerankFigures, error) {
 	}
 	first := *m
 	first.Reranker, first.Rerank = nil, nil
-	tg, err := tagger.New(&first, o.Templates, tagger.Options{})
+	tg, err := tagger.New(&first, ss.opts.Templates, tagger.Options{})
 	if err != nil {
 		return nil, err
 	}

@@ -1,3 +1,6 @@
+// Run and its Options, the session that holds one run's state, and the
+// loop over the learners.
+
 package run
 
 import (
@@ -18,15 +21,25 @@ import (
 	"github.com/trellis-nlp/trellis/framework/spec"
 )
 
-// Options configure one run.
+// Options configure one run. They are input only: the run reads them and
+// never writes them; what it derives lives in its session.
 type Options struct {
-	Spec      *spec.Spec
+	// Spec is the experiment. Required.
+	Spec *spec.Spec
+	// Templates compile the saved models' templates when the run tags
+	// with them (the registry the spec was decoded with). Required.
 	Templates *feature.Registry
-	OutDir    string
+	// OutDir is the run directory, which the caller has made safe to
+	// write (framework/rundir). Not read by Train and TrainSentences.
+	OutDir string
 	// Learners, when non-empty, restricts the run to these learner names.
 	Learners []string
-	Threads  int
-	Log      zerolog.Logger
+	// Threads bounds the goroutines of training, dev scoring and
+	// tagging; 0 means one per CPU. The bytes of every model do not
+	// depend on it.
+	Threads int
+	// Log receives the run's progress as structured events.
+	Log zerolog.Logger
 	// Command is the command line, recorded in the manifest.
 	Command []string
 	// Stdout receives the comparison table.
@@ -55,9 +68,25 @@ type Options struct {
 	// whole process's, which a program running trainings side by side
 	// should not see changed under it.
 	PhaseGCPercent int
+}
 
+// session is one run's state: the spec it runs and the folder it writes
+// (the caller's, or a fold's, a variant's, a tuning encoding's, a
+// jackknifing fold's), with what the run derived from Options. A nested
+// run gets a copy from one of the methods below; a session is not written
+// once its run has started.
+type session struct {
+	opts     *Options // as the caller gave them; read only
+	spec     *spec.Spec
+	outDir   string
+	log      zerolog.Logger
+	threads  int // Options.Threads, or the number of CPUs for 0
+	learners []string
+	stdout   io.Writer       // nil: print nothing
+	progress *progress.Meter // nil: no progress line
 	// dataChecked is set on the runs of a cross-validation or ablation,
-	// whose corpora CheckData has checked once up front.
+	// whose corpora checkUpFront checked once, and on the encodings
+	// derived from a checked corpus (a tuning's, a stage's, a fold's).
 	dataChecked bool
 	// base, when set, is the mapper of the model a learner continues
 	// (continue.go): the training encoding keeps its IDs.
@@ -67,10 +96,57 @@ type Options struct {
 	onTrace func(event string)
 }
 
+// newSession is the session of a run asked for with o.
+func newSession(o *Options) *session {
+	threads := o.Threads
+	if threads <= 0 {
+		threads = runtime.NumCPU()
+	}
+	return &session{opts: o, spec: o.Spec, outDir: o.OutDir, log: o.Log, threads: threads,
+		learners: o.Learners, stdout: o.Stdout, progress: o.Progress}
+}
+
+// checked is a copy of ss for sp, a spec derived from ss's whose corpora
+// ss has checked (another min_count, a tuning fold).
+func (ss *session) checked(sp *spec.Spec) *session {
+	c := *ss
+	c.spec, c.dataChecked = sp, true
+	return &c
+}
+
+// inner is checked for the models a run trains on the way (a stage's
+// first stage, a reranker's jackknifing folds): they log with log and
+// show no progress of their own.
+func (ss *session) inner(sp *spec.Spec, log zerolog.Logger) *session {
+	c := ss.checked(sp)
+	c.log, c.progress = log, nil
+	return c
+}
+
+// nested is checked for a whole run inside this one (a cross-validation
+// fold, an ablation variant) into folder dir: it logs with log and prints
+// nothing, since the outer run prints the summary.
+func (ss *session) nested(sp *spec.Spec, dir string, log zerolog.Logger) *session {
+	c := ss.checked(sp)
+	c.outDir, c.log, c.stdout = dir, log, nil
+	return c
+}
+
+// continuing is ss for learner li, which continues its init_model (nil:
+// ss itself): encodings keep the model's IDs.
+func (ss *session) continuing(li *spec.LearnerInstance) *session {
+	if li.InitModel == nil {
+		return ss
+	}
+	c := *ss
+	c.base = baseRecord(li)
+	return &c
+}
+
 // trace passes event to onTrace, if set.
-func (o Options) trace(event string) {
-	if o.onTrace != nil {
-		o.onTrace(event)
+func (ss *session) trace(event string) {
+	if ss.onTrace != nil {
+		ss.onTrace(event)
 	}
 }
 
@@ -93,24 +169,26 @@ type Result struct {
 
 // Run carries out the experiment.
 func Run(ctx context.Context, o Options) (*Result, error) {
-	s := o.Spec
-	learners, err := selectLearners(s, o.Learners)
+	return newSession(&o).run(ctx)
+}
+
+// run carries out the session's experiment.
+func (ss *session) run(ctx context.Context) (*Result, error) {
+	s := ss.spec
+	learners, err := selectLearners(s, ss.learners)
 	if err != nil {
 		return nil, err
-	}
-	if o.Threads <= 0 {
-		o.Threads = runtime.NumCPU()
 	}
 	dataHashes, err := hashData(s)
 	if err != nil {
 		return nil, err
 	}
-	enc, err := prepare(ctx, o)
+	enc, err := prepare(ctx, ss)
 	if err != nil {
 		return nil, err
 	}
 	sch := s.Labels.Scheme
-	res := &Result{Dir: o.OutDir, Metrics: rundir.Metrics{}, tests: map[string][]eval.Sentence{}}
+	res := &Result{Dir: ss.outDir, Metrics: rundir.Metrics{}, tests: map[string][]eval.Sentence{}}
 	manifestLearners := map[string]rundir.ManifestLearner{}
 	staged := stagedEncodings{}
 	defer staged.close()
@@ -118,11 +196,11 @@ func Run(ctx context.Context, o Options) (*Result, error) {
 		if err := ctx.Err(); err != nil {
 			return nil, err
 		}
-		lenc, err := staged.get(ctx, o, enc, li)
+		lenc, err := staged.get(ctx, ss, enc, li)
 		if err != nil {
 			return nil, fmt.Errorf("learner %q: %w", li.Name, err)
 		}
-		ml, err := tuneAndRun(ctx, o, lenc, li, dataHashes, res)
+		ml, err := tuneAndRun(ctx, ss, lenc, li, dataHashes, res)
 		if err != nil {
 			return nil, fmt.Errorf("learner %q: %w", li.Name, err)
 		}
@@ -131,11 +209,11 @@ func Run(ctx context.Context, o Options) (*Result, error) {
 	if err := compareLearners(res, sch, s.Seed); err != nil {
 		return nil, err
 	}
-	manifest, err := newManifest(o, enc, dataHashes, manifestLearners)
+	manifest, err := newManifest(ss, enc, dataHashes, manifestLearners)
 	if err != nil {
 		return nil, err
 	}
-	if err := writeResults(o, res, manifest); err != nil {
+	if err := writeResults(ss, res, manifest); err != nil {
 		return nil, err
 	}
 	return res, nil
@@ -143,21 +221,21 @@ func Run(ctx context.Context, o Options) (*Result, error) {
 
 // tuneAndRun tunes a learner if the spec says so, trains it (or keeps
 // the tuning's winner), tests it, and adds its figures to res.
-func tuneAndRun(ctx context.Context, o Options, enc *encoded, li *spec.LearnerInstance, dataHashes map[string]string, res *Result) (*rundir.ManifestLearner, error) {
+func tuneAndRun(ctx context.Context, ss *session, enc *encoded, li *spec.LearnerInstance, dataHashes map[string]string, res *Result) (*rundir.ManifestLearner, error) {
 	if li.InitModel != nil {
 		// Its own encoding, from the model's mapper; a tuning's
 		// re-encodings keep the model's IDs too.
 		var err error
-		if enc, err = continuedEncoding(ctx, o, li); err != nil {
+		if enc, err = continuedEncoding(ctx, ss, li); err != nil {
 			return nil, err
 		}
-		o.base = baseRecord(li)
+		ss = ss.continuing(li)
 	}
-	tu, err := tuneLearner(ctx, o, enc, li)
+	tu, err := tuneLearner(ctx, ss, enc, li)
 	if err != nil {
 		return nil, err
 	}
-	lr, err := runLearner(ctx, o, tu.enc, tu.li, dataHashes, tu.pre)
+	lr, err := newLearnerRun(ss, tu.enc, tu.li, dataHashes).train(ctx, tu.pre)
 	if err != nil {
 		return nil, err
 	}
@@ -171,7 +249,7 @@ func tuneAndRun(ctx context.Context, o Options, enc *encoded, li *spec.LearnerIn
 		lr.metrics.StageSeconds = st.seconds
 	}
 	if tu.record != nil {
-		if err := rundir.WriteTuning(o.OutDir, tu.record); err != nil {
+		if err := rundir.WriteTuning(ss.outDir, tu.record); err != nil {
 			return nil, err
 		}
 		lr.metrics.Tuning = tu.record

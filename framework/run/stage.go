@@ -1,3 +1,5 @@
+// Second stages: a first stage jackknifed into a column of the second.
+
 package run
 
 import (
@@ -35,7 +37,7 @@ type stagedEncodings map[string]*encoded
 
 // get returns the encoding learner li trains on: base for a learner
 // without a stage, else its stage's.
-func (se stagedEncodings) get(ctx context.Context, o Options, base *encoded, li *spec.LearnerInstance) (*encoded, error) {
+func (se stagedEncodings) get(ctx context.Context, ss *session, base *encoded, li *spec.LearnerInstance) (*encoded, error) {
 	st := li.Stage
 	if st == nil {
 		return base, nil
@@ -44,7 +46,7 @@ func (se stagedEncodings) get(ctx context.Context, o Options, base *encoded, li 
 	if enc, ok := se[key]; ok {
 		return enc, nil
 	}
-	enc, err := stagedEncoding(ctx, o, li)
+	enc, err := stagedEncoding(ctx, ss, li)
 	if err != nil {
 		return nil, err
 	}
@@ -69,20 +71,18 @@ func (se stagedEncodings) close() {
 // the dev corpus (as every fold model does), with its declared settings
 // (a tune block of its own does not apply here); the second stage on those
 // and the templates that read its column.
-func stagedEncoding(ctx context.Context, o Options, li *spec.LearnerInstance) (*encoded, error) {
-	s, st := o.Spec, li.Stage
+func stagedEncoding(ctx context.Context, ss *session, li *spec.LearnerInstance) (*encoded, error) {
+	s, st := ss.spec, li.Stage
 	first := s.Learner(st.From)
 	if first == nil || first.Stage != nil {
 		return nil, fmt.Errorf("stage: from = %q is not a first-stage learner of the spec", st.From)
 	}
 	fs := *s
 	fs.Features.Templates, fs.Learners, fs.Tunes = s.TemplatesFor(first), []*spec.LearnerInstance{first}, nil
-	fo := o
-	fo.Spec, fo.dataChecked, fo.Progress = &fs, true, nil
-	fo.Log = o.Log.With().Str("stage", st.Column).Str("first", first.Name).Logger()
+	fo := ss.inner(&fs, ss.log.With().Str("stage", st.Column).Str("first", first.Name).Logger())
 
 	t0 := time.Now()
-	o.trace("read " + s.Evaluation.Train)
+	ss.trace("read " + s.Evaluation.Train)
 	sents, err := readCorpus(s.Corpus(s.Evaluation.Train))
 	if err != nil {
 		return nil, err
@@ -92,23 +92,23 @@ func stagedEncoding(ctx context.Context, o Options, li *spec.LearnerInstance) (*
 		return nil, fmt.Errorf("stage: %w", err)
 	}
 	preds, err := jackknife(folds, st.Folds, func(f int, train []int) (predictor[[]string], error) {
-		fo.Log.Info().Int("fold", f).Int("folds", st.Folds).Int("sentences", len(train)).Msg("training a jackknifing fold")
-		m, err := TrainSentences(ctx, fo, first.Name, copySentences(sents, train), nil)
+		fo.log.Info().Int("fold", f).Int("folds", st.Folds).Int("sentences", len(train)).Msg("training a jackknifing fold")
+		m, err := trainNamedSentences(ctx, fo, first.Name, copySentences(sents, train), nil)
 		if err != nil {
 			return nil, fmt.Errorf("stage %q, fold %d: %w", st.Column, f, err)
 		}
-		traceIndices(o, fmt.Sprintf("stage %s fold %d trains", st.Column, f), train)
-		predict := taggerPredictor(m, o.Templates, sents)
+		traceIndices(ss, fmt.Sprintf("stage %s fold %d trains", st.Column, f), train)
+		predict := taggerPredictor(m, ss.opts.Templates, sents)
 		return func(held []int) ([][]string, error) {
-			traceIndices(o, fmt.Sprintf("stage %s fold %d predicts", st.Column, f), held)
+			traceIndices(ss, fmt.Sprintf("stage %s fold %d predicts", st.Column, f), held)
 			return predict(held)
 		}, nil
 	})
 	if err != nil {
 		return nil, err
 	}
-	fo.Log.Info().Msg("training the first stage on the whole train corpus")
-	full, err := TrainSentences(ctx, fo, first.Name, copySentences(sents, nil), nil)
+	fo.log.Info().Msg("training the first stage on the whole train corpus")
+	full, err := trainNamedSentences(ctx, fo, first.Name, copySentences(sents, nil), nil)
 	if err != nil {
 		return nil, fmt.Errorf("stage %q: %w", st.Column, err)
 	}
@@ -133,7 +133,7 @@ func stagedEncoding(ctx context.Context, o Options, li *spec.LearnerInstance) (*
 		if s.Evaluation.Dev == "" {
 			return nil, nil
 		}
-		o.trace("read " + s.Evaluation.Dev)
+		ss.trace("read " + s.Evaluation.Dev)
 		dev, err := readCorpus(s.Corpus(s.Evaluation.Dev))
 		if err != nil {
 			return nil, err
@@ -142,7 +142,7 @@ func stagedEncoding(ctx context.Context, o Options, li *spec.LearnerInstance) (*
 		for k := range all {
 			all[k] = k
 		}
-		p, err := taggerPredictor(full, o.Templates, dev)(all)
+		p, err := taggerPredictor(full, ss.opts.Templates, dev)(all)
 		if err != nil {
 			return nil, fmt.Errorf("stage %q on the dev corpus: %w", st.Column, err)
 		}
@@ -150,26 +150,26 @@ func stagedEncoding(ctx context.Context, o Options, li *spec.LearnerInstance) (*
 		return dev, nil
 	}
 	run.seconds = time.Since(t0).Seconds()
-	enc, err := encodeSentences(ctx, o, mp, sents, readDev)
+	enc, err := encodeSentences(ctx, ss, mp, sents, readDev)
 	if err != nil {
 		mp.Close()
 		return nil, err
 	}
 	enc.stage = run
-	o.Log.Info().Str("learner", li.Name).Str("stage", st.Column).Float64("seconds", run.seconds).Msg("first stage trained and jackknifed")
+	ss.log.Info().Str("learner", li.Name).Str("stage", st.Column).Float64("seconds", run.seconds).Msg("first stage trained and jackknifed")
 	return enc, nil
 }
 
 // traceIndices passes "what i j k…" to Options.onTrace (tests), when set.
-func traceIndices(o Options, what string, idx []int) {
-	if o.onTrace == nil {
+func traceIndices(ss *session, what string, idx []int) {
+	if ss.onTrace == nil {
 		return
 	}
 	b := []byte(what)
 	for _, i := range idx {
 		b = fmt.Appendf(b, " %d", i)
 	}
-	o.trace(string(b))
+	ss.trace(string(b))
 }
 
 // stagesMarkdown renders the run's second stages as a Markdown section

@@ -127,15 +127,15 @@ func runTwice(t *testing.T, s *spec.Spec, prefix string) (map[int]string, []stri
 	for _, threads := range []int{1, 2} {
 		dirs[threads] = filepath.Join(t.TempDir(), strconv.Itoa(threads))
 		var mu sync.Mutex
-		o := Options{Spec: s, Templates: templates, OutDir: dirs[threads], Threads: threads, Log: zerolog.Nop(),
-			onTrace: func(e string) {
-				mu.Lock()
-				defer mu.Unlock()
-				if threads == 1 && strings.HasPrefix(e, prefix) {
-					traces = append(traces, e)
-				}
-			}}
-		if _, err := Run(context.Background(), o); err != nil {
+		ss := newSession(&Options{Spec: s, Templates: templates, OutDir: dirs[threads], Threads: threads, Log: zerolog.Nop()})
+		ss.onTrace = func(e string) {
+			mu.Lock()
+			defer mu.Unlock()
+			if threads == 1 && strings.HasPrefix(e, prefix) {
+				traces = append(traces, e)
+			}
+		}
+		if _, err := ss.run(context.Background()); err != nil {
 			t.Fatal(err)
 		}
 	}

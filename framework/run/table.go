@@ -1,3 +1,5 @@
+// The comparison table, confidence intervals and pairwise significance.
+
 package run
 
 import (

@@ -1,9 +1,10 @@
+// Training one learner without a run directory (Train, TrainSentences).
+
 package run
 
 import (
 	"context"
 	"fmt"
-	"runtime"
 
 	"github.com/trellis-nlp/trellis/framework/corpus"
 	"github.com/trellis-nlp/trellis/framework/model"
@@ -17,29 +18,30 @@ import (
 // Stdout, CheckpointEvery and Resume are not used. It is how programs that
 // embed trellis train from a spec (package framework/trellis).
 func Train(ctx context.Context, o Options, learner string) (*model.Model, error) {
-	li, err := oneLearner(o.Spec, learner)
+	ss := newSession(&o)
+	li, err := oneLearner(ss.spec, learner)
 	if err != nil {
 		return nil, err
 	}
-	dataHashes, err := hashData(o.Spec)
+	dataHashes, err := hashData(ss.spec)
 	if err != nil {
 		return nil, err
 	}
-	o.base = baseRecord(li)
+	ss = ss.continuing(li)
 	var enc *encoded
 	if li.Stage != nil {
-		enc, err = stagedEncoding(ctx, o, li)
+		enc, err = stagedEncoding(ctx, ss, li)
 	} else {
-		enc, err = encodeTraining(ctx, o)
+		enc, err = encodeTraining(ctx, ss)
 	}
 	if err != nil {
 		return nil, err
 	}
-	m, err := trainOne(ctx, o, enc, li, dataHashes)
+	m, err := trainOne(ctx, ss, enc, li, dataHashes)
 	if err != nil {
 		return nil, err
 	}
-	if _, err := attachReranker(ctx, o, li, m); err != nil {
+	if _, err := attachReranker(ctx, ss, li, m); err != nil {
 		return nil, err
 	}
 	return m, nil
@@ -50,7 +52,12 @@ func Train(ctx context.Context, o Options, learner string) (*model.Model, error)
 // still give the format and columns of the sentences). dev may be nil; if
 // not, the spec must declare a dev corpus for its format.
 func TrainSentences(ctx context.Context, o Options, learner string, train, dev []*corpus.Sentence) (*model.Model, error) {
-	li, err := oneLearner(o.Spec, learner)
+	return trainNamedSentences(ctx, newSession(&o), learner, train, dev)
+}
+
+// trainNamedSentences is TrainSentences in session ss.
+func trainNamedSentences(ctx context.Context, ss *session, learner string, train, dev []*corpus.Sentence) (*model.Model, error) {
+	li, err := oneLearner(ss.spec, learner)
 	if err != nil {
 		return nil, err
 	}
@@ -63,26 +70,26 @@ func TrainSentences(ctx context.Context, o Options, learner string, train, dev [
 	if li.Rerank != nil {
 		return nil, &ArgumentError{fmt.Sprintf("learner %q is reranked (a rerank block), which jackknifes the train corpus: train it from the spec's corpora (Train), not from sentences", li.Name)}
 	}
-	return trainSentences(ctx, o, li, train, dev)
+	return trainSentences(ctx, ss, li, train, dev)
 }
 
 // trainSentences is TrainSentences for learner li, which it trains
 // without its rerank block (a reranker's jackknifing folds call it).
-func trainSentences(ctx context.Context, o Options, li *spec.LearnerInstance, train, dev []*corpus.Sentence) (*model.Model, error) {
-	if dev != nil && o.Spec.Evaluation.Dev == "" {
+func trainSentences(ctx context.Context, ss *session, li *spec.LearnerInstance, train, dev []*corpus.Sentence) (*model.Model, error) {
+	if dev != nil && ss.spec.Evaluation.Dev == "" {
 		return nil, &ArgumentError{"dev sentences given, but the spec declares no dev corpus"}
 	}
-	mp, err := trainingMapper(o.Spec)
+	mp, err := trainingMapper(ss.spec)
 	if err != nil {
 		return nil, err
 	}
-	o.base = baseRecord(li)
-	enc, err := encodeSentences(ctx, o, mp, train, func() ([]*corpus.Sentence, error) { return dev, nil })
+	ss = ss.continuing(li)
+	enc, err := encodeSentences(ctx, ss, mp, train, func() ([]*corpus.Sentence, error) { return dev, nil })
 	if err != nil {
 		mp.Close()
 		return nil, err
 	}
-	return trainOne(ctx, o, enc, li, map[string]string{})
+	return trainOne(ctx, ss, enc, li, map[string]string{})
 }
 
 // oneLearner returns the named learner of s, or its first.
@@ -101,23 +108,17 @@ func oneLearner(s *spec.Spec, name string) (*spec.LearnerInstance, error) {
 }
 
 // trainOne trains li on the encoded data and returns its model.
-func trainOne(ctx context.Context, o Options, enc *encoded, li *spec.LearnerInstance, dataHashes map[string]string) (*model.Model, error) {
+func trainOne(ctx context.Context, ss *session, enc *encoded, li *spec.LearnerInstance, dataHashes map[string]string) (*model.Model, error) {
 	// The model records the mapper; its extractors are not needed past
 	// training (a tagger compiles its own).
 	defer enc.mapper.Close()
-	if o.Threads <= 0 {
-		o.Threads = runtime.NumCPU()
-	}
-	p, err := newProblem(o, enc, li, o.Log.With().Str("learner", li.Name).Logger())
+	p, err := newProblem(ss, enc, li, ss.log.With().Str("learner", li.Name).Logger())
 	if err != nil {
 		return nil, err
 	}
-	res, err := o.Spec.LearnerTypes.Train(ctx, li.Type, li.Learner, p)
+	res, _, err := ss.fit(ctx, li, p)
 	if err != nil {
 		return nil, fmt.Errorf("learner %q: %w", li.Name, err)
 	}
-	if err := checkFinite(res.Model.W); err != nil {
-		return nil, fmt.Errorf("learner %q: %s produced %w", li.Name, li.Type, err)
-	}
-	return newModel(o.Spec, enc, li, res, dataHashes)
+	return newModel(ss.spec, enc, li, res, dataHashes)
 }

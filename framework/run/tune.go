@@ -1,3 +1,5 @@
+// Tuning: a learner's tune block searched by dev or cross-validation.
+
 package run
 
 import (
@@ -5,7 +7,6 @@ import (
 	"fmt"
 	"slices"
 	"sort"
-	"time"
 
 	"github.com/trellis-nlp/trellis/framework/eval"
 	"github.com/trellis-nlp/trellis/framework/learn"
@@ -13,7 +14,7 @@ import (
 	"github.com/trellis-nlp/trellis/framework/spec"
 )
 
-// trained is a model a learner made before runLearner: the tuning
+// trained is a model a learner made before its learnerRun: the tuning
 // candidate that won on the dev corpus, which is exactly what the final
 // training would make again (same encoded corpus, settings and seed).
 type trained struct {
@@ -35,29 +36,29 @@ type tuned struct {
 // returns the learner with the pick (li itself without a tune block) and
 // the corpus encoded as the pick's min_count asks. The test corpus is not
 // read.
-func tuneLearner(ctx context.Context, o Options, enc *encoded, li *spec.LearnerInstance) (*tuned, error) {
-	s := o.Spec
+func tuneLearner(ctx context.Context, ss *session, enc *encoded, li *spec.LearnerInstance) (*tuned, error) {
+	s := ss.spec
 	t := s.Tune(li.Name)
 	if t == nil {
 		return &tuned{enc: enc, li: li}, nil
 	}
-	o.trace("tune start " + li.Name)
-	defer o.trace("tune end " + li.Name)
+	ss.trace("tune start " + li.Name)
+	defer ss.trace("tune end " + li.Name)
 	rec := &rundir.Tuning{Learner: li.Name, Method: t.Method, Metric: eval.MetricName(s.Labels.Scheme), Seed: s.Seed}
 	for _, c := range t.Candidates(s.Seed) {
 		rec.Candidates = append(rec.Candidates, rundir.TuningCandidate{Settings: c})
 	}
-	log := o.Log.With().Str("learner", li.Name).Logger()
+	log := ss.log.With().Str("learner", li.Name).Logger()
 	log.Info().Int("candidates", len(rec.Candidates)).Str("method", t.Method).Msg("tuning")
 	encs := map[int]*encoded{s.Features.MinCount: enc}
 	var pre *trained
 	var err error
 	if s.Evaluation.Dev != "" {
 		rec.By, rec.Corpus = "dev", s.Evaluation.Dev
-		pre, err = searchDev(ctx, o, encs, li, rec)
+		pre, err = searchDev(ctx, ss, encs, li, rec)
 	} else {
 		rec.By, rec.Corpus, rec.Folds = "cv", s.Evaluation.Train, t.Folds
-		err = searchCV(ctx, o, li, rec)
+		err = searchCV(ctx, ss, li, rec)
 	}
 	if err != nil {
 		return nil, err
@@ -68,7 +69,7 @@ func tuneLearner(ctx context.Context, o Options, enc *encoded, li *spec.LearnerI
 	if err != nil {
 		return nil, err
 	}
-	fenc, err := encodingFor(ctx, o, encs, minCount(s, pick))
+	fenc, err := encodingFor(ctx, ss, encs, minCount(s, pick))
 	if err != nil {
 		return nil, err
 	}
@@ -85,15 +86,13 @@ func minCount(s *spec.Spec, c spec.Candidate) int {
 
 // encodingFor returns the spec's train (and dev) corpus encoded with
 // feature cut-off mc, encoding it the first time.
-func encodingFor(ctx context.Context, o Options, encs map[int]*encoded, mc int) (*encoded, error) {
+func encodingFor(ctx context.Context, ss *session, encs map[int]*encoded, mc int) (*encoded, error) {
 	if e, ok := encs[mc]; ok {
 		return e, nil
 	}
-	fs := *o.Spec
+	fs := *ss.spec
 	fs.Features.MinCount = mc
-	fo := o
-	fo.Spec, fo.dataChecked = &fs, true
-	e, err := encodeTraining(ctx, fo)
+	e, err := encodeTraining(ctx, ss.checked(&fs))
 	if err != nil {
 		return nil, err
 	}
@@ -103,15 +102,15 @@ func encodingFor(ctx context.Context, o Options, encs map[int]*encoded, mc int) 
 
 // searchDev trains every candidate on the train corpus, scores it on the
 // dev corpus, fills in rec and returns the winner's model.
-func searchDev(ctx context.Context, o Options, encs map[int]*encoded, li *spec.LearnerInstance, rec *rundir.Tuning) (*trained, error) {
+func searchDev(ctx context.Context, ss *session, encs map[int]*encoded, li *spec.LearnerInstance, rec *rundir.Tuning) (*trained, error) {
 	var best *trained
 	for i := range rec.Candidates {
 		c := &rec.Candidates[i]
-		e, err := encodingFor(ctx, o, encs, minCount(o.Spec, c.Settings))
+		e, err := encodingFor(ctx, ss, encs, minCount(ss.spec, c.Settings))
 		if err != nil {
 			return nil, err
 		}
-		tr, score, err := trainCandidate(ctx, o, e, li, c.Settings, true)
+		tr, score, err := trainCandidate(ctx, ss, e, li, c.Settings, seeDev)
 		if err != nil {
 			return nil, err
 		}
@@ -130,8 +129,8 @@ func searchDev(ctx context.Context, o Options, encs map[int]*encoded, li *spec.L
 // fold's training part is encoded once per min_count value and every
 // candidate with that value trains on it and is scored on the held-out
 // fold. A candidate's score is the mean over the folds.
-func searchCV(ctx context.Context, o Options, li *spec.LearnerInstance, rec *rundir.Tuning) error {
-	s := o.Spec
+func searchCV(ctx context.Context, ss *session, li *spec.LearnerInstance, rec *rundir.Tuning) error {
+	s := ss.spec
 	var counts []int
 	for _, c := range rec.Candidates {
 		if mc := minCount(s, c.Settings); !slices.Contains(counts, mc) {
@@ -141,7 +140,7 @@ func searchCV(ctx context.Context, o Options, li *spec.LearnerInstance, rec *run
 	sort.Ints(counts)
 	for _, mc := range counts {
 		for f := 0; f < rec.Folds; f++ {
-			e, err := encodeFold(ctx, o, f, rec.Folds, mc)
+			e, err := encodeFold(ctx, ss, f, rec.Folds, mc)
 			if err != nil {
 				return fmt.Errorf("tuning %s, fold %d: %w", li.Name, f, err)
 			}
@@ -150,7 +149,7 @@ func searchCV(ctx context.Context, o Options, li *spec.LearnerInstance, rec *run
 				if minCount(s, c.Settings) != mc {
 					continue
 				}
-				tr, score, err := trainCandidate(ctx, o, e, li, c.Settings, false)
+				tr, score, err := trainCandidate(ctx, ss, e, li, c.Settings, holdOut)
 				if err != nil {
 					return fmt.Errorf("tuning %s, fold %d: %w", li.Name, f, err)
 				}
@@ -171,8 +170,8 @@ func searchCV(ctx context.Context, o Options, li *spec.LearnerInstance, rec *run
 
 // encodeFold encodes fold f of k of the train corpus as a training part
 // (the other folds) and a held-out part in the dev slot.
-func encodeFold(ctx context.Context, o Options, f, k, mc int) (*encoded, error) {
-	s := o.Spec
+func encodeFold(ctx context.Context, ss *session, f, k, mc int) (*encoded, error) {
+	s := ss.spec
 	fs := *s
 	train := s.Corpus(s.Evaluation.Train)
 	trainPart, heldOut := *train, *train
@@ -182,42 +181,44 @@ func encodeFold(ctx context.Context, o Options, f, k, mc int) (*encoded, error) 
 	fs.Corpora = append(append([]*spec.Corpus(nil), s.Corpora...), &trainPart, &heldOut)
 	fs.Evaluation = spec.Evaluation{Train: trainPart.Name, Dev: heldOut.Name}
 	fs.Features.MinCount = mc
-	fo := o
-	fo.Spec, fo.dataChecked = &fs, true
-	return encodeTraining(ctx, fo)
+	return encodeTraining(ctx, ss.checked(&fs))
 }
 
+// devUse says what a tuning candidate may see of the corpus in its
+// encoding's dev slot while it trains.
+type devUse int
+
+const (
+	// seeDev: the dev corpus, as the final learner will (best epoch,
+	// early stopping); tuning by dev.
+	seeDev devUse = iota
+	// holdOut: nothing; the slot holds the held-out fold of a
+	// cross-validation, unseen until it scores the model.
+	holdOut
+)
+
 // trainCandidate trains li with the candidate's settings on e's training
-// corpus and scores the model on e's dev part. With useDev the learner
-// sees the dev corpus while training, as the final learner will (best
-// epoch, early stopping); in cross-validation the held-out fold stays
-// unseen until it scores the model.
-func trainCandidate(ctx context.Context, o Options, e *encoded, li *spec.LearnerInstance, c spec.Candidate, useDev bool) (*trained, float64, error) {
-	s := o.Spec
+// corpus and scores the model on e's dev part, which the learner sees
+// while training as use says.
+func trainCandidate(ctx context.Context, ss *session, e *encoded, li *spec.LearnerInstance, c spec.Candidate, use devUse) (*trained, float64, error) {
+	s := ss.spec
 	cli, err := s.NewLearner(li, c)
 	if err != nil {
 		return nil, 0, err
 	}
 	tr := &trained{}
-	p, err := newProblem(o, e, cli, o.Log.With().Str("learner", li.Name).Interface("candidate", c).Logger())
+	p, err := newProblem(ss, e, cli, ss.log.With().Str("learner", li.Name).Interface("candidate", c).Logger())
 	if err != nil {
 		return nil, 0, err
 	}
 	p.Observe = func(pt learn.Point) { tr.curve = append(tr.curve, pt) }
 	score := p.DevScore
-	// In cross-validation e.dev is the held-out fold: the learner must
-	// not see it while training.
 	p.Dev, p.DevScore = nil, nil
-	if useDev {
+	if use == seeDev {
 		p.Dev, p.DevScore = e.dev, score
 	}
-	t0 := time.Now()
-	if tr.res, err = o.Spec.LearnerTypes.Train(ctx, cli.Type, cli.Learner, p); err != nil {
+	if tr.res, tr.seconds, err = ss.fit(ctx, cli, p); err != nil {
 		return nil, 0, err
-	}
-	tr.seconds = time.Since(t0).Seconds()
-	if err := checkFinite(tr.res.Model.W); err != nil {
-		return nil, 0, fmt.Errorf("%s produced %w", li.Type, err)
 	}
 	v := score(tr.res.Model)
 	p.Log.Info().Float64("score", v).Float64("seconds", tr.seconds).Msg("tuning candidate")

@@ -128,9 +128,9 @@ func runSpec(t *testing.T, s *spec.Spec, threads int) (*Result, []string) {
 	t.Helper()
 	templates, _ := builtin.Registries()
 	var events []string
-	o := Options{Spec: s, Templates: templates, OutDir: filepath.Join(t.TempDir(), "run"), Threads: threads,
-		Log: zerolog.Nop(), onTrace: func(e string) { events = append(events, e) }}
-	res, err := Run(context.Background(), o)
+	ss := newSession(&Options{Spec: s, Templates: templates, OutDir: filepath.Join(t.TempDir(), "run"), Threads: threads, Log: zerolog.Nop()})
+	ss.onTrace = func(e string) { events = append(events, e) }
+	res, err := ss.run(context.Background())
 	if err != nil {
 		t.Fatal(err)
 	}
