@@ -94,12 +94,12 @@ func prepare(ctx context.Context, ss *session) (*encoded, error) {
 // unless it is lower already or switched off (GOGC=off), and returns the
 // function that puts the previous setting back. Reading and encoding a
 // training corpus holds the corpus text, the attribute map and the growing
-// dataset at once and allocates as it goes, so at the command's GOGC of 50
-// its heap peaked at 1.5 times a live size training never reaches again
-// (CoNLL-2000's CRF run: 150 MB of RSS against 145 MB in training); loading
-// the model back puts a second copy of the attribute names beside the
-// training encoding. At 10 these phases cost a few more collections (a
-// tenth of a CPU second on CoNLL-2000) and stay below training's peak.
+// dataset at once and allocates as it goes, so at the command's GOGC its
+// heap peaked above any live size training reaches; loading the model
+// back puts a second copy of the attribute names beside the training
+// encoding. A low target costs these phases a few more collections and
+// keeps them below training's peak (docs/results.md, "Speed: peak memory
+// of CRF training").
 func tightenGC(percent int) (restore func()) {
 	if percent <= 0 {
 		return func() {}
