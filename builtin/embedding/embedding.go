@@ -35,8 +35,9 @@
 // maxent, memm): the hmm and tnt learners count attributes and ignore
 // their values. A dense vector is costly to encode: 100 dimensions at
 // three offsets add some 300 attributes per token, which makes feature
-// encoding several times slower and its memory several times larger
-// (README.md); offsets = [0] or classes cost much less.
+// encoding much slower and its memory much larger; offsets = [0] or
+// classes cost much less (docs/results.md, "Measurements behind design
+// choices in the code").
 //
 // With mode = "classes", every kept word's vector is clustered by k-means
 // for each k (each k a separate clustering), and the token gets
@@ -58,9 +59,10 @@
 // k-means++ seeding, then Lloyd's iterations until no word changes class
 // or the centers' squared moves in an iteration sum to at most 1e-4 of the
 // vectors' mean per-dimension variance (scikit-learn's rule), or
-// max_iterations iterations (word vectors rarely converge exactly: for
-// skip-gram vectors, the objective after 30 iterations was within 0.05% of
-// its value after 60). Hamerly's bounds and Elkan's test on the distances between
+// max_iterations iterations (word vectors rarely converge exactly, and
+// the objective moves little after the default 30 iterations:
+// docs/results.md, "Measurements behind design choices in the code").
+// Hamerly's bounds and Elkan's test on the distances between
 // centers skip the distances that cannot change an assignment; the result
 // is that of plain Lloyd iterations. Distances are Euclidean on the
 // vectors as read. The draws come from seed (default 1; each k has its own
@@ -69,11 +71,10 @@
 // dot products, on the platform: the model records the classes, so tagging
 // never recomputes them). At most the first 200,000 kept words are
 // clustered; any further kept word gets the class of its nearest center.
-// k-means runs whenever the block is read (trellis run, validate): 100,000
-// vectors of 100 dimensions with k = 256 take 6 s of CPU when the vectors
-// have structure and 14 s for structureless noise (30 iterations), and
-// 44,158 skip-gram vectors with k = 64, 256 and 1024 some 7 s together
-// (README.md). Memory is that of the kept vectors plus k² floats.
+// k-means runs whenever the block is read (trellis run, validate), and
+// on a large vectors file it takes seconds of CPU (docs/results.md,
+// "Measurements behind design choices in the code"). Memory is that of
+// the kept vectors plus k² floats.
 //
 // # The model file
 //

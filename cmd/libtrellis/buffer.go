@@ -22,9 +22,9 @@ import (
 //	T labels, each ending in NUL (labels present)
 //
 // It is what trellis_train and trellis_tag_attributes take rather than
-// JSON, because attribute data is large (CoNLL-2000 with
-// sklearn-crfsuite's tutorial features: 4 million attributes) and this
-// layout is cheap at both ends: Python builds it with str.join and
+// JSON, because attribute data is large (docs/results.md, "Measurements
+// behind design choices in the code") and this layout is cheap at both
+// ends: Python builds it with str.join and
 // array.tobytes, and Go slices every name out of one string with no
 // per-attribute allocation. A name or label cannot contain NUL.
 const (

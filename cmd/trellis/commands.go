@@ -467,11 +467,11 @@ var gcPause struct {
 
 // pauseGC stops the garbage collector's pacing by GOGC until the function
 // it returns is called. A model load builds structures that live as long
-// as the tagger (attribute names, their index, weights: 50 MB for
-// CoNLL-2000's CRF) and little garbage besides the file's bytes, so the
-// collections its growth from an empty heap sets off (four, for that
-// model) each mark the same live data and free almost nothing: 1.5% of
-// trellis tag on CoNLL-2000 ×20. The user's GOGC is restored after the
+// as the tagger (attribute names, their index, weights) and little
+// garbage besides the file's bytes, so the collections its growth from an
+// empty heap sets off each mark the same live data and free almost
+// nothing (docs/results.md, "Measurements behind design choices in the
+// code"). The user's GOGC is restored after the
 // load, and GOMEMLIMIT still bounds it (the runtime collects at the limit
 // whatever the percent).
 func pauseGC() (resume func()) {

@@ -70,7 +70,8 @@ func main() {
 	if os.Getenv("GOGC") == "" {
 		// Training allocates almost nothing once the corpus is encoded, so
 		// a tighter GC target costs little time and keeps peak memory near
-		// the live heap (CoNLL-2000 CRF: 191 MB instead of 213 MB).
+		// the live heap (docs/results.md, "Measurements behind design
+		// choices in the code").
 		debug.SetGCPercent(50)
 	}
 	os.Exit(realMain(os.Args[1:], os.Stdin, os.Stdout, os.Stderr))
@@ -78,9 +79,9 @@ func main() {
 
 // phaseGCPercent is the GC target `run` holds its peak phases to, encoding
 // the training corpus and loading the model back (run.Options.
-// PhaseGCPercent): on CoNLL-2000's CRF run they set the peak RSS, 150 MB
-// at GOGC 50 against 131 MB with this and the optimizer's savings. A GOGC
-// the user set stands.
+// PhaseGCPercent): they set a CRF run's peak RSS, which this lowers
+// (docs/results.md, "Measurements behind design choices in the code"). A
+// GOGC the user set stands.
 func phaseGCPercent() int {
 	if os.Getenv("GOGC") != "" {
 		return 0

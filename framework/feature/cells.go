@@ -70,8 +70,10 @@ const (
 // Shapes that differ only by a shift (an emission template's offsets:
 // w[-2] … w[2], or the bigrams starting at -1 and 0) form a family: the
 // value tuple at a start position is looked up once per sentence position
-// and serves every member, so the CoNLL-2000 baseline's 19 attributes per
-// token cost 5 lookups, and a tuple seen before costs no key at all.
+// and serves every member, so an emission template costs one lookup per
+// token however many offsets it has (docs/results.md, "Measurements behind
+// design choices in the code"), and a tuple seen before costs no key at
+// all.
 type cellCache struct {
 	mode cellMode
 	// values[c] interns the strings of column c (keys are copies: a

@@ -35,7 +35,8 @@ func (w *Workspace) Viterbi(dst []int32, s *Scores) float64 {
 		delta[y] = start[y] + state[y]
 	}
 	// The steps stay inline: as a function of six slices, called once per
-	// position, the step measured 6% slower in perceptron training.
+	// position, the step made perceptron training slower (docs/results.md,
+	// "Measurements behind design choices in the code").
 	transT, preds := c.transT, c.preds
 	for i := 1; i < n; i++ {
 		if s.TransAt != nil {

@@ -7,9 +7,9 @@ import "sort"
 // row of L weights, zero where it has no feature, so that scoring it is
 // one row added with the AVX kernel (rows.go) — about L/4 vector adds —
 // instead of one scattered scalar add per feature, and a CRF's expected
-// counts for it are one row added to a dense row of the gradient. On
-// CoNLL-2000 with CRFsuite's features (22 labels) 2,119 of 335,674
-// attributes are hot, and they carry 80% of the state features' additions.
+// counts for it are one row added to a dense row of the gradient. Few
+// attributes are hot, but they carry most of the state features' additions
+// (docs/results.md, "Measurements behind design choices in the code").
 // Rows add the same numbers in the same order as the sparse loops (adding
 // the zeros changes nothing), so every result keeps its bits.
 //
@@ -34,8 +34,9 @@ func span(ref int64) (f0, f1 int32) { return int32(ref >> 32), int32(ref) }
 // isHot reports whether an attribute with nf features among l labels gets
 // a dense row: a row costs about l/4 vector additions against nf scalar
 // ones, and rows of rare attributes would spread the hot ones over more
-// cache. Measured on CoNLL-2000 (BenchmarkStateScoresConll2000 and the
-// CRF gradient benchmark), a third of the labels is about the best cut.
+// cache. A third of the labels is about the best cut (measured with
+// BenchmarkStateScoresConll2000 and the CRF gradient; docs/results.md,
+// "Measurements behind design choices in the code").
 func isHot(nf, l int) bool { return nf >= 2 && 3*nf >= l }
 
 // HotRows returns the model's hot rows, built on first use. A dense model

@@ -147,9 +147,10 @@ func observedLists(data *feature.Dataset, numAttrs int) (off, lab []int32) {
 // observedMasks is NewObserved's structure for up to 64 labels: a bit per
 // (attribute, label) pair seen, then the bits packed in label order — the
 // same offsets and labels as packSorted of per-attribute lists, from one
-// 8-byte word per attribute instead of a slice each (on CoNLL-2000, 2.7 MB
-// against 13 MB of garbage left at the start of training, which stayed in
-// the process's resident memory for the whole training).
+// 8-byte word per attribute instead of a slice each. The slices left
+// garbage at the start of training, several times the masks' size, which
+// stayed in the process's resident memory for the whole training
+// (docs/results.md, "Measurements behind design choices in the code").
 func observedMasks(data *feature.Dataset, numAttrs int) (off, lab []int32) {
 	masks := make([]uint64, numAttrs)
 	for t := 0; t < data.NumTokens(); t++ {

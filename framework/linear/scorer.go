@@ -350,9 +350,9 @@ func (s *Scorer) expPairs(blk []float64, keys []int32, p0 int32, v float64) {
 //
 // The L normalizers of a position share the state row, so they are
 // computed as a product with exp(Trans) prepared once (expTrans, each row
-// scaled by its maximum): L exponentials per position instead of L², the
-// difference between an MEMM tagging at a third of a CRF's speed and at
-// about its speed. A sum that underflows (a row whose every term is below
+// scaled by its maximum): L exponentials per position instead of L², which
+// keeps an MEMM's tagging speed near a CRF's (docs/results.md,
+// "Measurements behind design choices in the code"). A sum that underflows (a row whose every term is below
 // ~1e-280 of its largest factor) is recomputed the direct way.
 func (s *Scorer) normalize(dst *lattice.Scores) {
 	n, l := dst.N, dst.L

@@ -4,12 +4,12 @@ package optim
 // so its loops are free to be fast rather than to keep the float64 path's
 // bits: the two-loop recursion fuses each update of the direction with the
 // next product (2·Memory+1 passes over the vectors instead of
-// 4·Memory+1: the loops are bound by memory bandwidth, the pairs of
-// CoNLL-2000's CRF alone being 36 MB), each pass running over the
-// variables in chunks that fit the cache, whose sums are added in chunk
-// order. (Running the chunks on two threads gained 15% of the optimizer's
-// time, about 1% of a CRF training's, not worth the goroutines' cost in
-// allocations: BenchmarkHistory.)
+// 4·Memory+1: the loops are bound by memory bandwidth), each pass running
+// over the variables in chunks that fit the cache, whose sums are added in
+// chunk order. (Running the chunks on two threads gained a small share of
+// a CRF training's time, not worth the goroutines' cost in allocations:
+// BenchmarkHistory; docs/results.md, "Measurements behind design choices
+// in the code".)
 
 // chunks is the number of pieces every float32-history loop cuts the
 // variables into.

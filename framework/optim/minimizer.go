@@ -223,8 +223,8 @@ func (m *minimizer) loop(ctx context.Context, k0 int, step float64) (Result, err
 // startSearch saves the point and gradient the line search starts from.
 // Under plain L-BFGS they go into the s and y vectors of the slot the
 // iteration's pair will take, which remember then turns into s = x - xp
-// and y = g - gp in place: two vectors fewer (on CoNLL-2000's CRF, 7 MB
-// of a 150 MB process). The slot is free, or holds the oldest pair, which
+// and y = g - gp in place: two vectors fewer (docs/results.md,
+// "Measurements behind design choices in the code"). The slot is free, or holds the oldest pair, which
 // the direction of this iteration has already used; it is needed again
 // only if the new pair is rejected, and then it is dropped with it (see
 // remember). The Wolfe curvature test that plain L-BFGS's line search

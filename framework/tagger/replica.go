@@ -14,7 +14,8 @@ import (
 // type is bound to the host its plugins should run under), encoder and
 // decoding buffers (decoding the way t does). t and its replicas may tag at the same time, one
 // goroutine each, and a replica costs its buffers rather than another
-// copy of the model (24 MB each for the CoNLL-2000 perceptron otherwise).
+// copy of the model (docs/results.md, "Measurements behind design choices
+// in the code").
 // Closing a replica closes its extractors only (its mapper's, which it
 // keeps for what reads the templates: CheckPlain, TokenInput).
 func (t *Tagger) Replica(reg *feature.Registry) (*Tagger, error) {

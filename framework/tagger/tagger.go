@@ -105,7 +105,9 @@ func New(m *model.Model, reg *feature.Registry, opt Options) (*Tagger, error) {
 		return nil, err
 	}
 	// Tagging reads no gold labels: the encoder does not look up the
-	// label column (a lookup per token, 3% of trellis tag's time).
+	// label column (a lookup per token, a measurable share of trellis
+	// tag's time: docs/results.md, "Measurements behind design choices in
+	// the code").
 	t := &Tagger{Model: m, Format: f, mapper: mp, extractors: mp.Extractors(), enc: mp.NewEncoder(-1),
 		probabilistic: opt.Learners.TypeHas(m.Learner.Type, learn.CanMarginals)}
 	t.documents = t.enc.HasDocumentExtractor()

@@ -95,11 +95,7 @@
 // int32 per token, and per extra shard two int32 slices of V entries and
 // its copied rows. Time is about (Window+1) contexts per kept token,
 // each costing Negative+1 dot products and twice as many vector updates
-// of Dim values, in plain Go. On the shared 2-core machine, with other
-// jobs running, one thread at the defaults trained the first column of
-// CoNLL-2003's eng.train (173,361 tokens at MinCount 5, 5 epochs) and the
-// FORMs of UD EWT's train set (179,738 tokens) at 250,000–280,000 words a
-// second (310,000 per second of CPU); at Dim 50 the three training sets
-// together (572,566 tokens) went at 460,000. A second shard cost 15%
-// more CPU time for the rounds' copies and merges.
+// of Dim values, in plain Go. A second shard costs more CPU time for the
+// rounds' copies and merges. The measured speeds are in docs/results.md,
+// "Measurements behind design choices in the code".
 package word2vec

@@ -170,7 +170,7 @@ func splitShards(d *feature.Dataset, sents []int, k int) [][]int {
 // three times per token — transition, start, stop). Second-order models
 // count trigrams in float64 (linear.Model.AddTrigrams). The gradient and
 // the model are then bit for bit the same, with 4 bytes less per weight
-// (1.8 MB on CoNLL-2000).
+// (docs/results.md, "Measurements behind design choices in the code").
 func useFloat32Counts(m *linear.Model, d *feature.Dataset) bool {
 	return d.Values == nil && !m.SecondOrder() && 2*len(d.Attrs)+3*d.NumTokens() < 1<<24
 }

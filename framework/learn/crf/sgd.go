@@ -419,10 +419,11 @@ func (g *sgd) restore(b []byte) (int, []learn.Point, error) {
 // spinner runs a function on a goroutine of its own each time start is
 // called, and wait returns when that run is done. Between runs the
 // goroutine spins (yielding the processor at each turn) instead of parking:
-// an SGD step's lane takes about 100 µs, and waking a parked goroutine
-// takes that long too — with a goroutine started per step, or woken by a
-// channel, the lanes ran side by side for only part of the time
-// (BenchmarkSGDEpochConll2000). It costs the spinning core between the
+// an SGD step's lane is short, and waking a parked goroutine takes about
+// as long — with a goroutine started per step, or woken by a channel, the
+// lanes ran side by side for only part of the time
+// (BenchmarkSGDEpochConll2000; docs/results.md, "Measurements behind
+// design choices in the code"). It costs the spinning core between the
 // steps of an epoch, and only then (sgd.startSecond).
 type spinner struct {
 	fn         func()

@@ -46,8 +46,8 @@ type Config struct {
 }
 
 // DefaultEpochs is enough for the averaged online learners to level off
-// on the public benchmarks (the perceptron's dev score moves by less than
-// 0.1 after ~10).
+// on the public benchmarks (docs/results.md, "Measurements behind design
+// choices in the code").
 const DefaultEpochs = 10
 
 // Flag returns *b, or def when b is nil.

@@ -46,7 +46,8 @@ type Config struct {
 func (c *Config) online() *online.Config { return online.SettingsOf(c) }
 
 // DefaultEpochs is enough for the averaged perceptron to level off on the
-// public benchmarks (its dev score moves by less than 0.1 after ~10).
+// public benchmarks (docs/results.md, "Measurements behind design choices
+// in the code").
 const DefaultEpochs = online.DefaultEpochs
 
 // Learner is the averaged perceptron.
