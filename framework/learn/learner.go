@@ -214,7 +214,7 @@ type Result struct {
 }
 
 // Learner trains one kind of model. The lifecycle mirrors templates:
-// new (Registry) → decode config (Config, gohcl and json tags) → Validate →
+// new (Registry) → decode config (Config, hcl and json tags; DecodeConfig) → Validate →
 // Train. Train must honour ctx cancellation promptly and be deterministic
 // given Problem.Seed, whatever Problem.Threads is. Callers train through
 // Registry.Train, which refuses what the learner cannot train first, so

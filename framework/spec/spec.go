@@ -1034,7 +1034,7 @@ func (s *Spec) decodeLearners(blocks hcl.Blocks, ctx *hcl.EvalContext, reg *lear
 			continue
 		}
 		unsupported := unsupportedSettings(rest, typ, l, reg)
-		d = gohcl.DecodeBody(rest, ctx, l.Config())
+		d = learn.DecodeConfig(rest, ctx, l.Config())
 		if len(unsupported) > 0 {
 			// Ours say which learners take the setting; drop gohcl's
 			// "not expected here" for the same attributes.
@@ -1168,7 +1168,7 @@ func unsupportedSettings(body hcl.Body, typ string, l learn.Learner, reg *learn.
 
 // settingNames lists the attributes a learner config decodes, sorted.
 func settingNames(cfg any) []string {
-	schema, _ := gohcl.ImpliedBodySchema(cfg)
+	schema := learn.ConfigSchema(cfg)
 	var names []string
 	for _, a := range schema.Attributes {
 		names = append(names, a.Name)

@@ -104,7 +104,7 @@ func (s *Spec) NewLearner(li *LearnerInstance, c Candidate) (*LearnerInstance, e
 	if !ok {
 		return nil, fmt.Errorf("learner type %q is not registered", li.Type)
 	}
-	if d := gohcl.DecodeBody(li.body, li.ctx, l.Config()); d.HasErrors() {
+	if d := learn.DecodeConfig(li.body, li.ctx, l.Config()); d.HasErrors() {
 		return nil, d
 	}
 	names := make([]string, 0, len(c))
@@ -136,12 +136,12 @@ func settingField(cfg any, name string) (reflect.Value, bool) {
 		return reflect.Value{}, false
 	}
 	v = v.Elem()
-	for i := 0; i < v.NumField(); i++ {
-		tag, _, _ := strings.Cut(v.Type().Field(i).Tag.Get("hcl"), ",")
+	for _, sf := range reflect.VisibleFields(v.Type()) { // with those of embedded structs
+		tag, _, _ := strings.Cut(sf.Tag.Get("hcl"), ",")
 		if tag != name {
 			continue
 		}
-		f := v.Field(i)
+		f := v.FieldByIndex(sf.Index)
 		k := f.Kind()
 		if k == reflect.Pointer {
 			k = f.Type().Elem().Kind()

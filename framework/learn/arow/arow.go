@@ -32,34 +32,15 @@ import (
 )
 
 // Config is the arow learner block: the online learners' settings
-// (online.Config's fields, repeated because gohcl does not decode
-// embedded structs) and AROW's own, named as in CRFsuite.
+// (online.Config) and AROW's own, named as in CRFsuite.
 type Config struct {
-	Epochs    *int   `hcl:"epochs,optional" json:"epochs,omitempty"`
-	Shuffle   *bool  `hcl:"shuffle,optional" json:"shuffle,omitempty"`
-	Average   *bool  `hcl:"average,optional" json:"average,omitempty"`
-	BestEpoch *bool  `hcl:"best_epoch,optional" json:"best_epoch,omitempty"`
-	Features  string `hcl:"features,optional" json:"features,omitempty"`
-	// InitModel is the path of a trained model to continue training from
-	// (resolved by the spec against its folder); "" trains from zero.
-	InitModel string `hcl:"init_model,optional" json:"init_model,omitempty"`
-	// Shards is the number of fixed shards trained by iterative parameter
-	// mixing every epoch; 0 or 1 trains serially (online.Config).
-	Shards int `hcl:"shards,optional" json:"shards,omitempty"`
-	// Mix is "uniform" (the default) or "mistakes": how the shards'
-	// weights are mixed after every epoch.
-	Mix string `hcl:"mix,optional" json:"mix,omitempty"`
+	online.Config
 	// Variance is every weight's initial variance (default 1).
 	Variance *float64 `hcl:"variance,optional" json:"variance,omitempty"`
 	// Gamma is the trade-off γ between keeping the weights and fitting
 	// the current sentence (default 1).
 	Gamma *float64 `hcl:"gamma,optional" json:"gamma,omitempty"`
 }
-
-// online returns the shared settings (online.SettingsOf copies the
-// fields above by name; online.CheckRepeats, in the tests, checks they
-// are all there).
-func (c *Config) online() *online.Config { return online.SettingsOf(c) }
 
 // Learner is the AROW learner.
 type Learner struct{ cfg Config }
@@ -102,7 +83,7 @@ func value(p *float64, def float64) float64 {
 
 // Validate implements learn.Learner.
 func (l *Learner) Validate() hcl.Diagnostics {
-	diags := l.cfg.online().Validate()
+	diags := l.cfg.Config.Validate()
 	for _, s := range []struct {
 		name string
 		v    *float64
@@ -121,7 +102,7 @@ func (l *Learner) Train(ctx context.Context, p *learn.Problem) (*learn.Result, e
 }
 
 func (l *Learner) trainWith(ctx context.Context, p *learn.Problem, r *Rule) (*learn.Result, error) {
-	res, err := online.Train(ctx, p, "arow", l.cfg.online(), r)
+	res, err := online.Train(ctx, p, "arow", &l.cfg.Config, r)
 	if err != nil {
 		return nil, err
 	}

@@ -55,7 +55,7 @@ func TestHandSteps(t *testing.T) {
 		}
 		wantSigma := []float64{s2, s2, s1, s1, s1, s0, s0, s1, s2, s2, s2, s2}
 		one, no, avg := 1, false, false
-		l := &Learner{cfg: Config{Epochs: &one, Shuffle: &no, Average: &avg, Features: "all", Variance: &s0, Gamma: &g}}
+		l := &Learner{cfg: Config{Config: online.Config{Epochs: &one, Common: online.Common{Shuffle: &no, Average: &avg, Features: "all"}}, Variance: &s0, Gamma: &g}}
 		r := &Rule{Variance: s0, Gamma: g}
 		res, err := l.trainWith(context.Background(), tiny(), r)
 		if err != nil {
@@ -81,18 +81,5 @@ func TestValidate(t *testing.T) {
 	}
 	if d := (&Learner{}).Validate(); d.HasErrors() {
 		t.Errorf("defaults refused: %v", d)
-	}
-}
-
-// TestRepeatsOnlineSettings: the config repeats every online setting with
-// online.Config's type and tags, and they reach the online engine.
-func TestRepeatsOnlineSettings(t *testing.T) {
-	if err := online.CheckRepeats(&Config{}); err != nil {
-		t.Fatal(err)
-	}
-	c := &Config{Epochs: new(4), Shuffle: new(false), Average: new(false), BestEpoch: new(false), Features: "all", InitModel: "m"}
-	got := c.online()
-	if *got.Epochs != 4 || *got.Shuffle || *got.Average || *got.BestEpoch || got.Features != "all" || got.InitModel != "m" {
-		t.Fatalf("online settings %+v from %+v", got, c)
 	}
 }

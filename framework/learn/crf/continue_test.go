@@ -27,7 +27,7 @@ func TestContinue(t *testing.T) {
 		cfg  Config
 	}{
 		{"lbfgs", Config{}},
-		{"sgd", Config{Algorithm: "sgd", MaxIterations: 20}},
+		{"sgd", Config{Training: Training{Algorithm: "sgd", MaxIterations: 20}}},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			l := &Learner{cfg: c.cfg}
@@ -81,7 +81,7 @@ func TestContinuePrior(t *testing.T) {
 	}
 	dist := map[string]float64{}
 	for _, prior := range []string{"zero", "init_model"} {
-		l := &Learner{cfg: Config{InitModel: "a.model", Prior: prior}}
+		l := &Learner{cfg: Config{Training: Training{InitModel: "a.model", Prior: prior}}}
 		if d := l.Validate(); d.HasErrors() {
 			t.Fatal(d)
 		}
@@ -101,7 +101,7 @@ func TestContinuePrior(t *testing.T) {
 	if !(dist["init_model"] < dist["zero"]/2) {
 		t.Errorf("squared distance to the model: %v with the prior, %v without", dist["init_model"], dist["zero"])
 	}
-	if d := (&Learner{cfg: Config{Prior: "init_model"}}).Validate(); !d.HasErrors() {
+	if d := (&Learner{cfg: Config{Training: Training{Prior: "init_model"}}}).Validate(); !d.HasErrors() {
 		t.Error(`prior = "init_model" without init_model: no diagnostic`)
 	}
 }

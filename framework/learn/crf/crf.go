@@ -30,7 +30,24 @@ import (
 )
 
 // Config is the crf learner block. Zero values take CRFsuite's defaults.
+// Its parts are separate structs so that maxent's and the MEMM's block,
+// LocalConfig, holds all but Latent; they keep the settings' order in the
+// model header.
 type Config struct {
+	Training
+	Latent
+	Speedups
+}
+
+// LocalConfig is the maxent and memm block: Config without Latent, which
+// only the chain form takes. It points into the Learner's Config.
+type LocalConfig struct {
+	*Training
+	*Speedups
+}
+
+// Training holds the objective's and the optimizers' settings.
+type Training struct {
 	// Algorithm is "lbfgs" (default) or "sgd".
 	Algorithm string `hcl:"algorithm,optional" json:"algorithm,omitempty"`
 	// C1 is the L1 coefficient (OWL-QN when > 0; default 0).
@@ -70,6 +87,10 @@ type Config struct {
 	// copied to each state: a state pays for how far it departs from its
 	// label, not for the label's weights themselves (see latent.go).
 	Prior string `hcl:"prior,optional" json:"prior,omitempty"`
+}
+
+// Latent holds the latent CRF's settings (latent.go): crf only.
+type Latent struct {
 	// HiddenStates, when 2 or more, trains a latent-variable CRF
 	// (latent.go): each label owns that many hidden states. crf only.
 	HiddenStates int `hcl:"hidden_states,optional" json:"hidden_states,omitempty"`
@@ -82,6 +103,10 @@ type Config struct {
 	// iterations (those after the split) in place of MaxIterations, which
 	// still bounds the plain CRF's before it. crf with hidden_states only.
 	HiddenIterations int `hcl:"hidden_iterations,optional" json:"hidden_iterations,omitempty"`
+}
+
+// Speedups holds changes of arithmetic that train faster, off by default.
+type Speedups struct {
 	// WarmStartEpochs, when > 0, runs that many SGD epochs at most (as
 	// algorithm = "sgd", same objective, seed, learning_rate and stopping
 	// test over period epochs, which can end it sooner) before L-BFGS, which
@@ -101,34 +126,6 @@ type Config struct {
 	// a step's gradients are taken at the same weights, so two threads
 	// share them (sgd.go); a change of arithmetic.
 	BatchSize int `hcl:"batch_size,optional" json:"batch_size,omitempty"`
-}
-
-// LocalConfig is the maxent and memm block: Config without hidden_states,
-// which only the chain form takes. It repeats Config's fields with the
-// same tags, so that one converts into the other (Learner.Config): the
-// compiler refuses a field missing on either side. HiddenStates, untagged,
-// is neither decoded nor recorded.
-type LocalConfig struct {
-	Algorithm        string   `hcl:"algorithm,optional" json:"algorithm,omitempty"`
-	C1               *float64 `hcl:"c1,optional" json:"c1,omitempty"`
-	C2               *float64 `hcl:"c2,optional" json:"c2,omitempty"`
-	MaxIterations    int      `hcl:"max_iterations,optional" json:"max_iterations,omitempty"`
-	Epsilon          *float64 `hcl:"epsilon,optional" json:"epsilon,omitempty"`
-	Period           int      `hcl:"period,optional" json:"period,omitempty"`
-	Delta            *float64 `hcl:"delta,optional" json:"delta,omitempty"`
-	Memory           int      `hcl:"memory,optional" json:"memory,omitempty"`
-	Patience         int      `hcl:"patience,optional" json:"patience,omitempty"`
-	DevEvery         int      `hcl:"dev_every,optional" json:"dev_every,omitempty"`
-	LearningRate     *float64 `hcl:"learning_rate,optional" json:"learning_rate,omitempty"`
-	Features         string   `hcl:"features,optional" json:"features,omitempty"`
-	InitModel        string   `hcl:"init_model,optional" json:"init_model,omitempty"`
-	Prior            string   `hcl:"prior,optional" json:"prior,omitempty"`
-	HiddenStates     int      `json:"-"`
-	HiddenInit       string   `json:"-"`
-	HiddenIterations int      `json:"-"`
-	WarmStartEpochs  int      `hcl:"warm_start_epochs,optional" json:"warm_start_epochs,omitempty"`
-	HistoryPrecision string   `hcl:"history_precision,optional" json:"history_precision,omitempty"`
-	BatchSize        int      `hcl:"batch_size,optional" json:"batch_size,omitempty"`
 }
 
 // Form is the probability model a Learner fits. The forms share the
@@ -204,7 +201,7 @@ func (l *Learner) Config() any {
 	if l.form == Chain {
 		return &l.cfg
 	}
-	return (*LocalConfig)(&l.cfg)
+	return &LocalConfig{&l.cfg.Training, &l.cfg.Speedups}
 }
 
 func value(p *float64, def float64) float64 {

@@ -340,8 +340,8 @@ func TestTrain(t *testing.T) {
 		cfg  Config
 	}{
 		{"lbfgs", Config{}},
-		{"owlqn", Config{C1: &one, C2: &two}},
-		{"sgd", Config{Algorithm: "sgd", MaxIterations: 20}},
+		{"owlqn", Config{Training: Training{C1: &one, C2: &two}}},
+		{"sgd", Config{Training: Training{Algorithm: "sgd", MaxIterations: 20}}},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			l := &Learner{cfg: c.cfg}
@@ -400,15 +400,15 @@ func TestCheckpointResume(t *testing.T) {
 		cfg  Config
 		form Form
 	}{
-		{"lbfgs", Config{MaxIterations: 40}, Chain},
-		{"owlqn", Config{C1: &one, C2: &small, MaxIterations: 40}, Chain},
-		{"lbfgs patience", Config{Patience: 3}, Chain},
-		{"lbfgs warm start", Config{MaxIterations: 40, WarmStartEpochs: 3}, Chain},
-		{"sgd", Config{Algorithm: "sgd", MaxIterations: 9}, Chain},
-		{"maxent lbfgs", Config{MaxIterations: 40}, PerToken},
-		{"memm lbfgs", Config{MaxIterations: 40}, Local},
-		{"memm owlqn", Config{C1: &one, C2: &small, MaxIterations: 40}, Local},
-		{"memm sgd", Config{Algorithm: "sgd", MaxIterations: 9}, Local},
+		{"lbfgs", Config{Training: Training{MaxIterations: 40}}, Chain},
+		{"owlqn", Config{Training: Training{C1: &one, C2: &small, MaxIterations: 40}}, Chain},
+		{"lbfgs patience", Config{Training: Training{Patience: 3}}, Chain},
+		{"lbfgs warm start", Config{Training: Training{MaxIterations: 40}, Speedups: Speedups{WarmStartEpochs: 3}}, Chain},
+		{"sgd", Config{Training: Training{Algorithm: "sgd", MaxIterations: 9}}, Chain},
+		{"maxent lbfgs", Config{Training: Training{MaxIterations: 40}}, PerToken},
+		{"memm lbfgs", Config{Training: Training{MaxIterations: 40}}, Local},
+		{"memm owlqn", Config{Training: Training{C1: &one, C2: &small, MaxIterations: 40}}, Local},
+		{"memm sgd", Config{Training: Training{Algorithm: "sgd", MaxIterations: 9}}, Local},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			l := &Learner{cfg: c.cfg, form: c.form}
@@ -468,7 +468,7 @@ func TestNonFinite(t *testing.T) {
 	for k := range d.Values {
 		d.Values[k] = 1e305
 	}
-	l := &Learner{cfg: Config{Algorithm: "sgd", MaxIterations: 5}}
+	l := &Learner{cfg: Config{Training: Training{Algorithm: "sgd", MaxIterations: 5}}}
 	_, err := l.Train(context.Background(), learntest.Problem(d, 1))
 	if err == nil || !strings.Contains(err.Error(), "sgd epoch 1 produced a non-finite objective") {
 		t.Fatalf("got %v", err)

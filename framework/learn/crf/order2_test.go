@@ -82,7 +82,7 @@ func TestTrainSecondOrder(t *testing.T) {
 		min, max float64
 	}{
 		{"lbfgs", Config{}, 2, 0.99, 1},
-		{"sgd", Config{Algorithm: "sgd", MaxIterations: 20}, 2, 0.99, 1},
+		{"sgd", Config{Training: Training{Algorithm: "sgd", MaxIterations: 20}}, 2, 0.99, 1},
 		{"first order", Config{}, 1, 0, 0.85},
 	} {
 		t.Run(c.name, func(t *testing.T) {
@@ -110,7 +110,7 @@ func TestTrainSecondOrder(t *testing.T) {
 func TestOthersRefuseSecondOrder(t *testing.T) {
 	r := rand.New(rand.NewPCG(8, 9))
 	for _, l := range []*Learner{
-		{form: PerToken}, {form: Local}, {cfg: Config{HiddenStates: 2}},
+		{form: PerToken}, {form: Local}, {cfg: Config{Latent: Latent{HiddenStates: 2}}},
 	} {
 		p := learntest.Problem(learntest.Periodic(r, 20, 3), 1)
 		p.Order = 2

@@ -24,7 +24,7 @@ func TestTrainPairs(t *testing.T) {
 		max   float64
 	}{
 		{"lbfgs", Config{}, true, 0.99, 1},
-		{"sgd", Config{Algorithm: "sgd", MaxIterations: 20}, true, 0.99, 1},
+		{"sgd", Config{Training: Training{Algorithm: "sgd", MaxIterations: 20}}, true, 0.99, 1},
 		{"without pairs", Config{}, false, 0, 0.8},
 	} {
 		t.Run(c.name, func(t *testing.T) {

@@ -34,22 +34,22 @@ func checkWarmStart(t *testing.T, form Form, batch int, train, test *feature.Dat
 	// A tight stopping rule, so that the warm-started and the plain
 	// L-BFGS both end near enough the one optimum to tag alike.
 	delta := 1e-9
-	sgd, err := (&Learner{cfg: Config{Algorithm: "sgd", MaxIterations: epochs, BatchSize: batch, Delta: &delta}, form: form}).Train(context.Background(), learntest.Problem(train, 1))
+	sgd, err := (&Learner{cfg: Config{Training: Training{Algorithm: "sgd", MaxIterations: epochs, Delta: &delta}, Speedups: Speedups{BatchSize: batch}}, form: form}).Train(context.Background(), learntest.Problem(train, 1))
 	if err != nil {
 		t.Fatal(err)
 	}
 	p := learntest.Problem(train, 1)
 	p.Init = sgd.Model
-	twoRuns, err := (&Learner{cfg: Config{Delta: &delta}, form: form}).Train(context.Background(), p)
+	twoRuns, err := (&Learner{cfg: Config{Training: Training{Delta: &delta}}, form: form}).Train(context.Background(), p)
 	if err != nil {
 		t.Fatal(err)
 	}
-	plain, err := (&Learner{cfg: Config{Delta: &delta}, form: form}).Train(context.Background(), learntest.Problem(train, 1))
+	plain, err := (&Learner{cfg: Config{Training: Training{Delta: &delta}}, form: form}).Train(context.Background(), learntest.Problem(train, 1))
 	if err != nil {
 		t.Fatal(err)
 	}
 	for _, threads := range []int{1, 3} {
-		l := &Learner{cfg: Config{WarmStartEpochs: epochs, BatchSize: batch, Delta: &delta}, form: form}
+		l := &Learner{cfg: Config{Training: Training{Delta: &delta}, Speedups: Speedups{WarmStartEpochs: epochs, BatchSize: batch}}, form: form}
 		if d := l.Validate(); d.HasErrors() {
 			t.Fatal(d)
 		}
@@ -87,12 +87,12 @@ func TestWarmStartRefused(t *testing.T) {
 		cfg  Config
 		want string
 	}{
-		{"negative", Config{WarmStartEpochs: -1}, "must be >= 0"},
-		{"sgd", Config{WarmStartEpochs: 2, Algorithm: "sgd"}, `with algorithm = "sgd" set max_iterations`},
-		{"latent", Config{WarmStartEpochs: 2, HiddenStates: 2}, "hidden_init"},
-		{"l1", Config{WarmStartEpochs: 2, C1: &one}, "c1 = 0"},
-		{"no l2", Config{WarmStartEpochs: 2, C2: &zero}, "c2 > 0"},
-		{"prior", Config{WarmStartEpochs: 2, InitModel: "m", Prior: "init_model"}, `prior = "init_model"`},
+		{"negative", Config{Speedups: Speedups{WarmStartEpochs: -1}}, "must be >= 0"},
+		{"sgd", Config{Training: Training{Algorithm: "sgd"}, Speedups: Speedups{WarmStartEpochs: 2}}, `with algorithm = "sgd" set max_iterations`},
+		{"latent", Config{Latent: Latent{HiddenStates: 2}, Speedups: Speedups{WarmStartEpochs: 2}}, "hidden_init"},
+		{"l1", Config{Training: Training{C1: &one}, Speedups: Speedups{WarmStartEpochs: 2}}, "c1 = 0"},
+		{"no l2", Config{Training: Training{C2: &zero}, Speedups: Speedups{WarmStartEpochs: 2}}, "c2 > 0"},
+		{"prior", Config{Training: Training{InitModel: "m", Prior: "init_model"}, Speedups: Speedups{WarmStartEpochs: 2}}, `prior = "init_model"`},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			d := (&Learner{cfg: c.cfg}).Validate()
@@ -108,7 +108,7 @@ func TestWarmStartRefused(t *testing.T) {
 		})
 	}
 	for _, form := range []Form{Chain, PerToken, Local} {
-		if d := (&Learner{cfg: Config{WarmStartEpochs: 3, InitModel: "m"}, form: form}).Validate(); d.HasErrors() {
+		if d := (&Learner{cfg: Config{Training: Training{InitModel: "m"}, Speedups: Speedups{WarmStartEpochs: 3}}, form: form}).Validate(); d.HasErrors() {
 			t.Errorf("%v: %v", form, d)
 		}
 	}
@@ -124,15 +124,15 @@ func TestSpeedSettingsRefused(t *testing.T) {
 		cfg  Config
 		want string // "" when valid
 	}{
-		{"batch negative", Config{Algorithm: "sgd", BatchSize: -1}, "batch_size must be >= 1"},
-		{"batch without sgd", Config{BatchSize: 8}, `batch_size is SGD's`},
-		{"batch with sgd", Config{Algorithm: "sgd", BatchSize: 8}, ""},
-		{"batch with warm start", Config{WarmStartEpochs: 3, BatchSize: 8}, ""},
-		{"precision unknown", Config{HistoryPrecision: "float16"}, `history_precision must be "float64" or "float32"`},
-		{"precision with sgd", Config{Algorithm: "sgd", HistoryPrecision: "float32"}, `needs algorithm = "lbfgs" and c1 = 0`},
-		{"precision with l1", Config{C1: &one, HistoryPrecision: "float32"}, `needs algorithm = "lbfgs" and c1 = 0`},
-		{"precision float32", Config{HistoryPrecision: "float32", Memory: 12}, ""},
-		{"precision float64", Config{HistoryPrecision: "float64"}, ""},
+		{"batch negative", Config{Training: Training{Algorithm: "sgd"}, Speedups: Speedups{BatchSize: -1}}, "batch_size must be >= 1"},
+		{"batch without sgd", Config{Speedups: Speedups{BatchSize: 8}}, `batch_size is SGD's`},
+		{"batch with sgd", Config{Training: Training{Algorithm: "sgd"}, Speedups: Speedups{BatchSize: 8}}, ""},
+		{"batch with warm start", Config{Speedups: Speedups{WarmStartEpochs: 3, BatchSize: 8}}, ""},
+		{"precision unknown", Config{Speedups: Speedups{HistoryPrecision: "float16"}}, `history_precision must be "float64" or "float32"`},
+		{"precision with sgd", Config{Training: Training{Algorithm: "sgd"}, Speedups: Speedups{HistoryPrecision: "float32"}}, `needs algorithm = "lbfgs" and c1 = 0`},
+		{"precision with l1", Config{Training: Training{C1: &one}, Speedups: Speedups{HistoryPrecision: "float32"}}, `needs algorithm = "lbfgs" and c1 = 0`},
+		{"precision float32", Config{Training: Training{Memory: 12}, Speedups: Speedups{HistoryPrecision: "float32"}}, ""},
+		{"precision float64", Config{Speedups: Speedups{HistoryPrecision: "float64"}}, ""},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			d := (&Learner{cfg: c.cfg}).Validate()
@@ -164,7 +164,7 @@ func TestSGDLanesThreads(t *testing.T) {
 	for k, a := range d.Attrs {
 		d.Attrs[k] = (a + 1) % 5 // the bias, attribute 4, becomes 0
 	}
-	l := &Learner{cfg: Config{Algorithm: "sgd", MaxIterations: 5, BatchSize: 4}}
+	l := &Learner{cfg: Config{Training: Training{Algorithm: "sgd", MaxIterations: 5}, Speedups: Speedups{BatchSize: 4}}}
 	var want []float64
 	for _, threads := range []int{1, 2, 3} {
 		res, err := l.Train(context.Background(), learntest.Problem(d, threads))

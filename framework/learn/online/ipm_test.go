@@ -87,7 +87,7 @@ func TestOneShardIsSerial(t *testing.T) {
 						}
 						var curve []learn.Point
 						p.Observe = func(pt learn.Point) { curve = append(curve, pt) }
-						cfg := &online.Config{Epochs: new(4), Average: &average, Shuffle: &shuffle, Shards: 1, Mix: mix}
+						cfg := &online.Config{Epochs: new(4), Common: online.Common{Average: &average, Shuffle: &shuffle}, Shards: 1, Mix: mix}
 						res, err := train(context.Background(), p, "x", cfg, mk())
 						if err != nil {
 							t.Fatal(err)
@@ -200,7 +200,7 @@ func TestMixedAveraging(t *testing.T) {
 		}
 	}
 	train := func(d *feature.Dataset, shards int, average bool) []float64 {
-		cfg := &online.Config{Epochs: new(1), Shuffle: new(false), Average: &average, Features: "all", Shards: shards}
+		cfg := &online.Config{Epochs: new(1), Common: online.Common{Shuffle: new(false), Average: &average, Features: "all"}, Shards: shards}
 		res, err := online.Train(context.Background(), learntest.Problem(d, 1), "avg", cfg, perceptron.Rule{})
 		if err != nil {
 			t.Fatal(err)

@@ -12,27 +12,14 @@ import (
 )
 
 // Config holds the settings every online learner takes, the one place
-// they are defined, documented and validated. gohcl does not decode
-// embedded structs, so a learner's config repeats these fields (same
-// names, types and tags) and gets them back with SettingsOf; its tests
-// call CheckRepeats, so a field added here and forgotten there fails.
+// they are defined, documented and validated; a learner's config embeds
+// it (framework/learn/config.go says why).
 type Config struct {
 	// Epochs is the number of passes over the training data (default 10).
 	// A pointer, so that an explicit epochs = 0 is refused rather than
 	// read as "not set".
 	Epochs *int `hcl:"epochs,optional" json:"epochs,omitempty"`
-	// Shuffle visits sentences in a new seeded order every epoch
-	// (default true).
-	Shuffle *bool `hcl:"shuffle,optional" json:"shuffle,omitempty"`
-	// Average returns the averaged weights (default true); false gives the
-	// last weights.
-	Average *bool `hcl:"average,optional" json:"average,omitempty"`
-	// BestEpoch keeps the epoch with the best dev score when the spec has
-	// a dev corpus (default true).
-	BestEpoch *bool `hcl:"best_epoch,optional" json:"best_epoch,omitempty"`
-	// Features is "observed" (attribute-label pairs seen in training get a
-	// weight, as CRFsuite does; the default) or "all".
-	Features string `hcl:"features,optional" json:"features,omitempty"`
+	Common
 	// InitModel is the path of a trained model to continue training from
 	// (resolved by the spec against its folder); "" trains from zero.
 	InitModel string `hcl:"init_model,optional" json:"init_model,omitempty"`
@@ -43,6 +30,27 @@ type Config struct {
 	// (the default) or "mistakes" (in proportion to each shard's
 	// updates). It has no effect without shards ≥ 2.
 	Mix string `hcl:"mix,optional" json:"mix,omitempty"`
+}
+
+// Common holds the settings that the transition learner, which trains on
+// its own search rather than on this engine, shares with the online
+// learners. Epochs is not one: the transition learner's refuses 0 (it has
+// no init_model) and comes before its search settings in its JSON.
+type Common struct {
+	// Shuffle visits the training sentences (the transition learner's
+	// documents, when there are any) in a new seeded order every epoch
+	// (default true).
+	Shuffle *bool `hcl:"shuffle,optional" json:"shuffle,omitempty"`
+	// Average returns the averaged weights (default true); false gives the
+	// last weights.
+	Average *bool `hcl:"average,optional" json:"average,omitempty"`
+	// BestEpoch keeps the epoch with the best dev score when the spec has
+	// a dev corpus (default true).
+	BestEpoch *bool `hcl:"best_epoch,optional" json:"best_epoch,omitempty"`
+	// Features is "observed" (attribute-label pairs seen in training get a
+	// weight, as CRFsuite does; the default) or "all" (the transition
+	// learner's history attributes always have every label).
+	Features string `hcl:"features,optional" json:"features,omitempty"`
 }
 
 // DefaultEpochs is enough for the averaged online learners to level off

@@ -10,10 +10,8 @@ import (
 
 	"github.com/trellis-nlp/trellis/framework/learn/internal/learntest"
 
-	"github.com/hashicorp/hcl/v2/gohcl"
 	"github.com/rs/zerolog"
 
-	"github.com/trellis-nlp/trellis/builtin"
 	"github.com/trellis-nlp/trellis/framework/feature"
 	"github.com/trellis-nlp/trellis/framework/learn"
 	"github.com/trellis-nlp/trellis/framework/learn/arow"
@@ -223,7 +221,7 @@ func TestAveraging(t *testing.T) {
 		sub.TokenOff = d.TokenOff[:end+1]
 		sub.Labels = d.Labels[:end]
 		sub.SentOff = d.SentOff[:n+1]
-		cfg := &online.Config{Epochs: new(1), Shuffle: new(false), Average: &average, Features: "all"}
+		cfg := &online.Config{Epochs: new(1), Common: online.Common{Shuffle: new(false), Average: &average, Features: "all"}}
 		res, err := online.Train(context.Background(), learntest.Problem(sub, 1), "avg", cfg, perceptron.Rule{})
 		if err != nil {
 			t.Fatal(err)
@@ -276,36 +274,6 @@ func TestUpdatesCountChanges(t *testing.T) {
 				t.Errorf("train errors per epoch %v, want 7 epochs ending at 0.5 (sentence 1 always wrong)", losses)
 			}
 		})
-	}
-}
-
-// TestRegisteredOnlineLearnersRepeatSettings: every registered learner
-// whose config takes epochs and shuffle is an online learner and repeats
-// all of online.Config's settings (the transition learner, which searches
-// by itself, aside), so a learner added without its own
-// CheckRepeats test is still checked.
-func TestRegisteredOnlineLearnersRepeatSettings(t *testing.T) {
-	_, reg := builtin.Registries()
-	found := 0
-	for _, name := range reg.Names() {
-		l, _ := reg.New(name)
-		schema, _ := gohcl.ImpliedBodySchema(l.Config())
-		names := map[string]bool{}
-		for _, a := range schema.Attributes {
-			names[a.Name] = true
-		}
-		// The transition learner has epochs and shuffle too but runs its
-		// own search, not the online engine (no shards, no init_model).
-		if !names["epochs"] || !names["shuffle"] || learn.SearchBeam(l) > 0 {
-			continue
-		}
-		found++
-		if err := online.CheckRepeats(l.Config()); err != nil {
-			t.Errorf("%s: %v", name, err)
-		}
-	}
-	if found < 3 { // perceptron, pa, arow
-		t.Fatalf("%d online learners registered, want at least 3", found)
 	}
 }
 

@@ -28,23 +28,9 @@ import (
 )
 
 // Config is the pa learner block: the online learners' settings
-// (online.Config's fields, repeated because gohcl does not decode
-// embedded structs) and PA's own, named as in CRFsuite.
+// (online.Config) and PA's own, named as in CRFsuite.
 type Config struct {
-	Epochs    *int   `hcl:"epochs,optional" json:"epochs,omitempty"`
-	Shuffle   *bool  `hcl:"shuffle,optional" json:"shuffle,omitempty"`
-	Average   *bool  `hcl:"average,optional" json:"average,omitempty"`
-	BestEpoch *bool  `hcl:"best_epoch,optional" json:"best_epoch,omitempty"`
-	Features  string `hcl:"features,optional" json:"features,omitempty"`
-	// InitModel is the path of a trained model to continue training from
-	// (resolved by the spec against its folder); "" trains from zero.
-	InitModel string `hcl:"init_model,optional" json:"init_model,omitempty"`
-	// Shards is the number of fixed shards trained by iterative parameter
-	// mixing every epoch; 0 or 1 trains serially (online.Config).
-	Shards int `hcl:"shards,optional" json:"shards,omitempty"`
-	// Mix is "uniform" (the default) or "mistakes": how the shards'
-	// weights are mixed after every epoch.
-	Mix string `hcl:"mix,optional" json:"mix,omitempty"`
+	online.Config
 	// Type is 0 (PA), 1 (PA-I, the default) or 2 (PA-II): CRFsuite's
 	// "type", named pa_type as in sklearn-crfsuite because a learner
 	// block's type is the learner's.
@@ -55,11 +41,6 @@ type Config struct {
 	// (default true).
 	ErrorSensitive *bool `hcl:"error_sensitive,optional" json:"error_sensitive,omitempty"`
 }
-
-// online returns the shared settings (online.SettingsOf copies the
-// fields above by name; online.CheckRepeats, in the tests, checks they
-// are all there).
-func (c *Config) online() *online.Config { return online.SettingsOf(c) }
 
 // Learner is the passive-aggressive learner.
 type Learner struct{ cfg Config }
@@ -106,7 +87,7 @@ func (l *Learner) rule() *Rule {
 
 // Validate implements learn.Learner.
 func (l *Learner) Validate() hcl.Diagnostics {
-	diags := l.cfg.online().Validate()
+	diags := l.cfg.Config.Validate()
 	if t := l.cfg.Type; t != nil && (*t < 0 || *t > 2) {
 		diags = append(diags, &hcl.Diagnostic{Severity: hcl.DiagError, Summary: "Invalid pa type",
 			Detail: fmt.Sprintf("pa_type must be 0 (PA), 1 (PA-I) or 2 (PA-II), got %d", *t)})
@@ -121,7 +102,7 @@ func (l *Learner) Validate() hcl.Diagnostics {
 // Train implements learn.Learner.
 func (l *Learner) Train(ctx context.Context, p *learn.Problem) (*learn.Result, error) {
 	r := l.rule()
-	res, err := online.Train(ctx, p, "pa", l.cfg.online(), r)
+	res, err := online.Train(ctx, p, "pa", &l.cfg.Config, r)
 	if err != nil {
 		return nil, err
 	}

@@ -70,7 +70,7 @@ func TestHandSteps(t *testing.T) {
 			}
 			for _, average := range []bool{false, true} {
 				one, no := 1, false
-				l := &Learner{cfg: Config{Epochs: &one, Shuffle: &no, Average: &average, Features: "all",
+				l := &Learner{cfg: Config{Config: online.Config{Epochs: &one, Common: online.Common{Shuffle: &no, Average: &average, Features: "all"}},
 					Type: &tc.typ, C: &tc.c, ErrorSensitive: &tc.sensitive}}
 				res, err := l.Train(context.Background(), tiny())
 				if err != nil {
@@ -103,18 +103,5 @@ func TestValidate(t *testing.T) {
 	}
 	if d := (&Learner{}).Validate(); d.HasErrors() {
 		t.Errorf("defaults refused: %v", d)
-	}
-}
-
-// TestRepeatsOnlineSettings: the config repeats every online setting with
-// online.Config's type and tags, and they reach the online engine.
-func TestRepeatsOnlineSettings(t *testing.T) {
-	if err := online.CheckRepeats(&Config{}); err != nil {
-		t.Fatal(err)
-	}
-	c := &Config{Epochs: new(4), Shuffle: new(false), Average: new(false), BestEpoch: new(false), Features: "all", InitModel: "m"}
-	got := c.online()
-	if *got.Epochs != 4 || *got.Shuffle || *got.Average || *got.BestEpoch || got.Features != "all" || got.InitModel != "m" {
-		t.Fatalf("online settings %+v from %+v", got, c)
 	}
 }

@@ -6,9 +6,9 @@ import (
 	"slices"
 	"testing"
 
-	"github.com/trellis-nlp/trellis/framework/learn/internal/learntest"
-
 	"github.com/trellis-nlp/trellis/framework/learn"
+	"github.com/trellis-nlp/trellis/framework/learn/internal/learntest"
+	"github.com/trellis-nlp/trellis/framework/learn/online"
 )
 
 func ptr[T any](v T) *T { return &v }
@@ -20,7 +20,7 @@ func train(t *testing.T, cfg Config, p *learn.Problem, init *learn.Result) *lear
 		p.Init = init.Model
 	}
 	l := &Learner{cfg: cfg}
-	if d := l.cfg.online().Validate(); d.HasErrors() && !(init != nil && *cfg.Epochs == 0) {
+	if d := l.cfg.Validate(); d.HasErrors() && !(init != nil && *cfg.Epochs == 0) {
 		t.Fatal(d)
 	}
 	res, err := l.Train(context.Background(), p)
@@ -40,7 +40,7 @@ func TestContinue(t *testing.T) {
 	r := rand.New(rand.NewPCG(5, 6))
 	d, test := learntest.Synthetic(r, 300, 2, false), learntest.Synthetic(r, 100, 2, false)
 	t.Run("zero epochs", func(t *testing.T) {
-		cfg := Config{Epochs: ptr(3)}
+		cfg := Config{online.Config{Epochs: ptr(3)}}
 		a := train(t, cfg, learntest.Problem(d, 1), nil)
 		cfg.Epochs, cfg.InitModel = ptr(0), "a.model"
 		b := train(t, cfg, learntest.Problem(d, 1), a)
@@ -49,7 +49,7 @@ func TestContinue(t *testing.T) {
 		}
 	})
 	t.Run("plain, unshuffled: exact", func(t *testing.T) {
-		cfg := Config{Epochs: ptr(2), Average: ptr(false), Shuffle: ptr(false)}
+		cfg := Config{online.Config{Epochs: ptr(2), Common: online.Common{Average: ptr(false), Shuffle: ptr(false)}}}
 		k := train(t, cfg, learntest.Problem(d, 1), nil)
 		cfg.Epochs = ptr(3)
 		km := train(t, cfg, learntest.Problem(d, 1), k)
@@ -60,7 +60,7 @@ func TestContinue(t *testing.T) {
 		}
 	})
 	t.Run("averaged, shuffled: close", func(t *testing.T) {
-		cfg := Config{Epochs: ptr(2)}
+		cfg := Config{online.Config{Epochs: ptr(2)}}
 		k := train(t, cfg, learntest.Problem(d, 1), nil)
 		cfg.Epochs = ptr(3)
 		km := train(t, cfg, learntest.Problem(d, 1), k)

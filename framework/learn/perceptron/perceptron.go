@@ -10,40 +10,8 @@ import (
 )
 
 // Config is the perceptron learner block: the settings every online
-// learner takes (online.Config, repeated here because gohcl does not
-// decode embedded structs).
-type Config struct {
-	// Epochs is the number of passes over the training data (default 10).
-	// A pointer, so that an explicit epochs = 0 is refused rather than
-	// read as "not set".
-	Epochs *int `hcl:"epochs,optional" json:"epochs,omitempty"`
-	// Shuffle visits sentences in a new seeded order every epoch
-	// (default true).
-	Shuffle *bool `hcl:"shuffle,optional" json:"shuffle,omitempty"`
-	// Average returns the averaged weights (default true); false gives the
-	// plain perceptron's last weights.
-	Average *bool `hcl:"average,optional" json:"average,omitempty"`
-	// BestEpoch keeps the epoch with the best dev score when the spec has
-	// a dev corpus (default true).
-	BestEpoch *bool `hcl:"best_epoch,optional" json:"best_epoch,omitempty"`
-	// Features is "observed" (attribute-label pairs seen in training get a
-	// weight, as CRFsuite does; the default) or "all".
-	Features string `hcl:"features,optional" json:"features,omitempty"`
-	// InitModel is the path of a trained model to continue training from
-	// (resolved by the spec against its folder); "" trains from zero.
-	InitModel string `hcl:"init_model,optional" json:"init_model,omitempty"`
-	// Shards is the number of fixed shards trained by iterative parameter
-	// mixing every epoch; 0 or 1 trains serially (online.Config).
-	Shards int `hcl:"shards,optional" json:"shards,omitempty"`
-	// Mix is "uniform" (the default) or "mistakes": how the shards'
-	// weights are mixed after every epoch.
-	Mix string `hcl:"mix,optional" json:"mix,omitempty"`
-}
-
-// online returns the shared settings (online.SettingsOf copies the
-// fields above by name; online.CheckRepeats, in the tests, checks they
-// are all there).
-func (c *Config) online() *online.Config { return online.SettingsOf(c) }
+// learner takes.
+type Config struct{ online.Config }
 
 // DefaultEpochs is enough for the averaged perceptron to level off on the
 // public benchmarks (docs/results.md, "Measurements behind design choices
@@ -83,11 +51,11 @@ func New() learn.Learner { return &Learner{} }
 func (l *Learner) Config() any { return &l.cfg }
 
 // Validate implements learn.Learner.
-func (l *Learner) Validate() hcl.Diagnostics { return l.cfg.online().Validate() }
+func (l *Learner) Validate() hcl.Diagnostics { return l.cfg.Config.Validate() }
 
 // Train implements learn.Learner.
 func (l *Learner) Train(ctx context.Context, p *learn.Problem) (*learn.Result, error) {
-	return online.Train(ctx, p, "perceptron", l.cfg.online(), Rule{})
+	return online.Train(ctx, p, "perceptron", &l.cfg.Config, Rule{})
 }
 
 // Rule is the perceptron's update: add the gold sequence's features and

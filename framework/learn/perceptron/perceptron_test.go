@@ -102,7 +102,7 @@ func TestCheckpointResume(t *testing.T) {
 				}
 				return p
 			}
-			l := &Learner{cfg: Config{Epochs: new(7)}}
+			l := &Learner{cfg: Config{online.Config{Epochs: new(7)}}}
 			var saved [][]byte
 			p := prob()
 			p.Checkpoints = &learn.Checkpoints{Every: 2, Save: func(b []byte) error {
@@ -160,18 +160,5 @@ func TestNonFinite(t *testing.T) {
 	_, err := New().Train(context.Background(), learntest.Problem(d, 1))
 	if err == nil || !strings.Contains(err.Error(), "epoch 1 made weight") || !strings.Contains(err.Error(), "non-finite") {
 		t.Fatalf("got %v", err)
-	}
-}
-
-// TestRepeatsOnlineSettings: the config repeats every online setting with
-// online.Config's type and tags, and they reach the online engine.
-func TestRepeatsOnlineSettings(t *testing.T) {
-	if err := online.CheckRepeats(&Config{}); err != nil {
-		t.Fatal(err)
-	}
-	c := &Config{Epochs: new(4), Shuffle: new(false), Average: new(false), BestEpoch: new(false), Features: "all", InitModel: "m"}
-	got := c.online()
-	if *got.Epochs != 4 || *got.Shuffle || *got.Average || *got.BestEpoch || got.Features != "all" || got.InitModel != "m" {
-		t.Fatalf("online settings %+v from %+v", got, c)
 	}
 }

@@ -29,6 +29,7 @@ import (
 	"github.com/hashicorp/hcl/v2"
 
 	"github.com/trellis-nlp/trellis/framework/learn"
+	"github.com/trellis-nlp/trellis/framework/learn/online"
 )
 
 // Config is the learner block.
@@ -46,17 +47,8 @@ type Config struct {
 	// every epoch (default 0.5). Only beam = 1 takes them.
 	Beta      *float64 `hcl:"beta,optional" json:"beta,omitempty"`
 	BetaDecay *float64 `hcl:"beta_decay,optional" json:"beta_decay,omitempty"`
-	// Shuffle visits documents (sentences when there are none) in a new
-	// seeded order every epoch (default true).
-	Shuffle *bool `hcl:"shuffle,optional" json:"shuffle,omitempty"`
-	// Average returns the averaged weights (default true).
-	Average *bool `hcl:"average,optional" json:"average,omitempty"`
-	// BestEpoch keeps the epoch with the best dev score when the spec has
-	// a dev corpus (default true).
-	BestEpoch *bool `hcl:"best_epoch,optional" json:"best_epoch,omitempty"`
-	// Features is "observed" (the default) or "all", for the state
-	// features; history attributes always have every label.
-	Features string `hcl:"features,optional" json:"features,omitempty"`
+	// Shuffle, Average, BestEpoch and Features are the online learners'.
+	online.Common
 }
 
 // Defaults.
@@ -93,13 +85,6 @@ func parseUpdate(s string) (Update, bool) {
 		return MaxViolation, true
 	}
 	return Early, false
-}
-
-func flag(b *bool, def bool) bool {
-	if b == nil {
-		return def
-	}
-	return *b
 }
 
 func num[T any](v *T, def T) T {

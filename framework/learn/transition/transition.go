@@ -146,8 +146,8 @@ func newRun(p *learn.Problem, c *Config) (*run, error) {
 	}
 	r := &run{p: p, nl: p.NumLabels, epochs: num(c.Epochs, DefaultEpochs), width: c.beam(),
 		beta: num(c.Beta, DefaultBeta), decay: num(c.BetaDecay, DefaultBetaDecay),
-		shuffle: flag(c.Shuffle, true), average: flag(c.Average, true),
-		bestEpoch: flag(c.BestEpoch, true) && p.DevScore != nil, best: learn.NewBest(), sents: sents, c: 1,
+		shuffle: num(c.Shuffle, true), average: num(c.Average, true),
+		bestEpoch: num(c.BestEpoch, true) && p.DevScore != nil, best: learn.NewBest(), sents: sents, c: 1,
 		shuffleSrc: rand.NewPCG(p.Seed, shuffleStream), drawSrc: rand.NewPCG(p.Seed, rollinStream)}
 	r.shuffleRng, r.draws = rand.New(r.shuffleSrc), rand.New(r.drawSrc)
 	r.update, _ = parseUpdate(c.Update)
