@@ -349,7 +349,7 @@ func (l *Learner) Train(ctx context.Context, p *learn.Problem) (*learn.Result, e
 			s.maxIterations = l.cfg.HiddenIterations
 		}
 	}
-	obj := newObjective(m, p.Train, sents, p.Transitions, s.c2, p.Threads, l.form != Chain)
+	obj := newObjective(m, p.Train, sents, l.form.objective(p), s.c2, p.Threads)
 	if l.cfg.Prior == "init_model" && p.Init != nil {
 		obj.prior = append([]float64(nil), m.W...) // the continued weights on this structure
 	}

@@ -31,17 +31,17 @@ func TestGradient(t *testing.T) {
 		name               string
 		transitions, dense bool
 		values             bool
-		local              bool // maxent (without transitions) or MEMM
-		prior              bool // L2 centred on random weights (prior = "init_model")
+		norm               normalization // localNorm: maxent (without transitions) or MEMM
+		prior              bool          // L2 centred on random weights (prior = "init_model")
 	}{
-		{"observed", true, false, false, false, false},
-		{"dense", true, true, true, false, false},
-		{"no-transitions", false, false, true, false, false},
-		{"maxent", false, false, true, true, false},
-		{"maxent dense", false, true, false, true, false},
-		{"memm", true, false, true, true, false},
-		{"memm dense", true, true, false, true, false},
-		{"observed prior", true, false, true, false, true},
+		{"observed", true, false, false, globalNorm, false},
+		{"dense", true, true, true, globalNorm, false},
+		{"no-transitions", false, false, true, globalNorm, false},
+		{"maxent", false, false, true, localNorm, false},
+		{"maxent dense", false, true, false, localNorm, false},
+		{"memm", true, false, true, localNorm, false},
+		{"memm dense", true, true, false, localNorm, false},
+		{"observed prior", true, false, true, globalNorm, true},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			r := rand.New(rand.NewPCG(11, 12))
@@ -52,8 +52,8 @@ func TestGradient(t *testing.T) {
 			} else {
 				m = linear.NewObserved(d, 5, 3, c.transitions)
 			}
-			m.Local = c.local && c.transitions
-			o := newObjective(m, d, allSentences(d), c.transitions, 0.3, 2, c.local)
+			m.Local = c.norm == localNorm && c.transitions
+			o := newObjective(m, d, allSentences(d), objectiveKind{transitionsIf(c.transitions), c.norm}, 0.3, 2)
 			if c.prior {
 				o.prior = make([]float64, len(m.W))
 				for i := range o.prior {
@@ -101,7 +101,7 @@ func TestObjectiveValue(t *testing.T) {
 	r := rand.New(rand.NewPCG(2, 3))
 	d := learntest.Synthetic(r, 5, 1, false)
 	m := linear.NewDense(5, 3, true)
-	o := newObjective(m, d, allSentences(d), true, 0, 1, false)
+	o := newObjective(m, d, allSentences(d), objectiveKind{withTransitions, globalNorm}, 0, 1)
 	for i := range m.W {
 		m.W[i] = r.NormFloat64()
 	}
@@ -149,7 +149,7 @@ func TestLocalObjectiveValue(t *testing.T) {
 			m.W[i] = r.NormFloat64()
 		}
 		clear(m.Stop()) // a local model's stop weights stay zero
-		got := newObjective(m, d, allSentences(d), true, 0, 1, true).Evaluate(m.W, make([]float64, len(m.W)))
+		got := newObjective(m, d, allSentences(d), objectiveKind{withTransitions, localNorm}, 0, 1).Evaluate(m.W, make([]float64, len(m.W)))
 		want := 0.0
 		var sc lattice.Scores
 		for s := 0; s < d.NumSentences(); s++ {
@@ -169,7 +169,7 @@ func TestLocalObjectiveValue(t *testing.T) {
 		for i := 0; i < m.NumFeatures(); i++ {
 			m.W[i] = r.NormFloat64()
 		}
-		got := newObjective(m, d, allSentences(d), false, 0, 1, true).Evaluate(m.W, make([]float64, len(m.W)))
+		got := newObjective(m, d, allSentences(d), objectiveKind{noTransitions, localNorm}, 0, 1).Evaluate(m.W, make([]float64, len(m.W)))
 		want := 0.0
 		state := make([]float64, 3)
 		for tok := 0; tok < d.NumTokens(); tok++ {
@@ -214,7 +214,7 @@ func TestThreadIndependence(t *testing.T) {
 	var ref []float64
 	var refF float64
 	for _, threads := range []int{1, 2, 3, 8} {
-		o := newObjective(m, d, allSentences(d), true, 0.5, threads, false)
+		o := newObjective(m, d, allSentences(d), objectiveKind{withTransitions, globalNorm}, 0.5, threads)
 		g := make([]float64, len(x))
 		f := o.Evaluate(x, g)
 		if ref == nil {
@@ -259,7 +259,7 @@ func checkHotGradient(t *testing.T, r *rand.Rand, m *linear.Model, d *feature.Da
 		var f [2]float64
 		var g [2][]float64
 		for k, hot := range []bool{true, false} {
-			o := newObjective(m, d, allSentences(d), true, 0.5, threads, false)
+			o := newObjective(m, d, allSentences(d), objectiveKind{withTransitions, globalNorm}, 0.5, threads)
 			if o.hot == nil {
 				t.Fatal("the test model has no hot rows")
 			}
@@ -290,10 +290,11 @@ func TestFloat32CountsSameGradient(t *testing.T) {
 	plain := linear.NewObserved(d, 5, 3, true)
 	paired := linear.WithPairs(plain, d, []bool{false, false, false, true, false})
 	for _, c := range []struct {
-		name         string
-		m            *linear.Model
-		local, prior bool
-	}{{"crf", plain, false, false}, {"pairs", paired, false, false}, {"local", plain, true, false}, {"prior", plain, false, true}} {
+		name  string
+		m     *linear.Model
+		norm  normalization
+		prior bool
+	}{{"crf", plain, globalNorm, false}, {"pairs", paired, globalNorm, false}, {"local", plain, localNorm, false}, {"prior", plain, globalNorm, true}} {
 		t.Run(c.name, func(t *testing.T) {
 			x, prior := make([]float64, len(c.m.W)), make([]float64, len(c.m.W))
 			for i := range x {
@@ -302,7 +303,7 @@ func TestFloat32CountsSameGradient(t *testing.T) {
 			var f [2]float64
 			var g [2][]float64
 			for k, narrow := range []bool{true, false} {
-				o := newObjective(c.m, d, allSentences(d), true, 0.5, 2, c.local)
+				o := newObjective(c.m, d, allSentences(d), objectiveKind{withTransitions, c.norm}, 0.5, 2)
 				if o.empirical32 == nil {
 					t.Fatal("binary data with few counts: want float32 counts")
 				}
@@ -371,13 +372,13 @@ func TestTrain(t *testing.T) {
 // BenchmarkGradient: the CRF's gradient pass and the locally normalized
 // one (MEMM) side by side.
 func BenchmarkGradient(b *testing.B) {
-	for _, local := range []bool{false, true} {
-		b.Run(fmt.Sprintf("local=%v", local), func(b *testing.B) {
+	for _, norm := range []normalization{globalNorm, localNorm} {
+		b.Run(fmt.Sprintf("local=%v", norm == localNorm), func(b *testing.B) {
 			r := rand.New(rand.NewPCG(8, 9))
 			d := learntest.Synthetic(r, 2000, 1, false)
 			m := linear.NewObserved(d, 5, 3, true)
-			m.Local = local
-			o := newObjective(m, d, allSentences(d), true, 1, 1, local)
+			m.Local = norm == localNorm
+			o := newObjective(m, d, allSentences(d), objectiveKind{withTransitions, norm}, 1, 1)
 			g := make([]float64, len(m.W))
 			b.ReportAllocs()
 			for b.Loop() {

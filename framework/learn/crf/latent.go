@@ -126,7 +126,7 @@ func (l *Learner) startLatent(ctx context.Context, m *linear.Model, p *learn.Pro
 	plain.Checkpoints, plain.Dev, plain.DevScore, plain.Observe = nil, nil, nil, nil
 	ps := s
 	ps.name = s.name + " before the split"
-	obj := newObjective(m, p.Train, sents, p.Transitions, s.c2, p.Threads, false)
+	obj := newObjective(m, p.Train, sents, Chain.objective(p), s.c2, p.Threads)
 	p.Log.Info().Int("features", m.NumFeatures()).Int("labels", m.NumLabels).Int("hidden_states", k).
 		Msg("latent crf: training the plain crf to split (hidden_init = \"split\")")
 	plainInfo := map[string]any{}
@@ -216,7 +216,7 @@ func (wk *worker) latentSentence(o *objective, x []float64, s int, g []float64) 
 	logZ := wk.ws.ForwardBackward(sc)
 	marg := wk.marg[:n*l]
 	wk.ws.StateMarginals(marg)
-	if o.transitions {
+	if o.kind.trans == withTransitions {
 		wk.ws.AddTransMarginals(g[f0:f0+l*l], sc, 1)
 		start, stop := g[f0+l*l:f0+l*l+l], g[f0+l*l+l:f0+l*l+2*l]
 		for y := 0; y < l; y++ {
@@ -235,7 +235,7 @@ func (wk *worker) latentSentence(o *objective, x []float64, s int, g []float64) 
 			row[j] -= mc[i*k+j]
 		}
 	}
-	if o.transitions {
+	if o.kind.trans == withTransitions {
 		trans := g[f0 : f0+l*l]
 		for i := 1; i < n; i++ {
 			p0, c0 := int(gold[i-1])*k, int(gold[i])*k

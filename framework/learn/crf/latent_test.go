@@ -52,7 +52,7 @@ func TestLatentGradient(t *testing.T) {
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			m, d, x := latentFixture(t, c.k, c.transitions, c.dense, c.values, 10)
-			o := newObjective(m, d, allSentences(d), c.transitions, 0.3, 2, false)
+			o := newObjective(m, d, allSentences(d), objectiveKind{transitionsIf(c.transitions), globalNorm}, 0.3, 2)
 			grad := make([]float64, len(x))
 			o.Evaluate(x, grad)
 			scratch := make([]float64, len(x))
@@ -85,7 +85,7 @@ func TestLatentGradient(t *testing.T) {
 func TestLatentObjectiveValue(t *testing.T) {
 	for _, k := range []int{2, 3} {
 		m, d, x := latentFixture(t, k, true, false, true, 6)
-		o := newObjective(m, d, allSentences(d), true, 0, 1, false)
+		o := newObjective(m, d, allSentences(d), objectiveKind{withTransitions, globalNorm}, 0, 1)
 		got := o.Evaluate(x, make([]float64, len(x)))
 		want := 0.0
 		for s := 0; s < d.NumSentences(); s++ {
@@ -274,8 +274,8 @@ func TestSplitWeights(t *testing.T) {
 					}
 				}
 			}
-			want := newObjective(plain, d, allSentences(d), c.transitions, 0, 1, false).Evaluate(plain.W, make([]float64, len(plain.W)))
-			got := newObjective(split, d, allSentences(d), c.transitions, 0, 1, false).Evaluate(x, make([]float64, len(x)))
+			want := newObjective(plain, d, allSentences(d), objectiveKind{transitionsIf(c.transitions), globalNorm}, 0, 1).Evaluate(plain.W, make([]float64, len(plain.W)))
+			got := newObjective(split, d, allSentences(d), objectiveKind{transitionsIf(c.transitions), globalNorm}, 0, 1).Evaluate(x, make([]float64, len(x)))
 			if math.Abs(got-want) > 1e-9*math.Max(1, math.Abs(want)) {
 				t.Fatalf("latent objective at the unperturbed split %v, plain objective %v", got, want)
 			}

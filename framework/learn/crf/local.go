@@ -26,7 +26,7 @@ func (wk *worker) localSentence(o *objective, x []float64, s int, g []float64) f
 		z := marg[i*l : (i+1)*l]
 		copy(z, state[i*l:(i+1)*l])
 		var t []float64
-		if o.transitions {
+		if o.kind.trans == withTransitions {
 			t = start
 			if i > 0 {
 				prev := int(d.Labels[lo+i-1])
@@ -39,7 +39,7 @@ func (wk *worker) localSentence(o *objective, x []float64, s int, g []float64) f
 		gold := z[d.Labels[lo+i]]
 		logZ := softmax(z)
 		loss += logZ - gold
-		if o.transitions {
+		if o.kind.trans == withTransitions {
 			gt := g[f0+l*l : f0+l*l+l] // start
 			if i > 0 {
 				prev := int(d.Labels[lo+i-1])

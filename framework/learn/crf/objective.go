@@ -1,3 +1,6 @@
+// The CRF family's objective (the negative log-likelihood plus the L2
+// term) and its sharded, thread-independent gradient.
+
 package crf
 
 import (
@@ -25,14 +28,11 @@ const Shards = 16
 // term, c2·‖w‖² (CRFsuite's convention, so c2 means what it means there),
 // with its gradient: expected minus empirical feature counts plus 2·c2·w.
 type objective struct {
-	m           *linear.Model
-	d           *feature.Dataset
-	sents       []int
-	shards      [][]int // sentence indices per shard
-	transitions bool
-	// local selects the locally normalized objective (maxent, MEMM; see
-	// localSentence) instead of the CRF's.
-	local bool
+	m      *linear.Model
+	d      *feature.Dataset
+	sents  []int
+	shards [][]int // sentence indices per shard
+	kind   objectiveKind
 	// latent is the hidden states per label of a latent model (0: none);
 	// the empirical counts are then per sentence (latentSentence).
 	latent  int
@@ -57,6 +57,50 @@ type objective struct {
 	pool    chan []float64
 	results chan shardResult
 	workers []*worker
+}
+
+// objectiveKind is what an objective fits: whether it scores label
+// transitions, and where it normalizes.
+type objectiveKind struct {
+	trans transitionMode
+	norm  normalization
+}
+
+// transitionMode says whether an objective scores label transitions
+// (with start and stop): the problem's, never maxent's.
+type transitionMode int
+
+const (
+	noTransitions transitionMode = iota
+	withTransitions
+)
+
+// transitionsIf is the mode of a problem that has transitions or not.
+func transitionsIf(on bool) transitionMode {
+	if on {
+		return withTransitions
+	}
+	return noTransitions
+}
+
+// normalization is where an objective normalizes the label distribution.
+type normalization int
+
+const (
+	// globalNorm is over whole label sequences: the CRF, latent or not.
+	globalNorm normalization = iota
+	// localNorm is at each token: maxent and the MEMM (localSentence).
+	localNorm
+)
+
+// objective is the kind of objective form f fits on p: the CRF (latent
+// or not) normalizes globally, maxent and the MEMM locally.
+func (f Form) objective(p *learn.Problem) objectiveKind {
+	k := objectiveKind{transitionsIf(p.Transitions), localNorm}
+	if f == Chain {
+		k.norm = globalNorm
+	}
+	return k
 }
 
 type shardResult struct {
@@ -94,7 +138,9 @@ type worker struct {
 	margClamped []float64
 }
 
-func newObjective(m *linear.Model, d *feature.Dataset, sents []int, transitions bool, c2 float64, threads int, local bool) *objective {
+// newObjective is the objective of kind over sentences sents of d, with
+// L2 coefficient c2, computed on threads goroutines (0: one per CPU).
+func newObjective(m *linear.Model, d *feature.Dataset, sents []int, kind objectiveKind, c2 float64, threads int) *objective {
 	if threads <= 0 {
 		threads = runtime.NumCPU()
 	}
@@ -102,7 +148,7 @@ func newObjective(m *linear.Model, d *feature.Dataset, sents []int, transitions 
 	if threads > len(shards) {
 		threads = len(shards)
 	}
-	o := &objective{m: m, d: d, sents: sents, shards: shards, transitions: transitions, local: local, c2: c2, threads: threads,
+	o := &objective{m: m, d: d, sents: sents, shards: shards, kind: kind, c2: c2, threads: threads,
 		latent: m.HiddenStates}
 	if useFloat32Counts(m, d) {
 		o.empirical32 = make([]float32, len(m.W))
@@ -131,7 +177,7 @@ func newObjective(m *linear.Model, d *feature.Dataset, sents []int, transitions 
 		}
 		o.workers = append(o.workers, wk)
 	}
-	if h := m.HotRows(); h.Len() > 0 && !local && o.latent <= 1 && d.Values == nil {
+	if h := m.HotRows(); h.Len() > 0 && kind.norm == globalNorm && o.latent <= 1 && d.Values == nil {
 		o.hot = h
 	}
 	o.countEmpirical()
@@ -209,7 +255,7 @@ func addGold[T float32 | float64](o *objective, s int, dst []T, sign T) {
 				dst[f] += sign * T(d.Value(k))
 			}
 		}
-		if o.transitions && t > lo {
+		if o.kind.trans == withTransitions && t > lo {
 			dst[f0+int(d.Labels[t-1])*l+int(y)] += sign
 		}
 		if t > lo && m.PairOff != nil {
@@ -223,9 +269,9 @@ func addGold[T float32 | float64](o *objective, s int, dst []T, sign T) {
 	if e, ok := any(dst).([]float64); ok {
 		m.AddTrigrams(e, d.Labels[lo:hi], float64(sign))
 	}
-	if o.transitions {
+	if o.kind.trans == withTransitions {
 		dst[f0+l*l+int(d.Labels[lo])] += sign
-		if !o.local { // a local model has no stop
+		if o.kind.norm == globalNorm { // a local model has no stop
 			dst[f0+l*l+l+int(d.Labels[hi-1])] += sign
 		}
 	}
@@ -313,7 +359,7 @@ func (wk *worker) shard(o *objective, x []float64, sents []int, g []float64) flo
 	for f := range g {
 		g[f] = 0
 	}
-	if o.m.PairOff != nil && !o.local || o.hot != nil {
+	if o.m.PairOff != nil && o.kind.norm == globalNorm || o.hot != nil {
 		// Valid for x only: cleared below, so that a sentence scored
 		// alone (SGD's steps, at other weights) builds its own.
 		if wk.pairScorer == nil {
@@ -365,7 +411,7 @@ func (wk *worker) stateScores(m *linear.Model, dst, x []float64, d *feature.Data
 }
 
 func (wk *worker) sentence(o *objective, x []float64, s int, g []float64) float64 {
-	if o.local {
+	if o.kind.norm == localNorm {
 		return wk.localSentence(o, x, s, g)
 	}
 	if o.latent > 1 {
@@ -393,9 +439,9 @@ func (wk *worker) sentence(o *objective, x []float64, s int, g []float64) float6
 		m.AddStateGradient(g, d, lo, marg)
 	}
 	if m.PairOff != nil {
-		wk.addPairExpectations(m, d, lo, g, o.transitions)
+		wk.addPairExpectations(m, d, lo, g, o.kind.trans)
 	}
-	if o.transitions {
+	if o.kind.trans == withTransitions {
 		f0 := m.NumFeatures()
 		if m.PairOff == nil {
 			wk.ws.AddTransMarginals(g[f0:f0+l*l], sc, 1)
@@ -418,14 +464,14 @@ func (wk *worker) sentence(o *objective, x []float64, s int, g []float64) float6
 // ForwardBackward on wk.sc), and with transitions the bigram marginals
 // themselves to the transition weights' gradient: one L×L block of pair
 // marginals per position serves both.
-func (wk *worker) addPairExpectations(m *linear.Model, d *feature.Dataset, lo int, g []float64, transitions bool) {
+func (wk *worker) addPairExpectations(m *linear.Model, d *feature.Dataset, lo int, g []float64, trans transitionMode) {
 	l := m.NumLabels
 	off, keys, base, f0 := m.PairOff, m.PairKey, m.PairBase(), m.NumFeatures()
 	gp, gt := g[base:base+len(keys)], g[f0:f0+l*l]
 	pair := wk.pair
 	for i := 1; i < wk.sc.N; i++ {
 		wk.ws.PairMarginals(pair, &wk.sc, i)
-		if transitions {
+		if trans == withTransitions {
 			gt := gt[:len(pair)]
 			for k, v := range pair {
 				gt[k] += v
@@ -466,7 +512,7 @@ func NewGradient(p *learn.Problem, features string, c2 float64) *Gradient {
 			sents = append(sents, k)
 		}
 	}
-	return &Gradient{o: newObjective(m, p.Train, sents, p.Transitions, c2, p.Threads, false), Model: m}
+	return &Gradient{o: newObjective(m, p.Train, sents, Chain.objective(p), c2, p.Threads), Model: m}
 }
 
 // Evaluate returns the objective at x and writes the gradient into grad.

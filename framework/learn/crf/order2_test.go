@@ -44,7 +44,7 @@ func TestGradientSecondOrder(t *testing.T) {
 			if m.NumTrigrams() == 0 || (c.pairs != nil && m.NumPairs() == 0) {
 				t.Fatal("no trigram or pair features: the test would check nothing")
 			}
-			o := newObjective(m, d, allSentences(d), true, 0.3, 2, false)
+			o := newObjective(m, d, allSentences(d), objectiveKind{withTransitions, globalNorm}, 0.3, 2)
 			x := make([]float64, len(m.W))
 			for i := range x {
 				x[i] = r.NormFloat64()

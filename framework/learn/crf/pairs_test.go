@@ -37,7 +37,7 @@ func TestGradientPairs(t *testing.T) {
 			if m.NumPairs() == 0 {
 				t.Fatal("no pair features: the test would check nothing")
 			}
-			o := newObjective(m, d, allSentences(d), true, 0.3, 2, false)
+			o := newObjective(m, d, allSentences(d), objectiveKind{withTransitions, globalNorm}, 0.3, 2)
 			x := make([]float64, len(m.W))
 			for i := range x {
 				x[i] = r.NormFloat64()
