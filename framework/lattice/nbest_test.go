@@ -1,6 +1,7 @@
 package lattice
 
 import (
+	"fmt"
 	"math"
 	"math/rand/v2"
 	"testing"
@@ -88,6 +89,27 @@ func TestNBestMergeMatchesSorting(t *testing.T) {
 					t.Fatalf("trial %d k=%d rank %d: %v (%v), by sorting %v (%v)", trial, k, j, dst[j], scores[j], wantPaths[j], wantScores[j])
 				}
 			}
+		}
+	}
+}
+
+// BenchmarkNBest times the k-best search over first- and second-order
+// lattices of the same sentences (a reranker's first pass, labelpath).
+func BenchmarkNBest(b *testing.B) {
+	s1, s2 := order2Bench(25)
+	for _, c := range []struct {
+		name string
+		s    *Scores
+	}{{"first", s1}, {"second", s2}} {
+		for _, k := range []int{2, 10} {
+			b.Run(fmt.Sprintf("%s/k=%d", c.name, k), func(b *testing.B) {
+				w := NewWorkspace(c.s.L)
+				dst, scores := make([][]int32, k), make([]float64, k)
+				b.ReportAllocs()
+				for b.Loop() {
+					w.NBest(dst, scores, c.s, k)
+				}
+			})
 		}
 	}
 }
