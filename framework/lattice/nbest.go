@@ -28,40 +28,59 @@ func (w *Workspace) NBest(dst [][]int32, scores []float64, s *Scores, k int) int
 	if s.Order2 != nil {
 		return nbest2(dst, scores, s, k)
 	}
-	// entries[(i*l+y)*k + r]; count[i*l+y] valid entries.
-	entries := make([]nbestEntry, n*l*k)
-	count := make([]int32, n*l)
-	cand := make([]nbestEntry, 0, l*k)
+	tab := newNBestTable(n, l, k)
 	for y := 0; y < l; y++ {
 		v := s.Start[y] + s.State[y]
 		if !math.IsInf(v, -1) && !math.IsNaN(v) {
-			entries[y*k] = nbestEntry{score: v, prev: -1, rank: -1}
-			count[y] = 1
+			tab.entries[y*k] = nbestEntry{score: v, prev: -1, rank: -1}
+			tab.count[y] = 1
 		}
 	}
 	trans, head := make([]float64, l), make([]int32, l)
 	for i := 1; i < n; i++ {
-		prev := entries[(i-1)*l*k : i*l*k]
 		for y := 0; y < l; y++ {
-			st := s.State[i*l+y]
 			for p := 0; p < l; p++ {
 				trans[p], head[p] = s.trans(i, p, y), 0
 			}
-			out := entries[(i*l+y)*k : (i*l+y+1)*k]
-			count[i*l+y] = int32(mergeTop(out, prev, count[(i-1)*l:i*l], nil, trans, head, st, k))
+			tab.merge(i, y, nodeEdges{trans: trans, head: head, st: s.State[i*l+y]})
 		}
 	}
-	return nbestFinish(dst, scores, cand, entries, count, s.Stop, nil, n, k)
+	return tab.finish(dst, scores, make([]nbestEntry, 0, l*k), s.Stop, nil)
 }
 
-// nbestFinish closes the n-best search over n positions of len(stop)
-// states each, entries and count holding every state's k best partial
-// paths: it adds each state's stop score to its last-position entries,
-// keeps the k best, and writes their paths, each state mapped to its
-// label by label (nil: the state is the label), into dst and their scores
-// into scores. cand is scratch. It returns how many it found.
-func nbestFinish(dst [][]int32, scores []float64, cand, entries []nbestEntry, count []int32, stop []float64, label []int32, n, k int) int {
-	ns := len(stop)
+// nbestTable holds every node's k best partial paths in an n-best search
+// over n positions of ns states each.
+type nbestTable struct {
+	// entries[(i*ns+st)*k+r] is the r-th best partial path ending in
+	// state st at position i; count[i*ns+st] of them are valid.
+	entries []nbestEntry
+	count   []int32
+	n, ns   int
+	k       int
+}
+
+func newNBestTable(n, ns, k int) nbestTable {
+	return nbestTable{entries: make([]nbestEntry, n*ns*k), count: make([]int32, n*ns), n: n, ns: ns, k: k}
+}
+
+// nodeEdges are the edges into one node, for nbestTable.merge.
+type nodeEdges struct {
+	// Edge j comes from state from[j] at the previous position (from
+	// nil: from state j) and adds trans[j] to its paths' scores.
+	from  []int32
+	trans []float64
+	// head[j] is the next rank of edge j to merge (zero on entry).
+	head []int32
+	st   float64 // added to every edge's scores (the node's state score)
+}
+
+// finish closes the search: it adds each state's stop score (len(stop)
+// is ns) to its last-position entries, keeps the k best, and writes their
+// paths, each state mapped to its label by label (nil: the state is the
+// label), into dst and their scores into scores. cand is scratch. It
+// returns how many it found.
+func (t *nbestTable) finish(dst [][]int32, scores []float64, cand []nbestEntry, stop []float64, label []int32) int {
+	entries, count, n, ns, k := t.entries, t.count, t.n, t.ns, t.k
 	cand = cand[:0]
 	for st := 0; st < ns; st++ {
 		base := ((n-1)*ns + st) * k
@@ -95,18 +114,21 @@ func nbestFinish(dst [][]int32, scores []float64, cand, entries []nbestEntry, co
 	return found
 }
 
-// mergeTop writes into out the k best extensions into one node of the
-// previous position's partial paths, prev[p*k+r] (count[p] of them per
-// node p, best first), along the node's incoming edges: edge j comes from
-// node from[j] (from nil: edge j from node j), and entry r of its node
-// scores prev[p*k+r].score + trans[j] + st. Each edge's list stays in
-// order after the addition (rounding is monotone), so the best are a
-// k-way merge, O(k·edges) instead of sorting all the candidates; ties go
-// to the lowest edge, then the lowest rank — the order of selectTop over
-// the candidates listed by (edge, rank), so the paths are the same.
-// head[j] is the next rank of edge j (zero on entry). Non-finite scores
-// (-Inf, NaN) are never kept. It returns how many it wrote.
-func mergeTop(out, prev []nbestEntry, count, from []int32, trans []float64, head []int32, st float64, k int) int {
+// merge fills node (i, node) with the k best extensions of position
+// i-1's partial paths (count[p] of them per state p, best first) along
+// the node's incoming edges in: entry r of edge j's state scores its
+// score + in.trans[j] + in.st. Each edge's list stays in order after the
+// addition (rounding is monotone), so the best are a k-way merge,
+// O(k·edges) instead of sorting all the candidates; ties go to the lowest
+// edge, then the lowest rank — the order of selectTop over the
+// candidates listed by (edge, rank), so the paths are the same.
+// Non-finite scores (-Inf, NaN) are never kept.
+func (t *nbestTable) merge(i, node int, in nodeEdges) {
+	ns, k := t.ns, t.k
+	prev := t.entries[(i-1)*ns*k : i*ns*k]
+	count := t.count[(i-1)*ns : i*ns]
+	out := t.entries[(i*ns+node)*k : (i*ns+node+1)*k]
+	from, trans, head, st := in.from, in.trans, in.head, in.st
 	found := 0
 	for found < k {
 		best, bestV := -1, 0.0
@@ -137,7 +159,7 @@ func mergeTop(out, prev []nbestEntry, count, from []int32, trans []float64, head
 		head[best]++
 		found++
 	}
-	return found
+	t.count[i*ns+node] = int32(found)
 }
 
 // selectTop moves the k best candidates, in order, to the front of c and

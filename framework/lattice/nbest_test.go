@@ -7,9 +7,10 @@ import (
 	"testing"
 )
 
-// nbestBySorting is NBest as it was before mergeTop: every candidate
-// into a node listed by (label, rank) and the k best selected. It is the
-// reference mergeTop must match path for path, ties included.
+// nbestBySorting is NBest as it was before the k-way merge
+// (nbestTable.merge): every candidate into a node listed by (label, rank)
+// and the k best selected. It is the reference the merge must match path
+// for path, ties included.
 func nbestBySorting(s *Scores, k int) ([][]int32, []float64) {
 	n, l := s.N, s.L
 	entries := make([]nbestEntry, n*l*k)
