@@ -155,7 +155,7 @@ func checkOrder2(t *testing.T, w *Workspace, s *Scores, ts []Trigram, c *Constra
 	if math.IsInf(logZ, -1) {
 		return
 	}
-	checkMarginals2(t, w, s, ts, c, all, logZ)
+	checkMarginals2(t, w, s, ts, all, logZ)
 	checkPosterior2(t, s, all, logZ)
 }
 
@@ -218,7 +218,7 @@ func checkNBest2(t *testing.T, w *Workspace, s *Scores, ts []Trigram, c *Constra
 
 // checkMarginals2 compares label, bigram and trigram marginals and
 // expected counts with the brute force's.
-func checkMarginals2(t *testing.T, w *Workspace, s *Scores, ts []Trigram, c *Constraints, all []scoredPath, logZ float64) {
+func checkMarginals2(t *testing.T, w *Workspace, s *Scores, ts []Trigram, all []scoredPath, logZ float64) {
 	t.Helper()
 	n, l := s.N, s.L
 	label := make([]float64, n*l)
