@@ -352,10 +352,10 @@ func (c *cellCache) newEntry(fam *family) int32 {
 // sink, as x.Extract would have, through the caches.
 func (c *cellCache) extract(g int, x CellExtractor, k int, sink *sentenceSink) {
 	c.prepare(g, k)
-	unknown := c.unknownAttr(g, sink.enc)
+	src := c.source(g, x, sink.enc)
 	ids := c.tokenIDs[:0]
 	for i := range c.batch[k].Len() {
-		ids = c.appendToken(ids[:0], g, x, k, i, unknown, sink)
+		ids = c.appendToken(ids[:0], src, k, i, sink)
 		for _, id := range ids {
 			sink.addID(i, id)
 		}
@@ -371,19 +371,26 @@ func (c *cellCache) prepare(g, k int) {
 	}
 }
 
-// unknownAttr is the attribute that stands for extractor g's unseen
-// values, or -1 (dropped).
-func (c *cellCache) unknownAttr(g int, e *Encoder) int32 {
-	return e.mode.unknownAttr(int32(g))
+// cellSource is one cell extractor as appendToken reads it.
+type cellSource struct {
+	g       int // its index among the encoder's extractors
+	x       CellExtractor
+	unknown int32 // the attribute of its unseen values, or -1 (dropped)
 }
 
-// appendToken appends to dst extractor g's attribute IDs at token i of
-// sentence k of the batch, in the order x.Extract adds them (prepare(g,
-// k) must have run), looking up (or interning and counting, when
-// training) what the caches have not met. It is the one kernel behind
-// extract (extractor-major) and Encoder.appendFused (token-major).
-func (c *cellCache) appendToken(dst []int32, g int, x CellExtractor, k, i int, unknown int32, sink *sentenceSink) []int32 {
-	refs := c.shapes[g]
+// source is extractor g (x) of encoder e as appendToken reads it.
+func (c *cellCache) source(g int, x CellExtractor, e *Encoder) cellSource {
+	return cellSource{g: g, x: x, unknown: e.mode.unknownAttr(int32(g))}
+}
+
+// appendToken appends to dst extractor src's attribute IDs at token i of
+// sentence k of the batch, in the order src.x.Extract adds them
+// (prepare(src.g, k) must have run), looking up (or interning and
+// counting, when training) what the caches have not met. It is the one
+// kernel behind extract (extractor-major) and Encoder.appendFused
+// (token-major).
+func (c *cellCache) appendToken(dst []int32, src cellSource, k, i int, sink *sentenceSink) []int32 {
+	refs := c.shapes[src.g]
 	for m := range refs {
 		r := &refs[m]
 		fam := &c.families[r.family]
@@ -394,15 +401,15 @@ func (c *cellCache) appendToken(dst []int32, g int, x CellExtractor, k, i int, u
 		st := &fam.state[int(e)*fam.members+r.member]
 		switch {
 		case *st == 0:
-			*st = c.lookup(x, c.batch[k], m, i, sink)
+			*st = c.lookup(src.x, c.batch[k], m, i, sink)
 		case c.mode.grow:
 			c.mode.dict.counts[*st-1]++ // as Intern counts every occurrence
 		}
 		switch {
 		case *st > 0:
 			dst = append(dst, *st-1)
-		case unknown >= 0:
-			dst = append(dst, unknown)
+		case src.unknown >= 0:
+			dst = append(dst, src.unknown)
 		}
 	}
 	return dst

@@ -534,7 +534,7 @@ func (e *Encoder) appendFused(s *corpus.Sentence, cells *cellCache, sink *senten
 	for i := range s.Len() {
 		for g, x := range e.Extractors {
 			if e.tokenMajor(cells, g) {
-				d.Attrs = cells.appendToken(d.Attrs, g, x.(CellExtractor), 0, i, cells.unknownAttr(g, e), sink)
+				d.Attrs = cells.appendToken(d.Attrs, cells.source(g, x.(CellExtractor), e), 0, i, sink)
 				if d.Values != nil {
 					d.padValues()
 				}
