@@ -38,24 +38,30 @@ func (tc *TagCounts) AddSentence(y []int32) {
 	}
 }
 
-// contexts returns f(b) = Σc Bi[b, c] and f(a, b) = Σc Tri[a, b, c]: the
-// denominators of the conditional estimates (the counts of the contexts
-// as contexts, so that ⟨s⟩ counts the sentences).
-func (tc *TagCounts) contexts() (uni, bi []float64, n float64) {
+// contextCounts are the denominators of the conditional estimates: the
+// counts of the contexts as contexts, so that ⟨s⟩ counts the sentences.
+type contextCounts struct {
+	uni []float64 // uni[b] = f(b) = Σc Bi[b, c]
+	bi  []float64 // bi[a*k+b] = f(a, b) = Σc Tri[a, b, c]
+	n   float64   // Σ Uni: the tags counted
+}
+
+// contexts returns the denominators of the conditional estimates.
+func (tc *TagCounts) contexts() *contextCounts {
 	k := tc.L + 1
-	uni, bi = make([]float64, k), make([]float64, k*k)
+	ctx := &contextCounts{uni: make([]float64, k), bi: make([]float64, k*k)}
 	for b := 0; b < k; b++ {
 		for c := 0; c < k; c++ {
-			uni[b] += tc.Bi[b*k+c]
+			ctx.uni[b] += tc.Bi[b*k+c]
 			for a := 0; a < k; a++ {
-				bi[a*k+b] += tc.Tri[(a*k+b)*k+c]
+				ctx.bi[a*k+b] += tc.Tri[(a*k+b)*k+c]
 			}
 		}
 	}
 	for _, v := range tc.Uni {
-		n += v
+		ctx.n += v
 	}
-	return uni, bi, n
+	return ctx
 }
 
 // ratio is (num−1)/(den−1), 0 when den−1 is 0 (Brants 2000, figure 1:
@@ -78,7 +84,7 @@ func ratio(num, den float64) float64 {
 // of the three), as NLTK's TnT does.
 func (tc *TagCounts) Lambdas() [3]float64 {
 	k := tc.L + 1
-	ctxUni, ctxBi, n := tc.contexts()
+	ctx := tc.contexts()
 	var lam [3]float64
 	for a := 0; a < k; a++ {
 		for b := 0; b < k; b++ {
@@ -88,9 +94,9 @@ func (tc *TagCounts) Lambdas() [3]float64 {
 					continue
 				}
 				est := [3]float64{
-					ratio(tc.Uni[c], n),
-					ratio(tc.Bi[b*k+c], ctxUni[b]),
-					ratio(f, ctxBi[a*k+b]),
+					ratio(tc.Uni[c], ctx.n),
+					ratio(tc.Bi[b*k+c], ctx.uni[b]),
+					ratio(f, ctx.bi[a*k+b]),
 				}
 				best := max(est[0], est[1], est[2])
 				tied := 0.0
@@ -120,17 +126,17 @@ func (tc *TagCounts) Lambdas() [3]float64 {
 // Prob returns the interpolated P(c | a, b) for context indices a, b and
 // outcome index c. A conditional whose context was never seen is 0.
 func (tc *TagCounts) Prob(lam [3]float64, a, b, c int) float64 {
-	ctxUni, ctxBi, n := tc.contexts()
-	return tc.prob(lam, ctxUni, ctxBi, n, a, b, c)
+	return tc.prob(lam, tc.contexts(), a, b, c)
 }
 
-func (tc *TagCounts) prob(lam [3]float64, ctxUni, ctxBi []float64, n float64, a, b, c int) float64 {
+// prob is Prob with the context counts ctx computed once.
+func (tc *TagCounts) prob(lam [3]float64, ctx *contextCounts, a, b, c int) float64 {
 	k := tc.L + 1
-	p := lam[0] * tc.Uni[c] / n
-	if d := ctxUni[b]; d > 0 {
+	p := lam[0] * tc.Uni[c] / ctx.n
+	if d := ctx.uni[b]; d > 0 {
 		p += lam[1] * tc.Bi[b*k+c] / d
 	}
-	if d := ctxBi[a*k+b]; d > 0 {
+	if d := ctx.bi[a*k+b]; d > 0 {
 		p += lam[2] * tc.Tri[(a*k+b)*k+c] / d
 	}
 	return p
@@ -140,9 +146,9 @@ func (tc *TagCounts) prob(lam [3]float64, ctxUni, ctxBi []float64, n float64, a,
 // weights of trigrams ts (tri[k] is ts[k]'s) of the interpolated model.
 func (tc *TagCounts) weights(lam [3]float64, start, tri []float64, ts []lattice.Trigram) {
 	l := tc.L
-	ctxUni, ctxBi, n := tc.contexts()
+	ctx := tc.contexts()
 	for t := 0; t < l; t++ {
-		start[t] = logp(tc.prob(lam, ctxUni, ctxBi, n, l, l, t))
+		start[t] = logp(tc.prob(lam, ctx, l, l, t))
 	}
 	idx := func(v int32) int { // the counts' index: L for a boundary
 		if v == lattice.Boundary {
@@ -151,7 +157,7 @@ func (tc *TagCounts) weights(lam [3]float64, start, tri []float64, ts []lattice.
 		return int(v)
 	}
 	for k, tg := range ts {
-		tri[k] = logp(tc.prob(lam, ctxUni, ctxBi, n, idx(tg.A), idx(tg.B), idx(tg.C)))
+		tri[k] = logp(tc.prob(lam, ctx, idx(tg.A), idx(tg.B), idx(tg.C)))
 	}
 }
 
