@@ -33,15 +33,15 @@ func BenchmarkGemm(b *testing.B) {
 			a := toF32(randVec(rng, c.m*c.k, 1))
 			w := toF32(randVec(rng, c.k*c.n, 1))
 			out := make([]float32, c.m*c.n)
-			lda, ldb := c.k, c.n
+			x, y := mat(a, c.m, c.k), mat(w, c.k, c.n)
 			if c.tA {
-				lda = c.m
+				x = mat(a, c.k, c.m).T()
 			}
 			if c.tB {
-				ldb = c.k
+				y = mat(w, c.n, c.k).T()
 			}
 			for b.Loop() {
-				gemm(c.tA, c.tB, c.m, c.n, c.k, 1, a, lda, w, ldb, 0, out, c.n)
+				gemm(1, x, y, 0, mat(out, c.m, c.n))
 			}
 			b.ReportMetric(2*float64(c.m*c.n*c.k)*float64(b.N)/b.Elapsed().Seconds()/1e9, "GFLOP/s")
 		})
@@ -60,7 +60,7 @@ func BenchmarkGemmParallel(b *testing.B) {
 		w := toF32(randVec(rng, k*n, 1))
 		out := make([]float32, m*n)
 		for pb.Next() {
-			gemm(false, true, m, n, k, 1, a, k, w, k, 0, out, n)
+			gemm(1, mat(a, m, k), mat(w, n, k).T(), 0, mat(out, m, n))
 		}
 	})
 	b.ReportMetric(2*float64(m*n*k)*float64(b.N)/b.Elapsed().Seconds()/1e9, "GFLOP/s")

@@ -5,6 +5,7 @@
 package nn
 
 import (
+	"fmt"
 	"math"
 	"unsafe"
 
@@ -27,53 +28,77 @@ const (
 	tileCols = 192
 )
 
-// gemm computes C = alpha·op(A)·op(B) + beta·C, where op(X) is X or Xᵀ as
-// transA and transB say, op(A) is m×k, op(B) is k×n and C is m×n, all
-// row-major with leading dimensions lda, ldb and ldc (the BLAS convention).
-// It is the only matrix product in the package, so the kernel can be
-// swapped in one place; it takes 13 parameters, the one exception to the
-// package's limit of six, because it mirrors the BLAS signature.
+// matrix is an operand of gemm: a rows×cols matrix X over row-major
+// storage, or X = Sᵀ for a stored cols×rows matrix S when trans is set.
+type matrix[T Float] struct {
+	data       []T
+	rows, cols int  // of X, as gemm multiplies it
+	ld         int  // the stride between stored rows (BLAS's lda)
+	trans      bool // data holds Xᵀ
+}
+
+// mat is the rows×cols matrix stored row after row in data.
+func mat[T Float](data []T, rows, cols int) matrix[T] {
+	return matrix[T]{data: data, rows: rows, cols: cols, ld: cols}
+}
+
+// T is x transposed, over the same storage.
+func (x matrix[T]) T() matrix[T] {
+	x.rows, x.cols, x.trans = x.cols, x.rows, !x.trans
+	return x
+}
+
+// gemm computes C = alpha·A·B + beta·C for an m×k A, a k×n B and an m×n
+// C that is not transposed (the BLAS routine, its shapes and strides
+// carried by the operands). It is the only matrix product in the
+// package, so the kernel can be swapped in one place.
 //
 // It dispatches on the width of T — 4 bytes to blas32's Sgemm, 8 bytes to
 // blas64's Dgemm, through blas32.Implementation() and
 // blas64.Implementation(), so blas32.Use and blas64.Use swap the kernel —
 // which covers float32, float64 and named types over them alike (a switch on
 // the dynamic type would miss the named types). With beta = 0, C need not be
-// initialised. Bad shapes are programmer errors and panic inside gonum.
-func gemm[T Float](transA, transB bool, m, n, k int, alpha T, a []T, lda int, b []T, ldb int, beta T, c []T, ldc int) {
+// initialised. Mismatched shapes are programmer errors and panic (short
+// storage panics inside gonum).
+func gemm[T Float](alpha T, a, b matrix[T], beta T, c matrix[T]) {
+	m, n, k := c.rows, c.cols, a.cols
+	if a.rows != m || b.rows != k || b.cols != n || c.trans {
+		panic(fmt.Sprintf("nn: gemm of %d×%d by %d×%d into %d×%d (transposed %v)", a.rows, a.cols, b.rows, b.cols, m, n, c.trans))
+	}
 	if m == 0 || n == 0 {
 		return
 	}
 	if k == 0 {
-		scaleRows(c, m, n, ldc, beta)
+		scaleRows(c.data, m, n, c.ld, beta)
 		return
 	}
 	tA, tB := blas.NoTrans, blas.NoTrans
-	if transA {
+	if a.trans {
 		tA = blas.Trans
 	}
-	if transB {
+	if b.trans {
 		tB = blas.Trans
 	}
+	lda, ldb, ldc := a.ld, b.ld, c.ld
 	for i0 := 0; i0 < m; i0 += tileRows {
 		mi := min(tileRows, m-i0)
 		ai := i0 * lda // row i0 of A
-		if transA {
+		if a.trans {
 			ai = i0 // column i0 of the stored k×m matrix
 		}
 		for j0 := 0; j0 < n; j0 += tileCols {
 			nj := min(tileCols, n-j0)
 			bj := j0 // column j0 of the stored k×n matrix
-			if transB {
+			if b.trans {
 				bj = j0 * ldb // row j0 of the stored n×k matrix
 			}
-			cij := c[i0*ldc+j0:]
+			cij := c.data[i0*ldc+j0:]
 			if unsafe.Sizeof(alpha) == 4 {
-				blas32.Implementation().Sgemm(tA, tB, mi, nj, k, float32(alpha), as32(a[ai:]), lda,
-					as32(b[bj:]), ldb, float32(beta), as32(cij), ldc)
+				blas32.Implementation().Sgemm(tA, tB, mi, nj, k, float32(alpha), as32(a.data[ai:]), lda,
+					as32(b.data[bj:]), ldb, float32(beta), as32(cij), ldc)
 			} else {
-				blas64.Implementation().Dgemm(tA, tB, mi, nj, k, float64(alpha), as64(a[ai:]), lda,
-					as64(b[bj:]), ldb, float64(beta), as64(cij), ldc)
+				blas64.Implementation().Dgemm(tA, tB, mi, nj, k, float64(alpha), as64(a.data[ai:]), lda,
+					as64(b.data[bj:]), ldb, float64(beta), as64(cij), ldc)
 			}
 		}
 	}

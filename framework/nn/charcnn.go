@@ -74,7 +74,7 @@ func (cn *CharCNN[T]) Forward(c *CharCNNCache[T], words [][]int32) []T {
 	c.a = grow(c.a, N*cn.F)
 	fillRows(c.a, cn.B.W, N)
 	wd := cn.W * cn.Dc
-	gemm(false, true, N, cn.F, wd, 1, c.u, wd, cn.K.W, wd, 1, c.a, cn.F)
+	gemm(1, mat(c.u, N, wd), mat(cn.K.W, cn.F, wd).T(), 1, mat(c.a, N, cn.F))
 	c.arg = grow(c.arg, c.n*cn.F)
 	c.out = grow(c.out, c.n*cn.F)
 	for t := range c.n {

@@ -52,7 +52,7 @@ func (l *Linear[T]) Forward(c *LinearCache[T], x []T) []T {
 	c.x, c.n = x, n
 	c.y = grow(c.y, n*l.Out)
 	fillRows(c.y, l.B.W, n)
-	gemm(false, true, n, l.Out, l.In, 1, x, l.In, l.W.W, l.In, 1, c.y, l.Out)
+	gemm(1, mat(x, n, l.In), mat(l.W.W, l.Out, l.In).T(), 1, mat(c.y, n, l.Out))
 	return c.y
 }
 
@@ -65,9 +65,9 @@ func (l *Linear[T]) Backward(c *LinearCache[T], g *Grads[T], dy []T) []T {
 	if len(dy) != n*l.Out {
 		panic(fmt.Sprintf("nn: linear %q: Backward got %d values, want %d×%d", l.W.Name, len(dy), n, l.Out))
 	}
-	gemm(true, false, l.Out, l.In, n, 1, dy, l.Out, c.x, l.In, 1, g.Dense(l.W), l.In)
+	gemm(1, mat(dy, n, l.Out).T(), mat(c.x, n, l.In), 1, mat(g.Dense(l.W), l.Out, l.In))
 	addColumnSums(g.Dense(l.B), dy, n, l.Out)
 	c.dx = grow(c.dx, n*l.In)
-	gemm(false, false, n, l.In, l.Out, 1, dy, l.Out, l.W.W, l.In, 0, c.dx, l.In)
+	gemm(1, mat(dy, n, l.Out), mat(l.W.W, l.Out, l.In), 0, mat(c.dx, n, l.In))
 	return c.dx
 }

@@ -83,11 +83,11 @@ func (l *LSTM[T]) Forward(c *LSTMCache[T], x []T) []T {
 	c.tcell = grow(c.tcell, n*H)
 	c.h = grow(c.h, n*H)
 	fillRows(c.gates, l.B.W, n)
-	gemm(false, true, n, G, l.In, 1, x, l.In, l.Wx.W, l.In, 1, c.gates, G)
+	gemm(1, mat(x, n, l.In), mat(l.Wx.W, G, l.In).T(), 1, mat(c.gates, n, G))
 	for s := range n {
 		t, p := l.step(s, n)
 		if p >= 0 {
-			gemm(false, true, 1, G, H, 1, c.h[p*H:(p+1)*H], H, l.Wh.W, H, 1, c.gates[t*G:(t+1)*G], G)
+			gemm(1, mat(c.h[p*H:(p+1)*H], 1, H), mat(l.Wh.W, G, H).T(), 1, mat(c.gates[t*G:(t+1)*G], 1, G))
 		}
 		l.cellForward(c, t, p)
 	}
@@ -130,10 +130,10 @@ func (l *LSTM[T]) Backward(c *LSTMCache[T], g *Grads[T], dy []T) []T {
 		t, p := l.step(s, n)
 		l.cellBackward(c, t, p, dy[t*H:(t+1)*H])
 		if p >= 0 {
-			gemm(false, false, 1, H, G, 1, c.dgates[t*G:(t+1)*G], G, l.Wh.W, H, 0, c.dh, H)
+			gemm(1, mat(c.dgates[t*G:(t+1)*G], 1, G), mat(l.Wh.W, G, H), 0, mat(c.dh, 1, H))
 		}
 	}
-	gemm(true, false, G, In, n, 1, c.dgates, G, c.x, In, 1, g.Dense(l.Wx), In)
+	gemm(1, mat(c.dgates, n, G).T(), mat(c.x, n, In), 1, mat(g.Dense(l.Wx), G, In))
 	if n > 1 {
 		// ∂loss/∂Wh = Σt dz[t]ᵀ·h_p(t): rows of dgates paired with the rows
 		// of h one step earlier in the recurrence.
@@ -141,11 +141,11 @@ func (l *LSTM[T]) Backward(c *LSTMCache[T], g *Grads[T], dy []T) []T {
 		if l.Reverse {
 			dz, hp = c.dgates, c.h[H:] // reverse: dz[0 … n−2] with h[1 … n−1]
 		}
-		gemm(true, false, G, H, n-1, 1, dz, G, hp, H, 1, g.Dense(l.Wh), H)
+		gemm(1, mat(dz, n-1, G).T(), mat(hp, n-1, H), 1, mat(g.Dense(l.Wh), G, H))
 	}
 	addColumnSums(g.Dense(l.B), c.dgates, n, G)
 	c.dx = grow(c.dx, n*In)
-	gemm(false, false, n, In, G, 1, c.dgates, G, l.Wx.W, In, 0, c.dx, In)
+	gemm(1, mat(c.dgates, n, G), mat(l.Wx.W, G, In), 0, mat(c.dx, n, In))
 	return c.dx
 }
 
