@@ -13,14 +13,7 @@ import (
 
 func TestMinimizeSmooth(t *testing.T) {
 	a, b := randomSPD(rand.New(rand.NewPCG(1, 2)), 50)
-	tests := []struct {
-		name  string
-		f     Func
-		start []float64
-		want  []float64
-		eps   float64
-		tol   float64
-	}{
+	tests := []smoothCase{
 		// Epsilon is kept where the Armijo test can still resolve the
 		// decrease in f: far below it the line search runs out of
 		// precision, as liblbfgs's does.
@@ -35,26 +28,36 @@ func TestMinimizeSmooth(t *testing.T) {
 				name += "/float32 history"
 			}
 			t.Run(name, func(t *testing.T) {
-				minimizeSmooth(t, tt.f, tt.start, tt.want, tt.eps, tt.tol, f32)
+				minimizeSmooth(t, tt, f32)
 			})
 		}
 	}
 }
 
-// minimizeSmooth minimizes f from start and checks that it converges to
-// want: the float32 history changes the path, not where it ends.
-func minimizeSmooth(t *testing.T, f Func, start, want []float64, eps, tol float64, f32 bool) {
-	c := newOnceChecker(t, f)
-	x := slices.Clone(start)
-	res, err := Minimize(context.Background(), x, c.eval, Settings{Epsilon: eps, Delta: -1, MaxIterations: 1000, Float32History: f32})
+// smoothCase is a smooth function to minimize from start, converging with
+// Epsilon eps to within tol of want.
+type smoothCase struct {
+	name        string
+	f           Func
+	start, want []float64
+	eps, tol    float64
+}
+
+// minimizeSmooth minimizes tt.f from tt.start and checks that it
+// converges to tt.want: the float32 history changes the path, not where
+// it ends.
+func minimizeSmooth(t *testing.T, tt smoothCase, f32 bool) {
+	c := newOnceChecker(t, tt.f)
+	x := slices.Clone(tt.start)
+	res, err := Minimize(context.Background(), x, c.eval, Settings{Epsilon: tt.eps, Delta: -1, MaxIterations: 1000, Float32History: f32})
 	if err != nil {
 		t.Fatal(err)
 	}
 	if res.Status != Converged {
 		t.Errorf("status %v, want %v", res.Status, Converged)
 	}
-	if d := maxAbsDiff(x, want); d > tol {
-		t.Errorf("max |x - x*| = %g, want <= %g (result %+v)", d, tol, res)
+	if d := maxAbsDiff(x, tt.want); d > tt.tol {
+		t.Errorf("max |x - x*| = %g, want <= %g (result %+v)", d, tt.tol, res)
 	}
 	if res.Evaluations != c.n {
 		t.Errorf("reported %d evaluations, counted %d", res.Evaluations, c.n)

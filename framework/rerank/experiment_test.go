@@ -116,7 +116,7 @@ func TestExperimentLists(t *testing.T) {
 	}
 	t.Logf("jackknifed lists of %d folds in %.0fs", c.folds, time.Since(t0).Seconds())
 	full := fit("all of train", indices(len(train)))
-	testLists, err := listSentences(full, templates, test, indices(len(test)), c.k, word, label)
+	testLists, err := listSentences(full, templates, test, c.k, word, label)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -171,24 +171,20 @@ func copySentences(sents []*corpus.Sentence, idx []int) []*corpus.Sentence {
 	return out
 }
 
-// listSentences tags sents[held] with model m's k best paths, all at once
-// so documents stay whole.
-func listSentences(m *model.Model, reg *feature.Registry, sents []*corpus.Sentence, held []int, k, word, label int) ([]rerank.List, error) {
+// listSentences tags sents with model m's k best paths, all at once so
+// documents stay whole.
+func listSentences(m *model.Model, reg *feature.Registry, sents []*corpus.Sentence, k, word, label int) ([]rerank.List, error) {
 	tg, err := tagger.New(m, reg, tagger.Options{})
 	if err != nil {
 		return nil, err
 	}
 	defer tg.Close()
-	part := make([]*corpus.Sentence, len(held))
-	for j, i := range held {
-		part[j] = sents[i]
-	}
-	decoded, err := tg.TagDetailed(part, k)
+	decoded, err := tg.TagDetailed(sents, k)
 	if err != nil {
 		return nil, err
 	}
-	out := make([]rerank.List, len(part))
-	for j, s := range part {
+	out := make([]rerank.List, len(sents))
+	for j, s := range sents {
 		l := rerank.List{Doc: -1, Labels: decoded[j].Paths, Scores: decoded[j].Scores,
 			Words: make([]string, s.Len()), Gold: make([]string, s.Len())}
 		for i, tok := range s.Tokens {

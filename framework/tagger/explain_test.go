@@ -251,7 +251,7 @@ func TestExplainAddsUp(t *testing.T) {
 					for i, l := range ex.Labels {
 						path[i] = labelID[l]
 					}
-					checkSentence(t, k, ex, &ref[k], path, 3, tol, m.Labels)
+					checkSentence(t, explained{k: k, ex: ex, ref: &ref[k], path: path, labels: m.Labels}, 3, tol)
 					for _, te := range ex.Tokens {
 						pairs += len(te.TransFeatures)
 					}
@@ -269,9 +269,20 @@ func TestExplainAddsUp(t *testing.T) {
 	}
 }
 
-// checkSentence checks one explanation against the reference lattice.
-func checkSentence(t *testing.T, k int, ex tagger.Explanation, ref *lattice.Scores, path []int32, top int, tol float64, labels []string) {
+// explained is one sentence's explanation and what it is checked against.
+type explained struct {
+	k      int // the sentence's index, for messages
+	ex     tagger.Explanation
+	ref    *lattice.Scores // the sentence's reference lattice
+	path   []int32         // ex's labels, by ID
+	labels []string        // every label, by ID
+}
+
+// checkSentence checks one explanation (of at most top features per
+// token, all when top <= 0) against the reference lattice.
+func checkSentence(t *testing.T, e explained, top int, tol float64) {
 	t.Helper()
+	k, ex, ref, path := e.k, e.ex, e.ref, e.path
 	want := lattice.SequenceScore(ref, path)
 	sum := 0.0
 	for i, te := range ex.Tokens {
@@ -311,7 +322,7 @@ func checkSentence(t *testing.T, k int, ex tagger.Explanation, ref *lattice.Scor
 			}
 		}
 		sum += te.Score
-		checkMargin(t, k, i, te, ref, path, want, tol, labels)
+		checkMargin(t, e, i, want, tol)
 	}
 	if math.Abs(sum-want) > tol || math.Abs(ex.Score-want) > tol {
 		t.Errorf("sentence %d: tokens sum to %v, explanation says %v, lattice.SequenceScore %v", k, sum, ex.Score, want)
@@ -319,9 +330,10 @@ func checkSentence(t *testing.T, k int, ex tagger.Explanation, ref *lattice.Scor
 }
 
 // checkMargin finds the runner-up at position i by scoring every other
-// label's whole sequence.
-func checkMargin(t *testing.T, k, i int, te tagger.TokenExplanation, ref *lattice.Scores, path []int32, score, tol float64, labels []string) {
+// label's whole sequence, score being the explained path's.
+func checkMargin(t *testing.T, e explained, i int, score, tol float64) {
 	t.Helper()
+	k, te, ref, path, labels := e.k, e.ex.Tokens[i], e.ref, e.path, e.labels
 	alt := append([]int32(nil), path...)
 	best, bestLabel := math.Inf(-1), ""
 	for y := range labels {
@@ -417,6 +429,6 @@ evaluation {
 		for i, l := range ex.Labels {
 			path[i] = int32(slices.Index(m.Labels, l))
 		}
-		checkSentence(t, k, ex, &ref[k], path, 0, 1e-9, m.Labels)
+		checkSentence(t, explained{k: k, ex: ex, ref: &ref[k], path: path, labels: m.Labels}, 0, 1e-9)
 	}
 }
