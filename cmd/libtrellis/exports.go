@@ -5,6 +5,13 @@ package main
 /*
 #include <stdlib.h>
 #include <stdint.h>
+
+// trellis_buf is len bytes at data, owned by the caller for the call
+// (data may be NULL when len is 0).
+typedef struct {
+	const void *data;
+	size_t len;
+} trellis_buf;
 */
 import "C"
 
@@ -48,6 +55,9 @@ func goBytes(p unsafe.Pointer, n C.size_t) []byte {
 	return unsafe.Slice((*byte)(p), int(n))
 }
 
+// goBuf views a trellis_buf as goBytes does.
+func goBuf(b C.trellis_buf) []byte { return goBytes(b.data, b.len) }
+
 // bufferCall is the frame of the exports that answer with a buffer: it
 // looks handle h up, runs f on its model, and returns f's bytes in
 // malloc'd memory (their length in *n), or nil with the error (a panic
@@ -67,13 +77,16 @@ func bufferCall(h C.int64_t, n *C.size_t, errOut **C.char, f func(*trellis.Model
 	return cBytes(b, n)
 }
 
+// trellis_train trains a model on sentence buffers (dev may be empty)
+// with settings, a JSON train request, and returns its handle (0 and the
+// error in *errOut on failure).
+//
 //export trellis_train
-func trellis_train(settings unsafe.Pointer, settingsLen C.size_t, trainBuf unsafe.Pointer, trainLen C.size_t,
-	devBuf unsafe.Pointer, devLen C.size_t, errOut **C.char) (h C.int64_t) {
+func trellis_train(settings, trainBuf, devBuf C.trellis_buf, errOut **C.char) (h C.int64_t) {
 	var err error
 	defer func() { setError(errOut, err) }()
 	defer guard(&err)
-	m, log, err := train(goBytes(settings, settingsLen), goBytes(trainBuf, trainLen), goBytes(devBuf, devLen))
+	m, log, err := train(goBuf(settings), goBuf(trainBuf), goBuf(devBuf))
 	if err != nil {
 		return 0
 	}

@@ -597,7 +597,7 @@ class GILTest(unittest.TestCase):
             err = ctypes.c_void_p()
             started.set()
             before = counter[0]
-            h = lib.trellis_train(settings, len(settings), data, len(data), None, 0, ctypes.byref(err))
+            h = lib.trellis_train(_native.buf(settings), _native.buf(data), _native.buf(None), ctypes.byref(err))
             during.append(counter[0] - before)
             done.set()
             self.assertNotEqual(h, 0)

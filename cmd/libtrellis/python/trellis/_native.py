@@ -56,13 +56,23 @@ _lib = None
 _lib_lock = threading.Lock()
 
 
+class Buf(ctypes.Structure):
+    """A trellis_buf: bytes lent to libtrellis for one call."""
+
+    _fields_ = [("data", ctypes.c_char_p), ("len", ctypes.c_size_t)]
+
+
+def buf(data):
+    """data (bytes, or None for none) as a Buf, which keeps it alive."""
+    return Buf(data or None, len(data or b""))
+
+
 def _declare(lib):
     c_int64, c_size_t = ctypes.c_int64, ctypes.c_size_t
     err = ctypes.POINTER(ctypes.c_void_p)
     size = ctypes.POINTER(c_size_t)
     sigs = {
-        "trellis_train": ([ctypes.c_char_p, c_size_t, ctypes.c_char_p, c_size_t, ctypes.c_char_p, c_size_t, err],
-                          c_int64),
+        "trellis_train": ([Buf, Buf, Buf, err], c_int64),
         "trellis_load": ([ctypes.c_char_p, err], c_int64),
         "trellis_load_bytes": ([ctypes.c_char_p, c_size_t, err], c_int64),
         "trellis_info": ([c_int64, size, err], ctypes.c_void_p),
@@ -196,9 +206,8 @@ class Model(_Handle):
     def train(cls, settings, train, dev=None):
         """A model trained with settings (a dict) on sentence buffers."""
         data = json.dumps(settings, allow_nan=False).encode("utf-8")
-        dev = dev or b""
         err = ctypes.c_void_p()
-        h = lib().trellis_train(data, len(data), train, len(train), dev, len(dev), ctypes.byref(err))
+        h = lib().trellis_train(buf(data), buf(train), buf(dev), ctypes.byref(err))
         return cls(_handle(h, err))
 
     @classmethod
