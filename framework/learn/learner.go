@@ -182,7 +182,22 @@ type Point struct {
 	Loss     float64       `json:"loss,omitempty"`
 	DevScore float64       `json:"dev_score,omitempty"`
 	Elapsed  time.Duration `json:"elapsed_ns"`
+	// Unit is what Step counts, the same for every point of a curve
+	// (empty in curves recorded before points carried it).
+	Unit StepUnit `json:"unit,omitempty"`
 }
+
+// StepUnit is what one step of a learning curve is: curves in different
+// units do not share an x-axis (an epoch is not an L-BFGS iteration).
+type StepUnit string
+
+// The units of the learners' curves.
+const (
+	Epoch          StepUnit = "epoch"     // a pass over the training sentences
+	SGDEpoch       StepUnit = "SGD epoch" // an epoch of the CRF's SGD
+	LBFGSIteration StepUnit = "L-BFGS iteration"
+	OWLQNIteration StepUnit = "OWL-QN iteration"
+)
 
 // Checkpoints is where a learner saves its training state and finds the
 // state to resume from. A learner resumed from a state saved on the same

@@ -27,6 +27,9 @@ type Loop struct {
 	Name string
 	// Unit names one step in errors and logs ("epoch", "iteration").
 	Unit string
+	// CurveUnit is what one step is on the learning curve: Record sets
+	// every point's Unit to it.
+	CurveUnit StepUnit
 	// Steps is the number of steps Run makes unless Evaluate stops it
 	// first; 0 (only without Run) means the caller decides.
 	Steps int
@@ -170,11 +173,11 @@ func (l *Loop) Finite(k int, what string, v float64) error {
 
 func finite(v float64) bool { return !math.IsNaN(v) && !math.IsInf(v, 0) }
 
-// Record adds pt (with its Elapsed set) to the learning curve: log line,
-// progress, Problem.Observe.
+// Record adds pt (with its Elapsed and Unit set) to the learning curve:
+// log line, progress, Problem.Observe.
 func (l *Loop) Record(pt Point) {
 	elapsed := time.Since(l.started)
-	pt.Elapsed = elapsed
+	pt.Elapsed, pt.Unit = elapsed, l.CurveUnit
 	lossName := l.LossName
 	if lossName == "" {
 		lossName = "loss"

@@ -33,7 +33,7 @@ type toyState struct {
 
 func (t *toy) loop(steps int) *Loop {
 	return &Loop{
-		Name: "toy", Unit: "epoch", Steps: steps, Work: 10, WorkUnit: "sentences", Hint: "a hint",
+		Name: "toy", Unit: "epoch", CurveUnit: Epoch, Steps: steps, Work: 10, WorkUnit: "sentences", Hint: "a hint",
 		Step: func(k int, tick func(int) error) (float64, error) {
 			t.ran = append(t.ran, k)
 			for i := 0; i < 10; i++ {
@@ -119,6 +119,19 @@ func TestLoopCancellation(t *testing.T) {
 				t.Errorf("observed %d points, want %d (the cancelled step records none)", observed, want)
 			}
 		})
+	}
+}
+
+// TestLoopCurveUnit: every point recorded carries the loop's CurveUnit.
+func TestLoopCurveUnit(t *testing.T) {
+	var units []StepUnit
+	p := toyProblem()
+	p.Observe = func(pt Point) { units = append(units, pt.Unit) }
+	if err := newToy().loop(3).Run(context.Background(), p); err != nil {
+		t.Fatal(err)
+	}
+	if want := []StepUnit{Epoch, Epoch, Epoch}; !reflect.DeepEqual(units, want) {
+		t.Errorf("units %v, want %v", units, want)
 	}
 }
 

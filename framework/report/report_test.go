@@ -116,6 +116,37 @@ func TestQuickstartContents(t *testing.T) {
 	}
 }
 
+// TestCurveUnits: the unit a curve's points carry names its axis, over
+// what the learner's type implied before points carried one (a CRF with
+// an encoder trains in epochs, not L-BFGS iterations); the quickstart's
+// points carry none, and TestQuickstartContents reads its fallback.
+func TestCurveUnits(t *testing.T) {
+	r, err := Load(filepath.Join("testdata", "quickstart"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var crf *Learner
+	for _, l := range r.Learners {
+		if l.Name == "crf" {
+			crf = l
+		}
+	}
+	for i := range crf.Curve {
+		crf.Curve[i].Unit = learn.Epoch
+	}
+	var b bytes.Buffer
+	if err := WriteHTML(&b, r); err != nil {
+		t.Fatal(err)
+	}
+	html := b.String()
+	if want := fmt.Sprintf("%d epochs, final", len(crf.Curve)); !strings.Contains(html, want) {
+		t.Errorf("report lacks %q", want)
+	}
+	if strings.Contains(html, ">L-BFGS iteration<") || strings.Contains(html, "L-BFGS iterations, final") {
+		t.Error("the CRF's curve is still in L-BFGS iterations")
+	}
+}
+
 func TestSpanRun(t *testing.T) {
 	html := string(render(t, filepath.Join("testdata", "span")))
 	for _, want := range []string{

@@ -4,11 +4,13 @@ import (
 	"encoding/json"
 	"fmt"
 	"math"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
 
 	"github.com/trellis-nlp/trellis/framework/eval"
+	"github.com/trellis-nlp/trellis/framework/learn"
 	"github.com/trellis-nlp/trellis/framework/plural"
 	"github.com/trellis-nlp/trellis/framework/rundir"
 )
@@ -225,7 +227,7 @@ func buildView(r *Run) *view {
 	v.addComparisons(r.Comparisons)
 
 	// Learning curves.
-	v.DevPanels, v.DevMetric, v.LossCharts, v.CurveNotes = curves(r.Learners, colours, stepUnits(r))
+	v.DevPanels, v.DevMetric, v.LossCharts, v.CurveNotes = curves(r.Learners, colours, curveUnits(r))
 	v.Tunings = tunings(r.Learners)
 
 	// Per-label / per-type F1.
@@ -517,28 +519,51 @@ func diffPlot(c rundir.Comparison, lo, hi float64) *chart {
 	return ch
 }
 
-// stepUnits names what one step of each learner's learning curve is:
-// epochs (perceptron, the CRF's SGD) and L-BFGS or OWL-QN iterations are
-// not the same unit, so every learner's curve gets its own x-axis.
-func stepUnits(r *Run) map[string]string {
+// curveUnits names what one step of each learner's learning curve is
+// (curves in different units get their own x-axes): the unit its points
+// carry or, in a run directory written before points carried one, the
+// unit its learner's type and settings implied (legacyUnit).
+func curveUnits(r *Run) map[string]string {
 	units := map[string]string{}
-	for name, ml := range r.Manifest.Learners {
-		cfg := rawObject(ml.Config)
-		switch ml.Type {
-		case "perceptron":
-			units[name] = "epoch"
-		case "crf":
-			switch c1, _ := cfg["c1"].(float64); {
-			case cfg["algorithm"] == "sgd":
-				units[name] = "SGD epoch"
-			case c1 > 0:
-				units[name] = "OWL-QN iteration"
-			default:
-				units[name] = "L-BFGS iteration"
-			}
+	for _, l := range r.Learners {
+		if u := recordedUnit(l.Curve); u != "" {
+			units[l.Name] = string(u)
+		} else if ml, ok := r.Manifest.Learners[l.Name]; ok {
+			units[l.Name] = string(legacyUnit(ml))
 		}
 	}
 	return units
+}
+
+// recordedUnit is the unit of curve's points, "" if none carries one.
+func recordedUnit(curve []learn.Point) learn.StepUnit {
+	for _, p := range slices.Backward(curve) {
+		if p.Unit != "" {
+			return p.Unit
+		}
+	}
+	return ""
+}
+
+// legacyUnit is the unit of learner ml's curve as the report named it
+// before points carried their unit: by learner type and settings, "" for
+// the types it did not know.
+func legacyUnit(ml rundir.ManifestLearner) learn.StepUnit {
+	cfg := rawObject(ml.Config)
+	switch ml.Type {
+	case "perceptron":
+		return learn.Epoch
+	case "crf":
+		switch c1, _ := cfg["c1"].(float64); {
+		case cfg["algorithm"] == "sgd":
+			return learn.SGDEpoch
+		case c1 > 0:
+			return learn.OWLQNIteration
+		default:
+			return learn.LBFGSIteration
+		}
+	}
+	return ""
 }
 
 // curveSeries is one learner's learning curve.

@@ -502,8 +502,12 @@ func trainLBFGS(ctx context.Context, obj *objective, s settings, p *learn.Proble
 	}
 	var it optim.Iteration // the last iteration, for the log line
 	var saving *optim.State
+	unit := learn.LBFGSIteration
+	if opt.L1 > 0 {
+		unit = learn.OWLQNIteration
+	}
 	loop := &learn.Loop{
-		Name: s.name, Unit: "iteration", Steps: s.maxIterations, Hint: "are some attribute values huge?",
+		Name: s.name, Unit: "iteration", CurveUnit: unit, Steps: s.maxIterations, Hint: "are some attribute values huge?",
 		Fields: func(ev *zerolog.Event) { ev.Float64("gnorm", it.GNorm).Int("evaluations", it.Evaluations) },
 		Save: func(_ int, curve []learn.Point) ([]byte, error) {
 			return encodeState(&state{Algorithm: "lbfgs", Opt: saving, Best: es.best.Score, BestAt: es.best.At, BestW: es.best.W, Curve: curve})

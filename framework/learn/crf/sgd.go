@@ -79,7 +79,7 @@ func trainSGD(ctx context.Context, obj *objective, s settings, p *learn.Problem,
 	copy(g.v, obj.m.W) // zero, or the weights of the model continued (init_model)
 	g.rng = rand.New(g.src)
 	loop := &learn.Loop{
-		Name: s.name, Unit: "sgd epoch", Steps: s.maxIterations, Hint: "try a smaller learning_rate",
+		Name: s.name, Unit: "sgd epoch", CurveUnit: learn.SGDEpoch, Steps: s.maxIterations, Hint: "try a smaller learning_rate",
 		Step: g.epoch, Evaluate: g.evaluate, Save: g.save, Restore: g.restore,
 	}
 	if err := loop.Run(ctx, p); err != nil {

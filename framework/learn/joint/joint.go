@@ -77,7 +77,8 @@ func Train(ctx context.Context, p *learn.Problem, m *linear.Model, out Output, s
 	if err != nil {
 		return nil, err
 	}
-	loop := &learn.Loop{Name: "encoder", Unit: "epoch", Steps: t.cfg.Epochs, Work: p.Train.NumSentences(), WorkUnit: "sentences",
+	loop := &learn.Loop{Name: "encoder", Unit: "epoch", CurveUnit: learn.Epoch, Steps: t.cfg.Epochs,
+		Work: p.Train.NumSentences(), WorkUnit: "sentences",
 		Hint: "lower the encoder's learning_rate or set clip", Step: t.epoch, Weights: func() []float64 { return m.W },
 		Evaluate: t.evaluate}
 	loop.Save, loop.Restore = t.save, t.restore

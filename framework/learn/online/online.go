@@ -159,7 +159,7 @@ func train(ctx context.Context, p *learn.Problem, name string, c *Config, rule R
 		}
 	}
 	loop := &learn.Loop{
-		Name: name, Unit: "epoch", Steps: r.epochs, Work: len(order), WorkUnit: "sentences",
+		Name: name, Unit: "epoch", CurveUnit: learn.Epoch, Steps: r.epochs, Work: len(order), WorkUnit: "sentences",
 		LossName: "train_error", Hint: "are some attribute values huge?",
 		Step: r.epoch, Weights: func() []float64 { return r.tr.w }, Evaluate: r.evaluate,
 		Save: r.save, Restore: r.restore,

@@ -59,7 +59,7 @@ func (l *Learner) Train(ctx context.Context, p *learn.Problem) (*learn.Result, e
 		return nil, err
 	}
 	loop := &learn.Loop{
-		Name: "transition", Unit: "epoch", Steps: r.epochs, Work: len(r.sents), WorkUnit: "sentences",
+		Name: "transition", Unit: "epoch", CurveUnit: learn.Epoch, Steps: r.epochs, Work: len(r.sents), WorkUnit: "sentences",
 		LossName: "update_rate", Hint: "are some attribute values huge?",
 		Step: r.epoch, Weights: func() []float64 { return r.w }, Evaluate: r.evaluate,
 		Save: r.save, Restore: r.restore,
