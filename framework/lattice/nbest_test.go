@@ -97,11 +97,7 @@ func TestNBestMergeMatchesSorting(t *testing.T) {
 // BenchmarkNBest times the k-best search over first- and second-order
 // lattices of the same sentences (a reranker's first pass, labelpath).
 func BenchmarkNBest(b *testing.B) {
-	s1, s2 := order2Bench(25)
-	for _, c := range []struct {
-		name string
-		s    *Scores
-	}{{"first", s1}, {"second", s2}} {
+	for _, c := range orderPair(25) {
 		for _, k := range []int{2, 10} {
 			b.Run(fmt.Sprintf("%s/k=%d", c.name, k), func(b *testing.B) {
 				w := NewWorkspace(c.s.L)

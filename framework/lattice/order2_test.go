@@ -348,6 +348,19 @@ func order2Bench(n int) (*Scores, *Scores) {
 	return s, &s2
 }
 
+// namedScores is a lattice a benchmark runs on, by name.
+type namedScores struct {
+	name string
+	s    *Scores
+}
+
+// orderPair is order2Bench(n)'s lattices, "first" and "second" order,
+// for the benchmarks that compare them.
+func orderPair(n int) []namedScores {
+	s1, s2 := order2Bench(n)
+	return []namedScores{{"first", s1}, {"second", s2}}
+}
+
 func TestOrder2ZeroAllocs(t *testing.T) {
 	_, s := order2Bench(30)
 	w := NewWorkspace(s.L)
@@ -370,15 +383,11 @@ func TestOrder2ZeroAllocs(t *testing.T) {
 // gradient's expected counts over first- and second-order lattices of
 // the same sentences.
 func BenchmarkOrder2ForwardBackward(b *testing.B) {
-	s1, s2 := order2Bench(25)
-	for _, c := range []struct {
-		name string
-		s    *Scores
-	}{{"first", s1}, {"second", s2}} {
+	for _, c := range orderPair(25) {
 		b.Run(c.name, func(b *testing.B) {
 			w := NewWorkspace(c.s.L)
 			dst := make([]float64, c.s.L*c.s.L)
-			tri := make([]float64, len(s2.Trigram))
+			tri := make([]float64, len(c.s.Trigram))
 			for b.Loop() {
 				w.ForwardBackward(c.s)
 				w.AddTransMarginals(dst, c.s, 1)
@@ -428,11 +437,7 @@ func TestOrder2Reuse(t *testing.T) {
 // lattices of the same sentences (the perceptron's and the tagger's
 // decode).
 func BenchmarkOrder2Viterbi(b *testing.B) {
-	s1, s2 := order2Bench(25)
-	for _, c := range []struct {
-		name string
-		s    *Scores
-	}{{"first", s1}, {"second", s2}} {
+	for _, c := range orderPair(25) {
 		b.Run(c.name, func(b *testing.B) {
 			w := NewWorkspace(c.s.L)
 			path := make([]int32, c.s.N)
