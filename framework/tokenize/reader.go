@@ -1,8 +1,8 @@
 package tokenize
 
-// This file holds the readers of raw text: Reader tokenizes a stream a
-// paragraph at a time, and Sentences hands its sentences to a tagger as
-// corpus sentences.
+// This file holds the readers of raw text: Paragraphs cuts a stream into
+// paragraphs, Reader tokenizes it a paragraph at a time, and Sentences
+// hands its sentences to a tagger as corpus sentences.
 
 import (
 	"bufio"
@@ -16,24 +16,20 @@ import (
 	"github.com/trellis-nlp/trellis/framework/tagger"
 )
 
-// Reader reads raw text and tokenizes it a paragraph at a time (up to a
-// blank line, or MaxParagraph characters cut at a line end), so a stream
-// of any length is read in bounded memory. Offsets count from the start
-// of the stream.
+// Reader reads raw text and tokenizes it a paragraph at a time (see
+// Paragraphs), so a stream of any length is read in bounded memory.
+// Offsets count from the start of the stream.
 type Reader struct {
-	br     *bufio.Reader
-	file   string
-	tok    Tokenizer
-	base   int // the characters before the paragraph read next
-	lineNo int // the lines read
-	queue  []Sentence
-	lines  []int // lines[k]: the file line where queue[k] starts
-	err    error
+	paras *Paragraphs
+	tok   Tokenizer
+	queue []Sentence
+	lines []int // lines[k]: the file line where queue[k] starts
+	err   error
 }
 
 // NewReader tokenizes r with tok; file names r in errors.
 func NewReader(r io.Reader, file string, tok Tokenizer) *Reader {
-	return &Reader{br: bufio.NewReaderSize(r, 1<<16), file: file, tok: tok}
+	return &Reader{paras: NewParagraphs(r, file), tok: tok}
 }
 
 // Read returns the next sentence and the file line it starts on, or
@@ -43,33 +39,71 @@ func (r *Reader) Read() (Sentence, int, error) {
 		if r.err != nil {
 			return Sentence{}, 0, r.err
 		}
-		r.fill()
+		p, err := r.paras.Read()
+		if err != nil {
+			r.err = err
+			continue
+		}
+		r.queue, r.lines, r.err = p.Tokenize(r.tok)
 	}
 	s, line := r.queue[0], r.lines[0]
 	r.queue, r.lines = r.queue[1:], r.lines[1:]
 	return s, line, nil
 }
 
-// fill reads and tokenizes the next paragraph; at the end of the input
-// it sets err to io.EOF.
-func (r *Reader) fill() {
+// Paragraph is a piece of raw text that a Reader tokenizes at once: its
+// lines up to a blank line (included), or up to MaxParagraph characters
+// cut at a line end. Base is the characters of the stream before it, Line
+// the stream's line it starts on (1-based); File names the stream.
+type Paragraph struct {
+	File       string
+	Text       string
+	Base, Line int
+}
+
+// Paragraphs cuts a stream of raw text into the paragraphs a Reader
+// tokenizes one at a time. Tokenizing each apart (Paragraph.Tokenize)
+// gives what the Reader gives, so paragraphs can be tokenized anywhere,
+// in any order (trellis-beam spreads them over workers).
+type Paragraphs struct {
+	br     *bufio.Reader
+	file   string
+	base   int // the characters before the paragraph read next
+	lineNo int // the lines read
+	err    error
+}
+
+// NewParagraphs reads r's paragraphs; file names r in errors.
+func NewParagraphs(r io.Reader, file string) *Paragraphs {
+	return &Paragraphs{br: bufio.NewReaderSize(r, 1<<16), file: file}
+}
+
+// Read returns the next paragraph, or io.EOF after the last. A line that
+// is not UTF-8 is a *corpus.Error naming it.
+func (p *Paragraphs) Read() (Paragraph, error) {
+	if p.err != nil {
+		return Paragraph{}, p.err
+	}
 	var para strings.Builder
-	runes, first := 0, r.lineNo+1
+	runes, first := 0, p.lineNo+1
 	for runes < MaxParagraph {
-		line, err := r.br.ReadString('\n')
+		line, err := p.br.ReadString('\n')
 		if len(line) > 0 {
-			r.lineNo++
+			p.lineNo++
 			if !utf8.ValidString(line) {
-				r.err = &corpus.Error{File: r.file, Line: r.lineNo, Msg: "the line is not UTF-8 text"}
-				return
+				p.err = &corpus.Error{File: p.file, Line: p.lineNo, Msg: "the line is not UTF-8 text"}
+				return Paragraph{}, p.err
 			}
 			para.WriteString(line)
 			runes += utf8.RuneCountInString(line)
 		}
 		if err != nil {
-			r.err = err
+			p.err = err
 			if err != io.EOF {
-				r.err = fmt.Errorf("%s: %w", r.file, err)
+				p.err = fmt.Errorf("%s: %w", p.file, err)
+			}
+			if para.Len() == 0 {
+				return Paragraph{}, p.err
 			}
 			break
 		}
@@ -77,20 +111,26 @@ func (r *Reader) fill() {
 			break // a blank line ends the paragraph
 		}
 	}
-	text := para.String()
-	sents, err := r.tok.Tokenize(text)
+	out := Paragraph{File: p.file, Text: para.String(), Base: p.base, Line: first}
+	p.base += runes
+	return out, nil
+}
+
+// Tokenize tokenizes the paragraph with tok: its sentences, offsets
+// counted from the start of the stream, and the line each starts on.
+func (p Paragraph) Tokenize(tok Tokenizer) ([]Sentence, []int, error) {
+	sents, err := tok.Tokenize(p.Text)
 	if err != nil {
-		r.err = fmt.Errorf("%s:%d: %w", r.file, first, err)
-		return
+		return nil, nil, fmt.Errorf("%s:%d: %w", p.File, p.Line, err)
 	}
-	lines, line := lineStarts(text), 0
-	for _, s := range sents {
-		line = lineOf(lines, line, s.Start)
-		r.lines = append(r.lines, first+line)
-		shift(&s, r.base)
-		r.queue = append(r.queue, s)
+	starts, line := lineStarts(p.Text), 0
+	lines := make([]int, len(sents))
+	for k := range sents {
+		line = lineOf(starts, line, sents[k].Start)
+		lines[k] = p.Line + line
+		shift(&sents[k], p.Base)
 	}
-	r.base += runes
+	return sents, lines, nil
 }
 
 // lineStarts returns the character offset at which each line of text
@@ -155,7 +195,7 @@ func (ss *Sentences) Read() (*corpus.Sentence, error) {
 		return nil, err
 	}
 	s := ss.in.Sentence(t.Words(), nil)
-	s.File, s.Line = ss.r.file, line
+	s.File, s.Line = ss.r.paras.file, line
 	s.TokenLineNo = make([]int, len(t.Tokens))
 	for i := range s.TokenLineNo {
 		s.TokenLineNo[i] = line

@@ -180,6 +180,25 @@ func TestReader(t *testing.T) {
 	if len(lines) == 0 || lines[0] != 1 || lines[len(lines)-1] != 6 {
 		t.Errorf("lines %v: want the first sentence on line 1, the last on 6", lines)
 	}
+	// Paragraphs tokenized apart, as trellis-beam's workers do, give the
+	// same sentences on the same lines.
+	ps := tokenize.NewParagraphs(strings.NewReader(text), "in.txt")
+	var apart []tokenize.Sentence
+	var apartLines []int
+	for {
+		p, err := ps.Read()
+		if err != nil {
+			break
+		}
+		s, l, err := p.Tokenize(tok)
+		if err != nil {
+			t.Fatal(err)
+		}
+		apart, apartLines = append(apart, s...), append(apartLines, l...)
+	}
+	if !reflect.DeepEqual(apart, streamed) || !reflect.DeepEqual(apartLines, lines) {
+		t.Errorf("paragraphs apart\n%+v %v\nstreamed\n%+v %v", apart, apartLines, streamed, lines)
+	}
 	r = tokenize.NewReader(strings.NewReader("fine\n\nbad \xff here\n"), "in.txt", tokenize.Lines{})
 	var ce *corpus.Error
 	for {
