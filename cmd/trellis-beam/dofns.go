@@ -1,26 +1,26 @@
 package main
 
+// This file holds the DoFns that read and tag: readFn cuts a file into
+// units (sentences, or paragraphs of raw text), tagFn tags them with the
+// job's models and renders them as trellis tag prints them.
+
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
-	"os"
-	"path/filepath"
 	"strings"
 
 	"github.com/apache/beam/sdks/v2/go/pkg/beam"
 	"github.com/apache/beam/sdks/v2/go/pkg/beam/io/fileio"
-	"github.com/rs/zerolog"
 
-	"github.com/trellis-nlp/trellis/builtin"
 	"github.com/trellis-nlp/trellis/framework/corpus"
 	"github.com/trellis-nlp/trellis/framework/eval"
-	"github.com/trellis-nlp/trellis/framework/plugin"
+	"github.com/trellis-nlp/trellis/framework/pipeline"
 	"github.com/trellis-nlp/trellis/framework/scheme"
 	"github.com/trellis-nlp/trellis/framework/tagger"
+	"github.com/trellis-nlp/trellis/framework/tokenize"
 )
 
 // Counter names (namespace "trellis"), read back by report.
@@ -43,34 +43,37 @@ func newFormat(config string) (corpus.Format, error) {
 	return corpus.New(cfg)
 }
 
-// readOptions are the reader's options: labels may be absent unless they
-// are scored.
-func readOptions(labelled bool) corpus.ReadOptions {
-	return corpus.ReadOptions{LabelOptional: !labelled}
-}
-
-// readFn reads one file in the model's format and emits its sentences.
-// Data errors stop the pipeline with file:line, as in `trellis tag`.
+// readFn reads one file and emits its units: the sentences of corpus
+// input (in the last model's format) or of tokens input, or the
+// paragraphs of raw text. Data errors stop the pipeline with file:line,
+// as in trellis tag.
 type readFn struct {
-	Format   string // corpus.Config as JSON
-	Labelled bool
+	Job job
 
-	format corpus.Format
+	format corpus.Format // corpus input only
 }
 
 func (f *readFn) Setup() (err error) {
-	f.format, err = newFormat(f.Format)
+	if f.Job.Input == tagger.Corpus {
+		f.format, err = newFormat(f.Job.Format)
+	}
 	return err
 }
 
-func (f *readFn) ProcessElement(ctx context.Context, file fileio.ReadableFile, emit func(Sentence)) error {
+func (f *readFn) ProcessElement(ctx context.Context, file fileio.ReadableFile, emit func(Unit)) error {
 	rc, err := file.Open(ctx)
 	if err != nil {
 		return err
 	}
 	defer rc.Close()
 	name := file.Metadata.Path
-	r := f.format.NewReader(rc, name, readOptions(f.Labelled))
+	if f.Job.Input == tagger.Text {
+		return readParagraphs(rc, name, emit)
+	}
+	r := corpus.NewTokensReader(rc, name, 1, 0)
+	if f.format != nil {
+		r = f.format.NewReader(rc, name, readOptions(f.Job.Gold))
+	}
 	for {
 		s, err := r.Read()
 		if err == io.EOF {
@@ -83,88 +86,84 @@ func (f *readFn) ProcessElement(ctx context.Context, file fileio.ReadableFile, e
 		if s.DocLine != "" {
 			text = s.DocLine + "\n" + text
 		}
-		emit(Sentence{File: name, Line: s.Line, Text: text})
+		emit(Unit{File: name, Line: s.Line, Text: text})
 	}
 }
 
-// tagFn tags sentences. Setup loads the model and starts the plugins it
-// was trained with, once per DoFn instance (a runner keeps an instance per
-// worker thread and reuses it across bundles); Teardown stops them.
+// readParagraphs emits the paragraphs of raw text r (tokenize.Paragraphs:
+// those a tokenize.Reader tokenizes one at a time) that hold more than
+// white space.
+func readParagraphs(r io.Reader, file string, emit func(Unit)) error {
+	ps := tokenize.NewParagraphs(r, file)
+	for {
+		p, err := ps.Read()
+		if err == io.EOF {
+			return nil
+		}
+		if err != nil {
+			return err
+		}
+		if strings.TrimFunc(p.Text, corpus.IsTextSpace) != "" {
+			emit(Unit(p))
+		}
+	}
+}
+
+// tagFn tags units. Setup loads the models and starts the plugins they
+// were trained with, once per DoFn instance (a runner keeps an instance
+// per worker thread and reuses it across bundles); Teardown stops them.
 type tagFn struct {
-	Model    string
-	Labelled bool
+	Job job
 
-	tg       *tagger.Tagger
-	labelCol int
-	seg      bool
-	vocab    *tagger.Vocabulary // nil when the model does not tell its words
-	word     int
-	buf      bytes.Buffer
-	w        corpus.Writer
-	pending  []*corpus.Sentence
-}
-
-// newTagger loads the model at path and builds its tagger, with the
-// plugins it was trained with started (the tagger's Close stops them).
-func newTagger(ctx context.Context, path string) (*tagger.Tagger, error) {
-	m, err := loadModel(ctx, path)
-	if err != nil {
-		return nil, err
-	}
-	templates, _ := builtin.Registries()
-	host := plugin.NewHost(plugin.Options{
-		Log:                zerolog.New(os.Stderr).With().Timestamp().Logger(),
-		Path:               filepath.SplitList(os.Getenv("TRELLIS_PLUGIN_PATH")),
-		AllowVersionChange: os.Getenv("TRELLIS_ALLOW_PLUGIN_VERSION_CHANGE") == "1",
-	})
-	host.Register(templates)
-	tg, err := tagger.New(m, templates, tagger.Options{})
-	if err != nil {
-		host.Close()
-		return nil, err
-	}
-	tg.OnClose(host.Close)
-	return tg, nil
+	c    *chain
+	out  *writer
+	word int
+	// in is one model's column layout, for raw text.
+	in tagger.TokenInput
+	// cols are the last model's columns, for --eval.
+	cols    eval.Columns
+	pending []item
 }
 
 func (f *tagFn) Setup(ctx context.Context) error {
-	tg, err := newTagger(ctx, f.Model)
+	c, err := openChain(ctx, f.Job)
 	if err != nil {
 		return err
 	}
-	f.tg = tg
-	if err := checkTagger(tg, f.Model); err != nil {
-		return err
+	f.c, f.out, f.word = c, newWriter(f.Job.Output, c), c.wordColumn(f.Job.Input)
+	if f.Job.Input == tagger.Text && c.p == nil {
+		if f.in, err = c.stages[0].TokenInput(); err != nil {
+			return err
+		}
 	}
-	f.labelCol = tg.Format.LabelColumn()
-	sch, err := scheme.Parse(tg.Model.Scheme)
+	last := c.last()
+	sch, err := scheme.Parse(last.Model.Scheme) // the corpus's: trellis eval's
 	if err != nil {
 		return err
 	}
-	f.seg = sch.IsSegmentation()
-	f.vocab, f.word = tg.Vocabulary(), tg.WordColumn()
-	f.w = tg.Format.NewWriter(&f.buf)
+	f.cols = eval.Columns{Label: last.Format.LabelColumn(), Word: last.WordColumn(), Segmentation: sch.IsSegmentation()}
+	if v := last.Vocabulary(); v != nil {
+		f.cols.Vocabulary = v // not a typed nil
+	}
 	return nil
 }
 
 func (f *tagFn) Teardown() error {
-	if f.tg == nil {
+	if f.c == nil {
 		return nil
 	}
-	err := f.tg.Close()
-	f.tg = nil
+	err := f.c.close()
+	f.c = nil
 	return err
 }
 
-// ProcessElement parses the sentence again and queues it; a full batch
-// is tagged at once, as `trellis tag` does (one encoder pass, one request
-// per plugin), the rest when the bundle ends.
-func (f *tagFn) ProcessElement(ctx context.Context, in Sentence, emit func(string), score func(Scored)) error {
-	s, err := f.parse(in)
-	if err != nil {
+// ProcessElement queues the unit's sentences; a full batch is tagged at
+// once, as trellis tag does (one encoder pass, one request per plugin),
+// the rest when the bundle ends.
+func (f *tagFn) ProcessElement(ctx context.Context, u Unit, emit func(string), score func(Scored)) error {
+	if err := f.queue(u); err != nil {
 		return err
 	}
-	f.pending = append(f.pending, s)
 	if len(f.pending) < tagger.BatchSize {
 		return nil
 	}
@@ -175,29 +174,58 @@ func (f *tagFn) FinishBundle(ctx context.Context, emit func(string), score func(
 	return f.flush(ctx, emit, score)
 }
 
-// flush tags the queued sentences and emits, for each, the lines `trellis
-// tag` writes for it (and, with --eval, its labels).
+// queue parses the unit into the sentences it holds and queues them: a
+// sentence read again, or the sentences a paragraph of raw text
+// tokenizes into.
+func (f *tagFn) queue(u Unit) error {
+	if f.Job.Input != tagger.Text {
+		s, err := f.parse(u)
+		if err != nil {
+			return err
+		}
+		it := item{file: u.File, s: s}
+		if f.Job.Output != formatOutput {
+			it.words = wordsOf(s, f.word)
+		}
+		f.pending = append(f.pending, it)
+		return nil
+	}
+	sents, lines, err := tokenize.Paragraph(u).Tokenize(f.c.tok)
+	if err != nil {
+		return err
+	}
+	for k := range sents {
+		it := item{file: u.File, words: sents[k].Words(), text: &sents[k]}
+		if f.c.p == nil {
+			it.s = f.in.Sentence(it.words, nil)
+			it.s.File, it.s.Line = u.File, lines[k]
+		}
+		f.pending = append(f.pending, it)
+	}
+	return nil
+}
+
+// flush tags the queued sentences and emits, for each, the lines trellis
+// tag prints for it (and, with --eval, its labels).
 func (f *tagFn) flush(ctx context.Context, emit func(string), score func(Scored)) error {
 	if len(f.pending) == 0 {
 		return nil
 	}
-	preds, err := f.tg.Tag(f.pending)
+	labels, err := f.c.tag(f.pending)
 	if err != nil {
 		return err
 	}
 	tokens := 0
-	for k, s := range f.pending {
-		f.buf.Reset()
-		if err := f.w.Write(s, preds[k]); err != nil {
+	for k, it := range f.pending {
+		mine := pipeline.Of(labels, k)
+		text, err := f.out.write(it, mine)
+		if err != nil {
 			return err
 		}
-		if err := f.w.Flush(); err != nil {
-			return err
-		}
-		emit(f.buf.String())
-		tokens += s.Len()
-		if f.Labelled {
-			score(f.scored(s, preds[k]))
+		emit(text)
+		tokens += len(mine[0])
+		if f.Job.Gold == scoreGold {
+			score(f.scored(it.s, mine[len(mine)-1]))
 		}
 	}
 	sentencesTagged.Inc(ctx, int64(len(f.pending)))
@@ -209,20 +237,19 @@ func (f *tagFn) flush(ctx context.Context, emit func(string), score func(Scored)
 
 // scored is a tagged sentence's gold and predicted labels, whether each
 // word is unknown to the model, and the tokens for segmentation, as
-// `trellis eval` collects them.
+// trellis eval collects them.
 func (f *tagFn) scored(s *corpus.Sentence, pred []string) Scored {
-	cols := eval.Columns{Label: f.labelCol, Word: f.word, Segmentation: f.seg}
-	if f.vocab != nil {
-		cols.Vocabulary = f.vocab
-	}
-	es := eval.NewSentence(s.Tokens, pred, cols)
+	es := eval.NewSentence(s.Tokens, pred, f.cols)
 	return Scored{Gold: es.Gold, Pred: es.Pred, OOV: es.OOV, Chars: es.Chars}
 }
 
-// parse reads in's text back into a sentence whose line numbers are the
-// input file's.
-func (f *tagFn) parse(in Sentence) (*corpus.Sentence, error) {
-	r := f.tg.Format.NewReader(strings.NewReader(in.Text), in.File, readOptions(f.Labelled))
+// parse reads a sentence unit back into a sentence whose line numbers
+// are the input file's.
+func (f *tagFn) parse(u Unit) (*corpus.Sentence, error) {
+	r, err := f.c.sentenceReader(strings.NewReader(u.Text), u.File, f.Job)
+	if err != nil {
+		return nil, err
+	}
 	s, err := r.Read()
 	if err == nil && s == nil {
 		err = io.ErrUnexpectedEOF
@@ -230,12 +257,12 @@ func (f *tagFn) parse(in Sentence) (*corpus.Sentence, error) {
 	if err != nil {
 		var de *corpus.Error
 		if errors.As(err, &de) {
-			de.Line += in.Line - 1
+			de.Line += u.Line - 1
 		}
-		return nil, fmt.Errorf("%s:%d: sentence read again: %w", in.File, in.Line, err)
+		return nil, fmt.Errorf("%s:%d: sentence read again: %w", u.File, u.Line, err)
 	}
-	delta := in.Line - s.Line
-	s.Line = in.Line
+	delta := u.Line - s.Line
+	s.Line = u.Line
 	for i := range s.TokenLineNo {
 		s.TokenLineNo[i] += delta
 	}

@@ -1,17 +1,21 @@
-// Command trellis-beam tags corpora with a trellis model as an Apache Beam
-// pipeline, and with --eval scores them against their gold labels.
+// Command trellis-beam tags corpora with trellis models as an Apache
+// Beam pipeline, and with --eval scores them against their gold labels.
 //
-//	trellis-beam --model M --input FILE|GLOB --output PREFIX [--shards N] [--eval] [--runner prism]
+//	trellis-beam --model M [--model M2...] --input FILE|GLOB --output PREFIX
+//	    [--input-format corpus|text|tokens] [--tokenizer T] [--output-format auto|tsv|json]
+//	    [--shards N] [--eval] [--runner prism]
 //
-// It reads the model's corpus format (CoNLL, CoNLL-U, slash, one sentence
-// per line for segmentation, CRFsuite) from every file the glob matches,
-// splits it into sentences, spreads the sentences over the workers, tags
-// them with the model (loaded once per worker, in a DoFn's Setup) and
-// writes PREFIX-SSSSS-of-NNNNN, each sentence exactly as `trellis tag`
-// writes it. With --eval it also writes PREFIX.eval.txt, the report
-// `trellis eval` prints, and PREFIX.eval.json, what `trellis eval --json`
-// prints. The runner is Beam's: prism (embedded, the default) runs it on
-// this machine; see README.md for Flink, Spark and Dataflow.
+// It reads every file the glob matches, in the model's corpus format
+// (CoNLL, CoNLL-U, slash, one sentence per line for segmentation,
+// CRFsuite), as raw text or as a token per line, cuts it into units
+// (sentences; paragraphs of raw text), spreads them over the workers,
+// tags them with the models (loaded once per worker, in a DoFn's Setup;
+// several make a pipeline, as in `trellis tag --model A --model B`) and
+// writes PREFIX-SSSSS-of-NNNNN, each sentence as `trellis tag` prints it.
+// With --eval it also writes PREFIX.eval.txt, the report `trellis eval`
+// prints, and PREFIX.eval.json, what `trellis eval --json` prints. The
+// runner is Beam's: prism (embedded, the default) runs it on this
+// machine; see README.md for Flink, Spark and Dataflow.
 //
 // This is its own Go module so that the trellis command does not carry
 // Beam.
@@ -37,26 +41,41 @@ const (
 	exitUsage   = 2
 )
 
-// options are the command's flags. --runner and the runners' own flags
-// (--endpoint, --project, …) are Beam's, registered by its packages.
+// options are the command's flags, as given. --runner and the runners'
+// own flags (--endpoint, --project, …) are Beam's, registered by its
+// packages.
 type options struct {
-	model, input, output string
-	shards               int
-	eval                 bool
+	models                    []string
+	input, output             string
+	inputFormat, outputFormat string
+	tokenizer                 string // "" when not given
+	shards                    int
+	eval                      bool
+	args                      []string // what follows the flags
 }
 
 func main() {
 	var o options
-	flag.StringVar(&o.model, "model", "", "model file (a trellis .model; any Beam filesystem path)")
-	flag.StringVar(&o.input, "input", "", "input file or glob, in the model's corpus format")
+	flag.Func("model", "a `MODEL`: a file written by `trellis run` (any Beam filesystem path) or a shipped model's name (en-upos, en-xpos…); "+
+		"repeated, a pipeline: each model reads the labels of the ones before it as the columns they name", func(s string) error {
+		o.models = append(o.models, s)
+		return nil
+	})
+	flag.StringVar(&o.input, "input", "", "input file or glob")
+	flag.StringVar(&o.inputFormat, "input-format", "corpus", "what the input holds, as trellis tag's --input: `corpus|text|tokens` "+
+		"(corpus: the model's own format, the last model's for a pipeline; text: raw text; tokens: a token per line, a blank line between sentences)")
+	flag.StringVar(&o.tokenizer, "tokenizer", "", "what splits --input-format text: a tokenizer `MODEL` (file or shipped name), or rules, lines or chars (default "+defaultTokenizer+")")
 	flag.StringVar(&o.output, "output", "", "output prefix: writes PREFIX-SSSSS-of-NNNNN (and PREFIX.eval.txt/.json with --eval)")
+	flag.StringVar(&o.outputFormat, "output-format", "auto", "what the shards hold, as trellis tag's --output: `auto|tsv|json` "+
+		"(auto: the model's format for corpus input, segmented words for a segmentation model, tsv otherwise)")
 	flag.IntVar(&o.shards, "shards", 4, "number of output files")
-	flag.BoolVar(&o.eval, "eval", false, "score the predictions against the input's gold labels, as `trellis eval` does")
+	flag.BoolVar(&o.eval, "eval", false, "score the last model's predictions against the input's gold labels, as `trellis eval` does")
 	flag.Usage = func() {
-		fmt.Fprintf(flag.CommandLine.Output(), "usage: trellis-beam --model M --input FILE|GLOB --output PREFIX [--shards N] [--eval] [--runner prism|flink|spark|dataflow|…]\n\nFlags:\n")
+		fmt.Fprintf(flag.CommandLine.Output(), "usage: trellis-beam --model M [--model M2...] --input FILE|GLOB --output PREFIX [--input-format corpus|text|tokens] [--tokenizer T] [--output-format auto|tsv|json] [--shards N] [--eval] [--runner prism|flink|spark|dataflow|…]\n\nFlags:\n")
 		flag.PrintDefaults()
 	}
 	flag.Parse()
+	o.args = flag.Args()
 	// On a remote worker Init runs the worker and does not return.
 	beam.Init()
 	os.Exit(run(context.Background(), o, os.Stdout, os.Stderr))
@@ -84,30 +103,17 @@ func run(ctx context.Context, o options, stdout, stderr io.Writer) int {
 	return exitFailure
 }
 
-// launch checks the flags and the model, builds the pipeline and runs it.
+// launch checks the flags and the models, builds the pipeline and runs
+// it.
 func launch(ctx context.Context, o options, stdout io.Writer) error {
-	if flag.NArg() > 0 {
-		return usagef("unexpected argument %q (the input is given with --input)", flag.Arg(0))
-	}
-	switch {
-	case o.model == "":
-		return usagef("--model is required")
-	case o.input == "":
-		return usagef("--input is required")
-	case o.output == "":
-		return usagef("--output is required")
-	case o.shards < 1 || o.shards > 99999:
-		return usagef("--shards must be between 1 and 99999")
-	}
-	info, err := loadInfo(ctx, o.model, o.eval)
+	j, err := plan(ctx, o)
 	if err != nil {
 		return err
 	}
 	if err := prepareOutput(ctx, o); err != nil {
 		return err
 	}
-	p := build(o, info)
-	res, err := beamx.RunWithMetrics(ctx, p)
+	res, err := beamx.RunWithMetrics(ctx, build(o, j))
 	if err != nil {
 		return err
 	}

@@ -1,5 +1,9 @@
 package main
 
+// This file holds the tests of corpus input against trellis tag and
+// trellis eval, the errors, and the helpers every test uses: the built
+// commands, training, and comparing shards as a multiset.
+
 import (
 	"bytes"
 	"compress/gzip"

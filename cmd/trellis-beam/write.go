@@ -1,5 +1,8 @@
 package main
 
+// This file holds the sinks: the shard files and the eval reports, each
+// written whole, and the check that none of them exists yet.
+
 import (
 	"bufio"
 	"bytes"
