@@ -3,7 +3,6 @@ package main
 import (
 	"bufio"
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"strconv"
@@ -143,12 +142,7 @@ func (x *explainer) write(s *corpus.Sentence, ex tagger.Explanation) error {
 		if x.word < 0 {
 			js.Words = nil
 		}
-		b, err := json.Marshal(js)
-		if err != nil {
-			return err
-		}
-		x.w.Write(b)
-		return x.w.WriteByte('\n')
+		return writeJSONLine(x.w, js)
 	}
 	width := 0
 	for _, w := range words {

@@ -6,7 +6,6 @@ package main
 import (
 	"bufio"
 	"context"
-	"encoding/json"
 	"io"
 
 	"github.com/trellis-nlp/trellis/framework/annotate"
@@ -158,12 +157,9 @@ func (r *pipelineRun) flush() error {
 		}
 		js := annotate.New(words, labels[len(labels)-1][s], kind, sch, r.texts[s])
 		js.AddTags(cols, pipeline.Of(labels, s))
-		b, err := json.Marshal(js)
-		if err != nil {
+		if err := writeJSONLine(r.w, js); err != nil {
 			return err
 		}
-		r.w.Write(b)
-		r.w.WriteByte('\n')
 	}
 	r.batch, r.texts = r.batch[:0], r.texts[:0]
 	return nil

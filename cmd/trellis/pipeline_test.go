@@ -93,6 +93,15 @@ func TestTagPipeline(t *testing.T) {
 			t.Errorf("no spans in %s", line)
 		}
 	}
+
+	// A pipeline and a single model print <, > and & alike: as they are.
+	for _, models := range [][]string{{"--model", posModel}, {"--model", posModel, "--model", chunkModel}} {
+		args := append(append([]string{"tag"}, models...), "--input", "text", "--tokenizer", "rules", "--output", "json")
+		js, _ := mustRun(t, "Tom & Jerry <b> sleep.", args...)
+		if !strings.Contains(js, `"text":"&"`) || !strings.Contains(js, `"text":"<"`) || strings.Contains(js, `\u00`) {
+			t.Errorf("%d models: want & and < unescaped:\n%s", len(models)/2, js)
+		}
+	}
 }
 
 // TestTagPipelineRefused: a model reading a column no earlier model

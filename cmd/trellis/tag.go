@@ -441,8 +441,6 @@ func tsvWriter(w *bufio.Writer, word int, o tagOptions) func(*corpus.Sentence, *
 func jsonWriter(w *bufio.Writer, tg *tagger.Tagger, o tagOptions) func(*corpus.Sentence, *tagger.Decoded) error {
 	word := tg.WordColumn()
 	kind, sch := annotate.KindOf(tg), tg.Scheme()
-	enc := json.NewEncoder(w)
-	enc.SetEscapeHTML(false)
 	return func(s *corpus.Sentence, d *tagger.Decoded) error {
 		var text *tokenize.Sentence
 		if o.text != nil {
@@ -466,6 +464,16 @@ func jsonWriter(w *bufio.Writer, tg *tagger.Tagger, o tagOptions) func(*corpus.S
 			}
 			js.NBest = d.Ranked(segment)
 		}
-		return enc.Encode(js)
+		return writeJSONLine(w, js)
 	}
+}
+
+// writeJSONLine writes v as one line of JSON with <, > and & as they are
+// (json.Marshal escapes them for HTML): every JSON-lines output of the
+// commands goes through it, so a single model and a pipeline print the
+// same bytes.
+func writeJSONLine(w *bufio.Writer, v any) error {
+	enc := json.NewEncoder(w)
+	enc.SetEscapeHTML(false)
+	return enc.Encode(v)
 }

@@ -107,12 +107,7 @@ func tokenWriter(output string) (func(w *bufio.Writer, s *tokenize.Sentence) err
 		}, nil
 	case "json":
 		return func(w *bufio.Writer, s *tokenize.Sentence) error {
-			b, err := json.Marshal(s)
-			if err != nil {
-				return err
-			}
-			w.Write(b)
-			return w.WriteByte('\n')
+			return writeJSONLine(w, s)
 		}, nil
 	case "conllu":
 		return writeCoNLLU, nil
