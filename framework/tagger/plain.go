@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/trellis-nlp/trellis/framework/corpus"
+	"github.com/trellis-nlp/trellis/framework/model"
 	"github.com/trellis-nlp/trellis/framework/plural"
 )
 
@@ -40,14 +41,17 @@ func ParseInput(s string) (Input, error) {
 // shows as the token): the word column the model records (the one its run
 // computed OOV figures on), else corpus.WordColumn's choice, as training
 // makes it. It is -1 for crfsuite, whose rows are attributes, not words.
-func (t *Tagger) WordColumn() int {
-	if t.Format.Name() == corpus.NameCRFsuite {
+func (t *Tagger) WordColumn() int { return wordColumn(t.Model, t.Format) }
+
+// wordColumn is WordColumn of model m read in format f.
+func wordColumn(m *model.Model, f corpus.Format) int {
+	if f.Name() == corpus.NameCRFsuite {
 		return -1
 	}
-	if i := slices.Index(t.Format.Columns(), t.Model.WordColumn); i >= 0 && i != t.Format.LabelColumn() {
+	if i := slices.Index(f.Columns(), m.WordColumn); i >= 0 && i != f.LabelColumn() {
 		return i
 	}
-	return corpus.WordColumn(t.Format.Name(), t.Format.Columns(), t.Format.LabelColumn())
+	return corpus.WordColumn(f.Name(), f.Columns(), f.LabelColumn())
 }
 
 // ColumnsError is a model that cannot tag plain text: its templates read

@@ -2,9 +2,13 @@ package tagger
 
 import (
 	"encoding/json"
+	"fmt"
 	"slices"
 	"strings"
 	"unicode"
+
+	"github.com/trellis-nlp/trellis/framework/corpus"
+	"github.com/trellis-nlp/trellis/framework/model"
 )
 
 // Vocabulary is the set of words a model knows, as far as its file tells:
@@ -57,14 +61,32 @@ type emissionConfig struct {
 // said about which words it saw). A template that keeps the case is
 // preferred to one that lowercases. Words pruned by min_count are not in
 // it: they are unknown to the model, which is what the figures measure.
-func (t *Tagger) Vocabulary() *Vocabulary {
-	word := t.WordColumn()
+func (t *Tagger) Vocabulary() *Vocabulary { return vocabulary(t.Model, t.Format) }
+
+// VocabularyOf is the Vocabulary a tagger of m has, read from the model
+// file alone (no template compiled, no plugin started): what a tool that
+// rewrites a model must keep for the IV/OOV figures to stay the same.
+func VocabularyOf(m *model.Model) (*Vocabulary, error) {
+	f, err := corpus.New(m.Format)
+	if err != nil {
+		return nil, fmt.Errorf("model format: %w", err)
+	}
+	return vocabulary(m, f), nil
+}
+
+// Holds reports whether the attribute named attr is one of the
+// vocabulary's words (an attribute of its template at offset 0).
+func (v *Vocabulary) Holds(attr string) bool { return strings.HasPrefix(attr, v.prefix) }
+
+// vocabulary is the Vocabulary of model m read in format f.
+func vocabulary(m *model.Model, f corpus.Format) *Vocabulary {
+	word := wordColumn(m, f)
 	if word < 0 {
 		return nil
 	}
-	wordName := t.Format.Columns()[word]
+	wordName := f.Columns()[word]
 	var best *Vocabulary
-	for _, ts := range t.Model.Templates {
+	for _, ts := range m.Templates {
 		var c emissionConfig
 		if ts.Type != "emission" || json.Unmarshal(ts.Config, &c) != nil {
 			continue
@@ -86,7 +108,7 @@ func (t *Tagger) Vocabulary() *Vocabulary {
 		return nil
 	}
 	best.words = map[string]bool{}
-	for _, a := range t.Model.Attrs {
+	for _, a := range m.Attrs {
 		if w, ok := strings.CutPrefix(a, best.prefix); ok {
 			best.words[w] = true
 		}
