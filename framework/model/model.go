@@ -178,6 +178,9 @@ type Provenance struct {
 	DataHashes map[string]string `json:"data_sha256"`
 	Seed       uint64            `json:"seed"`
 	Trellis    string            `json:"trellis_version"`
+	// Pruned is set on a model that framework/prune rewrote after
+	// training: what cannot change a score removed, the rest as trained.
+	Pruned bool `json:"pruned,omitempty"`
 }
 
 // Save writes m to path atomically: a temporary file in the same folder,
