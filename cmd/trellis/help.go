@@ -44,6 +44,7 @@ func commandTable() []command {
 		tokenizeCommand(),
 		evalCommand(),
 		inspectCommand(),
+		pruneCommand(),
 		modelsCommand(),
 		explainCommand(),
 		serveCommand(),
