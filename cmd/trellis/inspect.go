@@ -147,7 +147,11 @@ func writeInspection(a *app, in *inspection, top int) error {
 	w := a.stdout
 	fmt.Fprintf(w, "model:        %s (%.2f MB)\n", in.File, float64(in.Bytes)/(1<<20))
 	fmt.Fprintf(w, "learner:      %s (type %s)\n", in.Learner.Name, in.Learner.Type)
-	fmt.Fprintf(w, "experiment:   %s, seed %d, trellis %s\n", in.Provenance.Experiment, in.Provenance.Seed, in.Provenance.Trellis)
+	pruned := ""
+	if in.Provenance.Pruned {
+		pruned = "; pruned (trellis prune)"
+	}
+	fmt.Fprintf(w, "experiment:   %s, seed %d, trellis %s%s\n", in.Provenance.Experiment, in.Provenance.Seed, in.Provenance.Trellis, pruned)
 	if in.OutputScheme != "" {
 		fmt.Fprintf(w, "labels:       %d (trained in %s; predictions converted to %s)\n", len(in.Labels), in.Scheme, in.OutputScheme)
 	} else {

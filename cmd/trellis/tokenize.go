@@ -228,7 +228,11 @@ func (a *app) cmdModels(ctx context.Context, args []string) error {
 			fmt.Fprintln(a.stdout, e.Name)
 			continue
 		}
-		fmt.Fprintf(a.stdout, "%s\n  %s\n  built by: %s (learner %q)\n  data: %s\n  licence: %s\n", e.Name, e.Description, e.Spec, e.Learner, e.Data, e.Licence)
+		pruned := ""
+		if e.Pruned {
+			pruned = ", pruned by trellis prune (the same output, a smaller file)"
+		}
+		fmt.Fprintf(a.stdout, "%s\n  %s\n  built by: %s (learner %q)%s\n  data: %s\n  licence: %s\n", e.Name, e.Description, e.Spec, e.Learner, pruned, e.Data, e.Licence)
 	}
 	return nil
 }

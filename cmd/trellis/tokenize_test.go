@@ -105,11 +105,11 @@ func TestModelsCommand(t *testing.T) {
 	if !strings.Contains(out, "en-tokenizer\n") {
 		t.Errorf("models: %q", out)
 	}
-	if ins, _ := mustRun(t, "", "inspect", "en-tokenizer", "--top", "1"); !strings.Contains(ins, "experiment:   ud-ewt-tokenizer") {
+	if ins, _ := mustRun(t, "", "inspect", "en-tokenizer", "--top", "1"); !strings.Contains(ins, "experiment:   ud-ewt-tokenizer") || !strings.Contains(ins, "pruned (trellis prune)") {
 		t.Errorf("inspect by name:\n%s", ins)
 	}
 	long, _ := mustRun(t, "", "models", "--long")
-	if !strings.Contains(long, "licence: CC BY-SA 4.0") || !strings.Contains(long, "specs/ud-ewt-tokenizer.hcl") {
+	if !strings.Contains(long, "licence: CC BY-SA 4.0") || !strings.Contains(long, "specs/ud-ewt-tokenizer.hcl") || !strings.Contains(long, "pruned by trellis prune") {
 		t.Errorf("models --long:\n%s", long)
 	}
 }

@@ -44,6 +44,10 @@ type Entry struct {
 	Data, Licence string
 	// File is its file in models/.
 	File string
+	// Pruned is true when File is the spec's model pruned by `trellis
+	// prune` (framework/prune): smaller, and tagging to the same bytes.
+	// The model records it too (Provenance.Pruned).
+	Pruned bool
 }
 
 // catalog is every shipped model, in the order `trellis models` lists them.
@@ -56,6 +60,7 @@ var catalog = []Entry{
 		Data:        "UD English EWT 2.16, train (Silveira et al. 2014; github.com/UniversalDependencies/UD_English-EWT)",
 		Licence:     "CC BY-SA 4.0",
 		File:        "en-tokenizer.model.gz",
+		Pruned:      true,
 	},
 	{
 		Name:        "en-upos",
@@ -65,6 +70,7 @@ var catalog = []Entry{
 		Data:        "UD English EWT 2.16, train (Silveira et al. 2014; github.com/UniversalDependencies/UD_English-EWT)",
 		Licence:     "CC BY-SA 4.0",
 		File:        "en-upos.model.gz",
+		Pruned:      true,
 	},
 	{
 		Name:        "en-xpos",
@@ -74,6 +80,7 @@ var catalog = []Entry{
 		Data:        "UD English EWT 2.16, train (Silveira et al. 2014; github.com/UniversalDependencies/UD_English-EWT)",
 		Licence:     "CC BY-SA 4.0",
 		File:        "en-xpos.model.gz",
+		Pruned:      true,
 	},
 }
 

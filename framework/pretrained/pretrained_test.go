@@ -9,11 +9,14 @@ import (
 	"path/filepath"
 	"slices"
 	"testing"
+
+	"github.com/trellis-nlp/trellis/framework/prune"
 )
 
 // TestCatalog: every shipped model loads, is the model of its spec as
 // the spec is now (a spec edited without retraining fails here), names a
-// learner of that spec and a licence; and every file in models/ is in the
+// learner of that spec and a licence, is pruned as the catalog says (and
+// then has nothing left to prune); and every file in models/ is in the
 // catalog.
 func TestCatalog(t *testing.T) {
 	var listed []string
@@ -33,6 +36,12 @@ func TestCatalog(t *testing.T) {
 		}
 		if m.Learner.Name != e.Learner || e.Licence == "" || e.Data == "" || e.Description == "" {
 			t.Errorf("%s: learner %q (catalog %q), licence %q, data %q", e.Name, m.Learner.Name, e.Learner, e.Licence, e.Data)
+		}
+		if m.Provenance.Pruned != e.Pruned {
+			t.Errorf("%s: the model says pruned %v, the catalog %v", e.Name, m.Provenance.Pruned, e.Pruned)
+		}
+		if _, r, err := prune.Model(m); err != nil || e.Pruned && r.After != r.Before {
+			t.Errorf("%s, pruned: pruning it again gives %+v, %v; want nothing removed", e.Name, r, err)
 		}
 	}
 	entries, err := files.ReadDir("models")
