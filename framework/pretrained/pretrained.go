@@ -2,7 +2,10 @@
 // name wherever a model file is: `trellis tag --model en-tokenizer`. Each
 // is built by a shipped spec, and the test of this package checks that
 // the spec is still the one that built it (the model records the spec's
-// SHA-256), so a spec edited without retraining fails CI.
+// SHA-256), so a spec edited without retraining fails CI. A file is the
+// spec's model pruned (`trellis prune`, which keeps every output byte and
+// the provenance), then gzipped (`gzip -9n`); docs/results.md, "Pruned
+// shipped models", has the commands.
 //
 // A model is shipped only where its training data's licence allows, and
 // says which licence binds it.
