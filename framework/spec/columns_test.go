@@ -55,3 +55,18 @@ func TestTemplateColumnErrorPlacement(t *testing.T) {
 		})
 	}
 }
+
+// TestTemplateColumnsWithVariableTrain: templates are checked against the
+// train corpus's columns when the evaluation block names it by a variable.
+func TestTemplateColumnsWithVariableTrain(t *testing.T) {
+	good, err := os.ReadFile("testdata/good.hcl")
+	if err != nil {
+		t.Fatal(err)
+	}
+	src := strings.NewReplacer(`train = "train"`, `train = var.t`, `column  = "word"`, `column  = "wrod"`).Replace(string(good))
+	src = "variable \"t\" {\n  default = \"train\"\n}\n" + src
+	_, diags := spec.Decode("testdata/columns.hcl", []byte(src), nil, registries())
+	if len(diags) != 1 || diags[0].Summary != "Invalid template" || !strings.Contains(diags[0].Detail, `unknown column "wrod"`) {
+		t.Errorf("diagnostics %v, want the unknown column", diags)
+	}
+}

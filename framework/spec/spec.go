@@ -374,7 +374,7 @@ func Decode(filename string, src []byte, vars map[string]string, reg Registries)
 	diags = append(diags, s.decodeCorpora(content.Blocks.OfType("corpus"), ctx)...)
 	diags = append(diags, s.decodeLabels(content, ctx)...)
 	diags = append(diags, s.decodeFeatures(content, ctx, reg.Templates, peekStageColumns(content.Blocks.OfType("learner"), ctx))...)
-	diags = append(diags, s.decodeEncoders(content.Blocks.OfType("encoder"), ctx, s.evalTrainName(content))...)
+	diags = append(diags, s.decodeEncoders(content.Blocks.OfType("encoder"), ctx, s.evalTrainName(content, ctx))...)
 	diags = append(diags, s.decodeLearners(content.Blocks.OfType("learner"), ctx, reg.Learners)...)
 	diags = append(diags, s.checkBigramLearners()...)
 	diags = append(diags, s.checkOrderLearners()...)
@@ -741,7 +741,7 @@ func (s *Spec) decodeFeatures(content *hcl.BodyContent, ctx *hcl.EvalContext, re
 	var cols []string
 	label := -1
 	base := 0
-	if train := s.Corpus(s.evalTrainName(content)); train != nil {
+	if train := s.Corpus(s.evalTrainName(content, ctx)); train != nil {
 		cols = slices.Clone(train.Columns)
 		label = slices.Index(cols, s.Labels.Column)
 		base = len(cols)
@@ -968,8 +968,9 @@ func attrNaming(tb *hcl.Block, name string) *hcl.Range {
 }
 
 // evalTrainName peeks at the evaluation block's train corpus so templates
-// can be checked against its columns while the features are decoded.
-func (s *Spec) evalTrainName(content *hcl.BodyContent) string {
+// can be checked against its columns while the features are decoded (a
+// variable, train = var.train, evaluated in ctx).
+func (s *Spec) evalTrainName(content *hcl.BodyContent, ctx *hcl.EvalContext) string {
 	blocks := content.Blocks.OfType("evaluation")
 	if len(blocks) == 0 {
 		return ""
@@ -977,7 +978,7 @@ func (s *Spec) evalTrainName(content *hcl.BodyContent) string {
 	attrs, _ := blocks[0].Body.JustAttributes()
 	if a, ok := attrs["train"]; ok {
 		var name string
-		if diags := gohcl.DecodeExpression(a.Expr, nil, &name); !diags.HasErrors() {
+		if diags := gohcl.DecodeExpression(a.Expr, ctx, &name); !diags.HasErrors() {
 			return name
 		}
 	}
