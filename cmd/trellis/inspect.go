@@ -170,6 +170,11 @@ func writeInspection(a *app, in *inspection, top int) error {
 		fmt.Fprintf(w, "normalization: %s (scores are log P(y_i | y_i-1, x): sequence scores are log probabilities)\n", in.Normalization)
 	}
 	for _, st := range in.Stages {
+		if st.Fed() {
+			fmt.Fprintf(w, "stage:        column %q from model %s (learner %s, type %s), carried in the file (%.2f MB, sha256 %s); run on every sentence, no jackknifing\n",
+				st.Column, st.Model, st.Learner, st.Type, float64(st.Bytes)/(1<<20), st.SHA256)
+			continue
+		}
 		fmt.Fprintf(w, "stage:        column %q from learner %s (type %s), carried in the file (%.2f MB, sha256 %s); trained on %d jackknifing folds by %s, seed %d\n",
 			st.Column, st.Learner, st.Type, float64(st.Bytes)/(1<<20), st.SHA256, st.Folds, st.By, st.Seed)
 	}

@@ -8,19 +8,30 @@ import (
 
 // Stage is what a second-stage model's header records of one first stage
 // it carries: the column its predictions fill, how the second stage's
-// training column was made (K-fold jackknifing, folds of whole documents
-// or of sentences, seeded), and the embedded model file's size and
+// training column was made, and the embedded model file's size and
 // SHA-256, checked when the model is read.
+//
+// A jackknifed stage (Model empty) is a learner of the spec, trained by
+// K-fold jackknifing (folds of whole documents or of sentences, seeded),
+// and reads the second stage's format. A model stage (Model set: the
+// shipped name or path the spec gave) is a model trained elsewhere, run on
+// every sentence; it reads its own format, whose word column and other
+// columns the tagger fills from the second stage's by name (no Folds, By).
 type Stage struct {
 	Column  string `json:"column"`
+	Model   string `json:"model,omitempty"`
 	Learner string `json:"learner"`
 	Type    string `json:"type"`
-	Folds   int    `json:"folds"`
-	By      string `json:"by"`
+	Folds   int    `json:"folds,omitempty"`
+	By      string `json:"by,omitempty"`
 	Seed    uint64 `json:"seed"`
 	Bytes   int    `json:"bytes"`
 	SHA256  string `json:"sha256"`
 }
+
+// Fed reports whether the stage reads a format of its own (a model
+// stage), fed from the second stage's columns by name.
+func (st Stage) Fed() bool { return st.Model != "" }
 
 // encodeStages encodes m's first-stage models and records their sizes and
 // digests in h.Stages, which must have one entry per model.

@@ -1,4 +1,5 @@
-// Second stages: a first stage jackknifed into a column of the second.
+// Second stages: a first stage jackknifed into a column of the second, or
+// a trained model (a model stage) run into it.
 
 package run
 
@@ -43,6 +44,9 @@ func (se stagedEncodings) get(ctx context.Context, ss *session, base *encoded, l
 		return base, nil
 	}
 	key := fmt.Sprintf("%q %q %d %q", st.From, st.Column, st.Folds, st.By)
+	if st.Source == spec.StageModel {
+		key = fmt.Sprintf("model %q %q", st.Model, st.Column)
+	}
 	if enc, ok := se[key]; ok {
 		return enc, nil
 	}
@@ -61,18 +65,86 @@ func (se stagedEncodings) close() {
 	}
 }
 
-// stagedEncoding builds the encoding of second-stage learner li. The
-// train corpus gets the stage column by K-fold jackknifing: fold f's
-// labels are predicted by the first stage trained on the other folds, so
-// no sentence is labelled by a model that trained on it. The first stage
-// trained on all of train labels the dev corpus (and, inside the saved
-// model, the test corpus and whatever `trellis tag` is given). The first
-// stage trains on the spec's templates that read no stage column, without
-// the dev corpus (as every fold model does), with its declared settings
-// (a tune block of its own does not apply here); the second stage on those
-// and the templates that read its column.
+// stageLabels is what a first stage gives its second: the train corpus's
+// stage column, a labeller of other sentences (the dev corpus's), and the
+// first stage as the second stage's model file carries it.
+type stageLabels struct {
+	train [][]string
+	label func([]*corpus.Sentence) ([][]string, error)
+	run   *stageRun
+}
+
+// stagedEncoding builds the encoding of second-stage learner li: the
+// train and dev corpora with its stage's column (jackknifedStage,
+// modelStage) added after the format's, encoded on the spec's templates
+// that read no stage column and those that read its own.
 func stagedEncoding(ctx context.Context, ss *session, li *spec.LearnerInstance) (*encoded, error) {
 	s, st := ss.spec, li.Stage
+	t0 := time.Now()
+	ss.trace("read " + s.Evaluation.Train)
+	sents, err := readCorpus(s.Corpus(s.Evaluation.Train))
+	if err != nil {
+		return nil, err
+	}
+	var sl *stageLabels
+	if st.Source == spec.StageModel {
+		sl, err = modelStage(ss, st, sents)
+	} else {
+		sl, err = jackknifedStage(ctx, ss, st, sents)
+	}
+	if err != nil {
+		return nil, err
+	}
+	addColumn(sents, sl.train)
+	f, err := corpus.New(s.Corpus(s.Evaluation.Train).Format)
+	if err != nil {
+		return nil, err
+	}
+	mp, err := newMapper(s, s.TemplatesFor(li), feature.Columns{Names: append(slices.Clone(f.Columns()), st.Column), Label: f.LabelColumn()})
+	if err != nil {
+		return nil, err
+	}
+	readDev := func() ([]*corpus.Sentence, error) {
+		if s.Evaluation.Dev == "" {
+			return nil, nil
+		}
+		ss.trace("read " + s.Evaluation.Dev)
+		dev, err := readCorpus(s.Corpus(s.Evaluation.Dev))
+		if err != nil {
+			return nil, err
+		}
+		p, err := sl.label(dev)
+		if err != nil {
+			return nil, fmt.Errorf("stage %q on the dev corpus: %w", st.Column, err)
+		}
+		addColumn(dev, p)
+		return dev, nil
+	}
+	sl.run.seconds = time.Since(t0).Seconds()
+	enc, err := encodeSentences(ctx, ss, mp, sents, readDev)
+	if err != nil {
+		mp.Close()
+		return nil, err
+	}
+	enc.stage = sl.run
+	msg := "first stage trained and jackknifed"
+	if st.Source == spec.StageModel {
+		msg = "stage model run on the train and dev corpora"
+	}
+	ss.log.Info().Str("learner", li.Name).Str("stage", st.Column).Float64("seconds", sl.run.seconds).Msg(msg)
+	return enc, nil
+}
+
+// jackknifedStage labels the train corpus sents by K-fold jackknifing:
+// fold f's labels are predicted by the first stage trained on the other
+// folds, so no sentence is labelled by a model that trained on it. The
+// first stage trained on all of train labels the dev corpus (and, inside
+// the saved model, the test corpus and whatever `trellis tag` is given).
+// The first stage trains on the spec's templates that read no stage
+// column, without the dev corpus (as every fold model does), with its
+// declared settings (a tune block of its own does not apply here).
+func jackknifedStage(ctx context.Context, ss *session, st *spec.Stage, sents []*corpus.Sentence) (*stageLabels, error) {
+	s := ss.spec
 	first := s.Learner(st.From)
 	if first == nil || first.Stage != nil {
 		return nil, fmt.Errorf("stage: from = %q is not a first-stage learner of the spec", st.From)
@@ -80,13 +152,6 @@ func stagedEncoding(ctx context.Context, ss *session, li *spec.LearnerInstance) 
 	fs := *s
 	fs.Features.Templates, fs.Learners, fs.Tunes = s.TemplatesFor(first), []*spec.LearnerInstance{first}, nil
 	fo := ss.inner(&fs, ss.log.With().Str("stage", st.Column).Str("first", first.Name).Logger())
-
-	t0 := time.Now()
-	ss.trace("read " + s.Evaluation.Train)
-	sents, err := readCorpus(s.Corpus(s.Evaluation.Train))
-	if err != nil {
-		return nil, err
-	}
 	folds, err := dealFolds(sents, st.Folds, st.By, s.Seed)
 	if err != nil {
 		return nil, fmt.Errorf("stage: %w", err)
@@ -112,52 +177,58 @@ func stagedEncoding(ctx context.Context, ss *session, li *spec.LearnerInstance) 
 	if err != nil {
 		return nil, fmt.Errorf("stage %q: %w", st.Column, err)
 	}
-	var buf bytes.Buffer
-	if err := full.Encode(&buf); err != nil {
-		return nil, err
-	}
-	sum := sha256.Sum256(buf.Bytes())
-	run := &stageRun{model: full, info: model.Stage{Column: st.Column, Learner: first.Name, Type: first.Type, Folds: st.Folds, By: st.By,
-		Seed: s.Seed, Bytes: buf.Len(), SHA256: hex.EncodeToString(sum[:])}}
-
-	addColumn(sents, preds)
-	f, err := corpus.New(s.Corpus(s.Evaluation.Train).Format)
+	info, err := stageInfo(full, model.Stage{Column: st.Column, Learner: first.Name, Type: first.Type, Folds: st.Folds, By: st.By, Seed: s.Seed})
 	if err != nil {
 		return nil, err
 	}
-	mp, err := newMapper(s, s.TemplatesFor(li), feature.Columns{Names: append(slices.Clone(f.Columns()), st.Column), Label: f.LabelColumn()})
-	if err != nil {
-		return nil, err
-	}
-	readDev := func() ([]*corpus.Sentence, error) {
-		if s.Evaluation.Dev == "" {
-			return nil, nil
-		}
-		ss.trace("read " + s.Evaluation.Dev)
-		dev, err := readCorpus(s.Corpus(s.Evaluation.Dev))
-		if err != nil {
-			return nil, err
-		}
-		all := make([]int, len(dev))
+	label := func(part []*corpus.Sentence) ([][]string, error) {
+		all := make([]int, len(part))
 		for k := range all {
 			all[k] = k
 		}
-		p, err := taggerPredictor(full, ss.opts.Templates, dev)(all)
-		if err != nil {
-			return nil, fmt.Errorf("stage %q on the dev corpus: %w", st.Column, err)
-		}
-		addColumn(dev, p)
-		return dev, nil
+		return taggerPredictor(full, ss.opts.Templates, part)(all)
 	}
-	run.seconds = time.Since(t0).Seconds()
-	enc, err := encodeSentences(ctx, ss, mp, sents, readDev)
+	return &stageLabels{train: preds, label: label, run: &stageRun{model: full, info: info}}, nil
+}
+
+// modelStage labels the train corpus sents with a model stage's model,
+// which did not train on them, and gives the labeller of the dev corpus
+// (the same model, as the saved second stage runs it).
+func modelStage(ss *session, st *spec.Stage, sents []*corpus.Sentence) (*stageLabels, error) {
+	m := st.Loaded
+	if m == nil {
+		return nil, fmt.Errorf("stage %q: model %q was not loaded with the spec", st.Column, st.Model)
+	}
+	label := func(part []*corpus.Sentence) ([][]string, error) {
+		tg, err := ss.spec.StageFeed(m, ss.opts.Templates)
+		if err != nil {
+			return nil, fmt.Errorf("stage %q: %s: %w", st.Column, st.Model, err)
+		}
+		defer tg.Close()
+		return tg.Tag(part)
+	}
+	ss.log.Info().Str("stage", st.Column).Str("model", st.Model).Msg("labelling the train corpus with the stage model")
+	train, err := label(sents)
 	if err != nil {
-		mp.Close()
 		return nil, err
 	}
-	enc.stage = run
-	ss.log.Info().Str("learner", li.Name).Str("stage", st.Column).Float64("seconds", run.seconds).Msg("first stage trained and jackknifed")
-	return enc, nil
+	info, err := stageInfo(m, model.Stage{Column: st.Column, Model: st.Model, Learner: m.Learner.Name, Type: m.Learner.Type})
+	if err != nil {
+		return nil, err
+	}
+	return &stageLabels{train: train, label: label, run: &stageRun{model: m, info: info}}, nil
+}
+
+// stageInfo returns info with the size and SHA-256 of m's file, as the
+// second stage's model file will carry it.
+func stageInfo(m *model.Model, info model.Stage) (model.Stage, error) {
+	var buf bytes.Buffer
+	if err := m.Encode(&buf); err != nil {
+		return info, err
+	}
+	sum := sha256.Sum256(buf.Bytes())
+	info.Bytes, info.SHA256 = buf.Len(), hex.EncodeToString(sum[:])
+	return info, nil
 }
 
 // traceIndices passes "what i j k…" to Options.onTrace (tests), when set.
@@ -173,7 +244,8 @@ func traceIndices(ss *session, what string, idx []int) {
 }
 
 // stagesMarkdown renders the run's second stages as a Markdown section
-// ("" when it has none): each one's first stage, column, folds and time.
+// ("" when it has none): each one's first stage (a learner or a model),
+// column, folds and time.
 func stagesMarkdown(res *Result, man *rundir.Manifest) string {
 	var b strings.Builder
 	for _, name := range res.Order {
@@ -184,8 +256,11 @@ func stagesMarkdown(res *Result, man *rundir.Manifest) string {
 		if b.Len() == 0 {
 			b.WriteString("\n## Stages\n\n| learner | first stage | column | jackknifing | first stage s | first-stage model sha256 |\n|---|---|---|---|---|---|\n")
 		}
-		fmt.Fprintf(&b, "| %s | %s (%s) | %s | %d folds by %s, seed %d | %.1f | %s |\n",
-			name, st.Learner, st.Type, st.Column, st.Folds, st.By, st.Seed, res.Metrics[name].StageSeconds, st.SHA256)
+		first, jackknifing := fmt.Sprintf("%s (%s)", st.Learner, st.Type), fmt.Sprintf("%d folds by %s, seed %d", st.Folds, st.By, st.Seed)
+		if st.Fed() {
+			first, jackknifing = fmt.Sprintf("model %s (%s)", st.Model, st.Type), "none: a trained model"
+		}
+		fmt.Fprintf(&b, "| %s | %s | %s | %s | %.1f | %s |\n", name, first, st.Column, jackknifing, res.Metrics[name].StageSeconds, st.SHA256)
 	}
 	return b.String()
 }

@@ -11,6 +11,7 @@ import (
 	"sync"
 	"testing"
 
+	"github.com/hashicorp/hcl/v2"
 	"github.com/rs/zerolog"
 
 	"github.com/trellis-nlp/trellis/builtin"
@@ -102,18 +103,24 @@ func nerDocsSpec(t *testing.T, src string) *spec.Spec {
 // train.txt and test.txt with the given texts.
 func specBeside(t *testing.T, src, train, test string) *spec.Spec {
 	t.Helper()
-	dir := t.TempDir()
-	for name, data := range map[string]string{"spec.hcl": src, "train.txt": train, "test.txt": test} {
+	s, diags := specWith(t, t.TempDir(), map[string]string{"spec.hcl": src, "train.txt": train, "test.txt": test})
+	if diags.HasErrors() {
+		t.Fatal(diags)
+	}
+	return s
+}
+
+// specWith writes files (name to contents) into dir and loads the spec
+// dir/spec.hcl.
+func specWith(t *testing.T, dir string, files map[string]string) (*spec.Spec, hcl.Diagnostics) {
+	t.Helper()
+	for name, data := range files {
 		if err := os.WriteFile(filepath.Join(dir, name), []byte(data), 0o644); err != nil {
 			t.Fatal(err)
 		}
 	}
 	templates, learners := builtin.Registries()
-	s, diags := spec.LoadFile(filepath.Join(dir, "spec.hcl"), nil, spec.Registries{Templates: templates, Learners: learners})
-	if diags.HasErrors() {
-		t.Fatal(diags)
-	}
-	return s
+	return spec.LoadFile(filepath.Join(dir, "spec.hcl"), nil, spec.Registries{Templates: templates, Learners: learners})
 }
 
 // runTwice runs s with 1 and 2 threads, checks that the two run
@@ -211,14 +218,15 @@ func TestStageRun(t *testing.T) {
 	if got := names(second); !slices.Equal(got, []string{"w", "doc", "p", "h", "trans"}) {
 		t.Errorf("second stage templates %v", got)
 	}
-	checkStageTagger(t, second, s)
+	checkStageTagger(t, second, s, nil)
 }
 
 // checkStageTagger tags the test corpus with a second-stage model's
 // tagger and its replica (the service's pool): the same labels, the
 // sentences' rows given back as they were; the input the model asks for
-// is the words alone (the stage column is not the caller's to give).
-func checkStageTagger(t *testing.T, m *model.Model, s *spec.Spec) {
+// is the words and the columns extra (the stage column is not the
+// caller's to give).
+func checkStageTagger(t *testing.T, m *model.Model, s *spec.Spec, extra []string) {
 	t.Helper()
 	templates, _ := builtin.Registries()
 	tg, err := tagger.New(m, templates, tagger.Options{})
@@ -246,9 +254,10 @@ func checkStageTagger(t *testing.T, m *model.Model, s *spec.Spec) {
 	if !slices.EqualFunc(a, b, slices.Equal) {
 		t.Error("the replica tags otherwise")
 	}
+	width := len(s.Corpus("test").Columns)
 	for _, st := range test {
 		for _, row := range st.Tokens {
-			if len(row) != 2 {
+			if len(row) != width {
 				t.Fatalf("a row of %d columns after tagging: %q", len(row), row)
 			}
 		}
@@ -261,13 +270,13 @@ func checkStageTagger(t *testing.T, m *model.Model, s *spec.Spec) {
 		t.Fatal(err)
 	}
 	for i, row := range dup.Tokens {
-		if len(row) != 2 || &row[0] != &own[i][0] {
+		if len(row) != width || &row[0] != &own[i][0] {
 			t.Fatalf("token %d after a batch with its sentence twice: row %q, not the caller's", i, row)
 		}
 	}
 	in, err := tg.TokenInput()
-	if err != nil || len(in.Extra) != 0 {
-		t.Errorf("token input %+v, %v: want the words alone", in, err)
+	if err != nil || !slices.Equal(in.ExtraNames, extra) {
+		t.Errorf("token input %+v, %v: want the words and %q", in, err, extra)
 	}
 }
 

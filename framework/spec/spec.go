@@ -386,6 +386,7 @@ func Decode(filename string, src []byte, vars map[string]string, reg Registries)
 	diags = append(diags, s.checkReranks(content.Blocks.OfType("tune"))...)
 	if !diags.HasErrors() {
 		diags = append(diags, s.loadInitModels()...)
+		diags = append(diags, s.loadStageModels(reg.Templates)...)
 	}
 	if diags.HasErrors() {
 		return nil, dropFollowUps(diags)

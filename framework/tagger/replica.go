@@ -60,13 +60,17 @@ func (t *Tagger) Replica(reg *feature.Registry) (*Tagger, error) {
 			return nil, err
 		}
 	}
-	for _, st := range t.stages {
+	for j, st := range t.stages {
 		sr, err := st.Replica(reg)
 		if err != nil {
 			r.Close()
 			return nil, err
 		}
-		r.stages = append(r.stages, sr)
+		var f *Feed
+		if t.feeds[j] != nil {
+			f = t.feeds[j].with(sr)
+		}
+		r.stages, r.feeds = append(r.stages, sr), append(r.feeds, f)
 	}
 	return r, nil
 }

@@ -16,7 +16,9 @@ import (
 // labels for as long as the second stage's features are extracted; the
 // sentences get their own rows back afterwards. Training made the same
 // column with models that did not see the sentence (jackknifing), so the
-// second stage learnt how far to trust it.
+// second stage learnt how far to trust it. A model stage (a model trained
+// elsewhere, model.Stage.Fed) reads a format of its own: a Feed gives it
+// the words and the columns it reads by name (feed.go).
 
 // columns are the columns the model's templates are compiled against:
 // its format's, then one per stage.
@@ -28,9 +30,16 @@ func columns(m *model.Model, f corpus.Format) feature.Columns {
 	return feature.Columns{Names: names, Label: f.LabelColumn()}
 }
 
-// newStages builds a tagger for each of m's first-stage models.
+// newStages builds a tagger for each of m's first-stage models, and a
+// feed for each model stage (model.Stage.Fed).
 func (t *Tagger) newStages(reg *feature.Registry) error {
 	for i, sm := range t.Model.StageModels {
+		if t.Model.Stages[i].Fed() {
+			if err := t.newFedStage(sm, reg, t.Model.Stages[i].Column); err != nil {
+				return err
+			}
+			continue
+		}
 		if sm.Format.Name != t.Model.Format.Name || len(sm.Format.Columns) != len(t.Model.Format.Columns) {
 			return fmt.Errorf("stage %q reads the %s format (%d columns); the model reads %s (%d columns)",
 				t.Model.Stages[i].Column, sm.Format.Name, len(sm.Format.Columns), t.Model.Format.Name, len(t.Model.Format.Columns))
@@ -39,10 +48,40 @@ func (t *Tagger) newStages(reg *feature.Registry) error {
 		if err != nil {
 			return fmt.Errorf("stage %q: %w", t.Model.Stages[i].Column, err)
 		}
-		t.stages = append(t.stages, st)
+		t.stages, t.feeds = append(t.stages, st), append(t.feeds, nil)
 		t.documents = t.documents || st.documents
 	}
 	return nil
+}
+
+// newFedStage adds a model stage: a tagger of its own format, fed from
+// this model's format columns by name.
+func (t *Tagger) newFedStage(sm *model.Model, reg *feature.Registry, column string) error {
+	st, err := New(sm, reg, Options{})
+	if err != nil {
+		return fmt.Errorf("stage %q: %w", column, err)
+	}
+	f, err := NewFeed(st, t.layout())
+	if err != nil {
+		st.Close()
+		return fmt.Errorf("stage %q: %w", column, err)
+	}
+	t.stages, t.feeds = append(t.stages, st), append(t.feeds, f)
+	t.documents = t.documents || st.documents
+	return nil
+}
+
+// layout is the model's format's column layout.
+func (t *Tagger) layout() Layout {
+	return Layout{Columns: t.Format.Columns(), Word: t.WordColumn(), Label: t.Format.LabelColumn()}
+}
+
+// tagStage tags sents with first stage j: a model stage through its feed.
+func (t *Tagger) tagStage(j int, sents []*corpus.Sentence) ([][]string, error) {
+	if f := t.feeds[j]; f != nil {
+		return f.Tag(sents)
+	}
+	return t.stages[j].Tag(sents)
 }
 
 // encode encodes a batch into t.enc: with stages, over rows extended by
@@ -74,8 +113,8 @@ func (t *Tagger) encode(sents []*corpus.Sentence) error {
 		}
 	}
 	defer t.restoreRows(sents)
-	for j, st := range t.stages {
-		preds, err := st.Tag(sents)
+	for j := range t.stages {
+		preds, err := t.tagStage(j, sents)
 		if err != nil {
 			return fmt.Errorf("stage %q: %w", t.Model.Stages[j].Column, err)
 		}
@@ -114,8 +153,11 @@ func (t *Tagger) readColumns() (read, undeclared []string) {
 			}
 		}
 	}
-	for _, st := range t.stages {
+	for j, st := range t.stages {
 		r, u := st.readColumns()
+		if f := t.feeds[j]; f != nil {
+			r = f.Columns(t.layout()) // a model stage reads this model's columns of these names
+		}
 		for _, c := range r {
 			if !slices.Contains(read, c) {
 				read = append(read, c)

@@ -76,6 +76,7 @@ type Tagger struct {
 	// stages tag a second-stage model's first stages; rows and orig are
 	// encode's buffers (stage.go).
 	stages []*Tagger
+	feeds  []*Feed // feeds[j] feeds a model stage, nil for a jackknifed one
 	rows   []string
 	orig   [][]string
 	// joint, when set, decodes documents jointly (joint.go).
@@ -190,7 +191,7 @@ func (t *Tagger) Close() error {
 			first = err
 		}
 	}
-	t.stages = nil
+	t.stages, t.feeds = nil, nil
 	for _, f := range t.onClose {
 		if err := f(); err != nil && first == nil {
 			first = err
