@@ -8,9 +8,7 @@
 # CoNLL-2000 is Wall Street Journal text from the Penn Treebank, under no
 # licence that lets a model trained on it ship with trellis: this spec builds
 # it. It learns from gold POS tags and is given en-xpos's (trained on web
-# text) in the pipeline, which costs F1 (docs/results.md, "Raw words to chunks");
-# specs/conll2000-pipeline.hcl and specs/conll2000-pipeline-rich.hcl learn from
-# en-xpos's tags instead and carry it, one model from raw text.
+# text) in the pipeline, which costs F1 (docs/results.md, "Raw words to chunks").
 
 variable "data_dir" {
   default     = "../../shared/data"
