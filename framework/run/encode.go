@@ -82,7 +82,8 @@ func prepare(ctx context.Context, ss *session) (*encoded, error) {
 	}
 	// The sentences and encoder buffers are garbage now; collecting them
 	// before a learner allocates its large buffers keeps the heap (and the
-	// peak RSS) near the live size instead of twice it.
+	// peak RSS) near the live size (docs/results.md, "Speed: peak memory of
+	// CRF training").
 	debug.FreeOSMemory()
 	ss.log.Info().Int("sentences", enc.train.NumSentences()).Int("tokens", enc.train.NumTokens()).
 		Int("attributes", enc.mapper.Attrs().Len()).Int("labels", enc.mapper.Labels().Len()).
@@ -221,9 +222,9 @@ func encodeSentences(ctx context.Context, ss *session, mp *feature.Mapper, sents
 		return nil, err
 	}
 	// From here on the attributes are only counted and saved (or looked
-	// up, for dev): the slim index costs a sixth of the map's memory,
+	// up, for dev): the slim index costs a fraction of the map's memory,
 	// which would otherwise sit beside the optimizer's vectors at the
-	// run's peak.
+	// run's peak (docs/results.md, "Speed: hot rows and memory").
 	defer mp.Attrs().Compact()
 	if enc.devSents == nil {
 		return enc, nil
