@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"os"
 	"path/filepath"
+	"reflect"
 	"strings"
 	"testing"
 )
@@ -132,5 +133,70 @@ func TestTwoStageEndToEnd(t *testing.T) {
 	code, _, stderr := trellis(t, "", "validate", bad)
 	if code != exitUsage || !strings.Contains(stderr, bad+":41:14: error: Unknown learner") || !strings.Contains(stderr, `Did you mean "first"?`) {
 		t.Errorf("exit %d, stderr:\n%s", code, stderr)
+	}
+}
+
+// TestModelStageFromWords: a chunker whose POS comes from a model stage
+// (the shipped en-xpos) labels a corpus file, its words alone and raw text
+// alike, and never reads the corpus's gold POS column.
+func TestModelStageFromWords(t *testing.T) {
+	model := filepath.Join(sharedRunAll(t, "testdata/chunk-xpos-stage.hcl"), "models", "perceptron.model")
+	tagged, _ := mustRun(t, "", "tag", "--model", model, chunkTest)
+	tokens, want := taggedColumns(tagged, 0)
+
+	// The gold POS column garbled: the same labels.
+	src, err := os.ReadFile(chunkTest)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var garbled strings.Builder
+	for _, line := range strings.Split(string(src), "\n") {
+		if f := strings.Fields(line); len(f) == 3 {
+			line = f[0] + " XX " + f[2]
+		}
+		garbled.WriteString(line + "\n")
+	}
+	out, _ := mustRun(t, garbled.String(), "tag", "--model", model)
+	if _, got := taggedColumns(out, 0); !reflect.DeepEqual(got, want) {
+		t.Error("the labels depend on the corpus's gold POS column")
+	}
+	// The words alone.
+	out, _ = mustRun(t, asTokens(tokens), "tag", "--model", model, "--input", "tokens")
+	if _, got := taggedColumns(out, 0); !reflect.DeepEqual(got, want) {
+		t.Error("tagging the words alone differs from tagging the corpus file")
+	}
+	// Raw text: tokens with offsets, and chunks as spans.
+	text := "A big dog moves. It barks."
+	js, _ := mustRun(t, text, "tag", "--model", model, "--input", "text", "--tokenizer", "rules", "--output", "json")
+	rs := []rune(text)
+	spans := 0
+	for _, line := range strings.Split(strings.TrimSpace(js), "\n") {
+		var s struct {
+			Tokens []struct {
+				Start, End  int
+				Text, Label string
+			}
+			Spans []struct {
+				Start, End int
+				Text       string
+			}
+		}
+		if err := json.Unmarshal([]byte(line), &s); err != nil {
+			t.Fatal(err)
+		}
+		for _, tok := range s.Tokens {
+			if string(rs[tok.Start:tok.End]) != tok.Text || tok.Label == "" {
+				t.Errorf("token %+v", tok)
+			}
+		}
+		for _, sp := range s.Spans {
+			if string(rs[sp.Start:sp.End]) != sp.Text {
+				t.Errorf("span %+v", sp)
+			}
+		}
+		spans += len(s.Spans)
+	}
+	if spans == 0 {
+		t.Errorf("no spans:\n%s", js)
 	}
 }
