@@ -170,31 +170,18 @@ func TestModelStageFromWords(t *testing.T) {
 	js, _ := mustRun(t, text, "tag", "--model", model, "--input", "text", "--tokenizer", "rules", "--output", "json")
 	rs := []rune(text)
 	spans := 0
-	for _, line := range strings.Split(strings.TrimSpace(js), "\n") {
-		var s struct {
-			Tokens []struct {
-				Start, End  int
-				Text, Label string
-			}
-			Spans []struct {
-				Start, End int
-				Text       string
-			}
-		}
-		if err := json.Unmarshal([]byte(line), &s); err != nil {
-			t.Fatal(err)
-		}
-		for _, tok := range s.Tokens {
-			if string(rs[tok.Start:tok.End]) != tok.Text || tok.Label == "" {
+	for _, j := range parseJSONLines(t, js) {
+		for _, tok := range j.Tokens {
+			if tok.Start == nil || string(rs[*tok.Start:*tok.End]) != tok.Text || tok.Label == "" {
 				t.Errorf("token %+v", tok)
 			}
 		}
-		for _, sp := range s.Spans {
-			if string(rs[sp.Start:sp.End]) != sp.Text {
+		for _, sp := range j.Spans {
+			if sp.Start == nil || string(rs[*sp.Start:*sp.End]) != sp.Text {
 				t.Errorf("span %+v", sp)
 			}
 		}
-		spans += len(s.Spans)
+		spans += len(j.Spans)
 	}
 	if spans == 0 {
 		t.Errorf("no spans:\n%s", js)

@@ -151,19 +151,35 @@ func Open(pathOrName string) (*model.Model, error) {
 // there is no such file and it is a shipped model's name, of that model
 // (Open's rule).
 func ReadFile(pathOrName string) ([]byte, error) {
-	data, err := os.ReadFile(pathOrName)
+	data, err := ReadFileAt(pathOrName, pathOrName)
 	if err == nil || !errors.Is(err, fs.ErrNotExist) {
 		return data, err
-	}
-	if _, ok := Lookup(pathOrName); ok {
-		return Bytes(pathOrName)
 	}
 	if strings.ContainsRune(pathOrName, filepath.Separator) || strings.ContainsRune(pathOrName, '/') {
 		return nil, err // a path, not a name
 	}
+	return nil, fmt.Errorf("%w; nor is %q the name of a shipped model (%s)", err, pathOrName, strings.Join(Names(), ", "))
+}
+
+// ReadFileAt is ReadFile's rule for a model named name whose file, if
+// any, is at path (a name resolved against another folder: a spec's
+// stage model). When there is neither, the error wraps fs.ErrNotExist.
+func ReadFileAt(path, name string) ([]byte, error) {
+	data, err := os.ReadFile(path)
+	if err == nil || !errors.Is(err, fs.ErrNotExist) {
+		return data, err
+	}
+	if _, ok := Lookup(name); ok {
+		return Bytes(name)
+	}
+	return nil, err
+}
+
+// Names are the shipped models' names, in the catalog's order.
+func Names() []string {
 	names := make([]string, len(catalog))
 	for i, e := range catalog {
 		names[i] = e.Name
 	}
-	return nil, fmt.Errorf("%w; nor is %q the name of a shipped model (%s)", err, pathOrName, strings.Join(names, ", "))
+	return names
 }

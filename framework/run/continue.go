@@ -5,7 +5,6 @@ package run
 import (
 	"context"
 
-	"github.com/trellis-nlp/trellis/framework/corpus"
 	"github.com/trellis-nlp/trellis/framework/feature"
 	"github.com/trellis-nlp/trellis/framework/rundir"
 	"github.com/trellis-nlp/trellis/framework/spec"
@@ -18,23 +17,9 @@ import (
 // puts the model's weights on. It is the learner's own: the other
 // learners' encoding knows nothing of the model.
 func continuedEncoding(ctx context.Context, ss *session, li *spec.LearnerInstance) (*encoded, error) {
-	s, m := ss.spec, li.InitModel.Model
-	mp, err := trainingMapper(s)
-	if err != nil {
-		return nil, err
-	}
-	ss = ss.continuing(li).checked(s) // the shared encoding checked the data
-	sents, err := readCorpus(s.Corpus(s.Evaluation.Train))
-	if err != nil {
-		return nil, err
-	}
-	readDev := func() ([]*corpus.Sentence, error) {
-		if s.Evaluation.Dev == "" {
-			return nil, nil
-		}
-		return readCorpus(s.Corpus(s.Evaluation.Dev))
-	}
-	enc, err := encodeSentences(ctx, ss, mp, sents, readDev)
+	m := li.InitModel.Model
+	// The shared encoding checked the data.
+	enc, err := encodeTraining(ctx, ss.continuing(li).checked(ss.spec))
 	if err != nil {
 		return nil, err
 	}

@@ -9,7 +9,6 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
-	"os"
 
 	"github.com/hashicorp/hcl/v2"
 
@@ -62,19 +61,12 @@ func (s *Spec) loadStageModels(reg *feature.Registry) hcl.Diagnostics {
 // at name resolved against the spec's folder or, when there is none, the
 // shipped model of that name (a file wins, as for --model).
 func (s *Spec) readStageModel(name string) ([]byte, error) {
-	data, err := os.ReadFile(s.path(name))
+	data, err := pretrained.ReadFileAt(s.path(name), name)
 	if err == nil || !errors.Is(err, fs.ErrNotExist) {
 		return data, err
 	}
-	if _, ok := pretrained.Lookup(name); ok {
-		return pretrained.Bytes(name)
-	}
-	var names []string
-	for _, e := range pretrained.List() {
-		names = append(names, e.Name)
-	}
 	return nil, unknownModel(fmt.Sprintf("There is no model file %s (paths are relative to the spec file's folder, %s), nor a shipped model %q.%s",
-		s.path(name), s.Dir, name, registry.Hint(name, names)))
+		s.path(name), s.Dir, name, registry.Hint(name, pretrained.Names())))
 }
 
 // unknownModel is a stage model that is neither a file nor shipped.
