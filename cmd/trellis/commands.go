@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"context"
 	"errors"
+	"flag"
 	"fmt"
 	"io"
 	"os"
@@ -291,12 +292,13 @@ func (a *app) cmdRun(ctx context.Context, args []string) error {
 	every := fs.Int("checkpoint-every", 0, "save the training state of the learners that iterate ("+checkpointTypes()+") every `N` epochs or iterations (in DIR/checkpoints, for --resume)")
 	resume := fs.String("resume", "", "continue the interrupted run in `DIR` (made with --checkpoint-every)")
 	force := fs.Bool("force", false, "replace an --out folder that holds files trellis did not write: they are set aside (the folder renamed beside it), never deleted")
+	df := addDatasetFlags(fs)
 	pos, err := parseInterspersed(fs, args)
 	if err != nil {
 		return err
 	}
 	if *resume != "" {
-		if len(pos) != 0 || *every != 0 || *ablate != "" || *out != "" || len(learners) > 0 || len(vars) > 0 || *force {
+		if len(pos) != 0 || *every != 0 || *ablate != "" || *out != "" || len(learners) > 0 || len(vars) > 0 || *force || df.set() {
 			return usagef("--resume DIR takes no spec and no other setting than --threads: the run continues as it was started")
 		}
 		return a.resumeRun(ctx, *resume, fs)
@@ -309,6 +311,10 @@ func (a *app) cmdRun(ctx context.Context, args []string) error {
 	}
 	if *every < 0 {
 		return usagef("--checkpoint-every must be at least 1")
+	}
+	where, err := df.settings() // checked before anything is read
+	if err != nil {
+		return err
 	}
 	s, reg, host, err := a.loadSpec(ctx, pos[0], vars)
 	if err != nil {
@@ -341,6 +347,7 @@ func (a *app) cmdRun(ctx context.Context, args []string) error {
 		Progress: a.progress, CheckpointEvery: *every, Resume: a.resuming,
 		Warn:           func(d hcl.Diagnostics) { a.printDiagnostics(s, d) },
 		PhaseGCPercent: phaseGCPercent(),
+		Dataset:        where.place, MemoryBudget: where.budget, DatasetDir: where.dir,
 	}
 	switch {
 	case s.Evaluation.Folds > 1:
@@ -369,6 +376,46 @@ func (a *app) cmdRun(ctx context.Context, args []string) error {
 	}
 	a.log.Info().Str("dir", dir).Msg("run complete")
 	return nil
+}
+
+// datasetFlags are run's settings of where the training set is kept,
+// over the spec's features.dataset and memory_budget.
+type datasetFlags struct{ place, budget, dir *string }
+
+func addDatasetFlags(fs *flag.FlagSet) datasetFlags {
+	return datasetFlags{
+		place:  fs.String("dataset", "", "keep the encoded training set in `memory`, on disk, or auto (on disk past --memory-budget); default: the spec's features.dataset, else memory"),
+		budget: fs.String("memory-budget", "", "with --dataset auto, the `SIZE` of encoded training data (such as 4GiB) kept in memory before it moves to disk (default: the spec's memory_budget, else a quarter of the machine's memory)"),
+		dir:    fs.String("dataset-dir", "", "write a training set kept on disk under `DIR` (default: beside the run directory); the run removes what it wrote there"),
+	}
+}
+
+// set reports whether any of the flags was given.
+func (f datasetFlags) set() bool { return *f.place != "" || *f.budget != "" || *f.dir != "" }
+
+// datasetSettings are the dataset flags, checked.
+type datasetSettings struct {
+	place  string // a spec.Dataset* value, "" for the spec's
+	budget int64  // 0 for the spec's
+	dir    string
+}
+
+// settings checks the flags.
+func (f datasetFlags) settings() (datasetSettings, error) {
+	d := datasetSettings{place: *f.place, dir: *f.dir}
+	switch d.place {
+	case "", spec.DatasetMemory, spec.DatasetDisk, spec.DatasetAuto:
+	default:
+		return d, usagef("--dataset must be memory, disk or auto, got %q", d.place)
+	}
+	if *f.budget != "" {
+		n, err := spec.ParseBytes(*f.budget)
+		if err != nil || n <= 0 {
+			return d, usagef("--memory-budget is a size such as 4GiB or 512MB, got %q", *f.budget)
+		}
+		d.budget = n
+	}
+	return d, nil
 }
 
 // runError maps what stopped a run to its exit code: a usage mistake or

@@ -297,6 +297,11 @@ func TestRunReproducible(t *testing.T) {
 			argsA: []string{"--learner", "perceptron", "--threads", "1"}, argsB: []string{"--learner", "perceptron", "--threads", "2"}},
 		{name: "quickstart crf threads 1 vs 2", spec: quickstart, learner: "crf",
 			argsA: []string{"--learner", "crf", "--threads", "1"}, argsB: []string{"--learner", "crf", "--threads", "2"}},
+		// Where the training set lives changes no byte.
+		{name: "quickstart perceptron in memory vs on disk", spec: quickstart, learner: "perceptron",
+			argsA: []string{"--learner", "perceptron"}, argsB: []string{"--learner", "perceptron", "--dataset", "disk", "--dataset-dir", os.TempDir()}},
+		{name: "quickstart crf in memory vs spilt to disk", spec: quickstart, learner: "crf",
+			argsA: []string{"--learner", "crf"}, argsB: []string{"--learner", "crf", "--dataset", "auto", "--memory-budget", "1KiB"}},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -485,6 +490,8 @@ func TestExitCodes(t *testing.T) {
 		{name: "run broken spec", args: []string{"run", badSpec, "--out", filepath.Join(t.TempDir(), "x")}, code: 2, stderr: badSpec + ":32:10:"},
 		{name: "run unknown learner", args: []string{"run", chunkSpec, "--out", filepath.Join(t.TempDir(), "x"), "--learner", "crf"}, code: 2, stderr: `"crf"`},
 		{name: "run bad threads", args: []string{"run", chunkSpec, "--threads", "0"}, code: 2, stderr: "--threads"},
+		{name: "run bad dataset", args: []string{"run", chunkSpec, "--dataset", "ssd"}, code: 2, stderr: `--dataset must be memory, disk or auto, got "ssd"`},
+		{name: "run bad memory budget", args: []string{"run", chunkSpec, "--dataset", "auto", "--memory-budget", "lots"}, code: 2, stderr: "--memory-budget is a size"},
 		{name: "unknown command", args: []string{"trian", chunkSpec}, code: 2, stderr: `unknown command "trian"`},
 		{name: "no command", args: nil, code: 2, stderr: "usage"},
 		{name: "help", args: []string{"--help"}, code: 0, stdout: "usage", wantStdout: true},

@@ -112,3 +112,35 @@ func (d *Dataset) Remap(remap []int32) {
 		d.Values = d.Values[:w]
 	}
 }
+
+// AppendSentences appends sentences [lo, hi) of src after d's own, their
+// offsets rebased onto d's.
+func (d *Dataset) AppendSentences(src *Dataset, lo, hi int) {
+	t0, t1 := src.SentOff[lo], src.SentOff[hi]
+	a0, a1 := src.TokenOff[t0], src.TokenOff[t1]
+	if src.Values != nil && d.Values == nil {
+		d.materializeValues()
+	}
+	tokBase, attrBase := d.NumTokens()-t0, len(d.Attrs)-a0
+	for _, off := range src.SentOff[lo+1 : hi+1] {
+		d.SentOff = append(d.SentOff, off+tokBase)
+	}
+	for _, off := range src.TokenOff[t0+1 : t1+1] {
+		d.TokenOff = append(d.TokenOff, off+attrBase)
+	}
+	d.Labels = append(d.Labels, src.Labels[t0:t1]...)
+	d.Attrs = append(d.Attrs, src.Attrs[a0:a1]...)
+	switch {
+	case src.Values != nil:
+		d.Values = append(d.Values, src.Values[a0:a1]...)
+	case d.Values != nil:
+		d.padValues()
+	}
+}
+
+// Reset empties d, keeping its memory.
+func (d *Dataset) Reset() {
+	d.Attrs, d.Labels = d.Attrs[:0], d.Labels[:0]
+	d.TokenOff, d.SentOff = d.TokenOff[:1], d.SentOff[:1]
+	d.Values = nil
+}

@@ -231,12 +231,7 @@ func (e *Encoder) Mode() Mode { return e.mode }
 func (e *Encoder) Dataset() *Dataset { return e.data }
 
 // Reset starts a new, empty Dataset (tagging reuses one encoder per batch).
-func (e *Encoder) Reset() {
-	d := e.data
-	d.Attrs, d.Labels = d.Attrs[:0], d.Labels[:0]
-	d.TokenOff, d.SentOff = d.TokenOff[:1], d.SentOff[:1]
-	d.Values = nil
-}
+func (e *Encoder) Reset() { e.data.Reset() }
 
 // Prefetch hands the batch that a later Encode call will get to the
 // extractors that work in other processes (see Prefetcher), so that they
@@ -644,10 +639,19 @@ func (e *Encoder) labelID(s *corpus.Sentence, i int) int32 {
 // Prune drops attributes seen fewer than minCount times in the data
 // encoded so far and renumbers the rest densely in first-seen order.
 func (e *Encoder) Prune(minCount int) {
-	if minCount <= 1 {
-		return
+	if remap := e.PruneAttrs(minCount); remap != nil {
+		e.data.Remap(remap)
 	}
-	remap := e.Attrs.Prune(int64(minCount))
+}
+
+// PruneAttrs is Prune's dictionary side: it prunes the attributes and
+// their groups and returns the remap (Dictionary.Prune) that the data
+// encoded so far needs (Dataset.Remap), or nil when nothing changes.
+func (e *Encoder) PruneAttrs(minCount int) (remap []int32) {
+	if minCount <= 1 {
+		return nil
+	}
+	remap = e.Attrs.Prune(int64(minCount))
 	kept := 0
 	for old, nid := range remap {
 		if nid >= 0 {
@@ -656,5 +660,5 @@ func (e *Encoder) Prune(minCount int) {
 		}
 	}
 	e.AttrGroup = e.AttrGroup[:kept]
-	e.data.Remap(remap)
+	return remap
 }

@@ -129,6 +129,27 @@ type FitOptions struct {
 // template gets its reserved unknown-value attribute, after every seen
 // one: the IDs, and so the model file, depend only on the data and spec.
 func (m *Mapper) Fit(ctx context.Context, sents []*corpus.Sentence, o FitOptions) (*Dataset, error) {
+	e, err := m.startFit(o)
+	if err != nil {
+		return nil, err
+	}
+	batch := o.BatchSize
+	if batch <= 0 {
+		batch = max(len(sents), 1)
+	}
+	err = e.EncodeAll(ctx, sents, batch, o.Done)
+	e.releaseDocuments()
+	if err != nil {
+		return nil, err
+	}
+	e.Prune(o.MinCount)
+	m.finishFit(e)
+	return e.Dataset(), nil
+}
+
+// startFit makes the encoder that fits m's dictionaries, seeded with
+// o.Base's.
+func (m *Mapper) startFit(o FitOptions) (*Encoder, error) {
 	if m.fitted {
 		return nil, fmt.Errorf("feature mapper fitted twice")
 	}
@@ -139,16 +160,12 @@ func (m *Mapper) Fit(ctx context.Context, sents []*corpus.Sentence, o FitOptions
 			return nil, err
 		}
 	}
-	batch := o.BatchSize
-	if batch <= 0 {
-		batch = max(len(sents), 1)
-	}
-	err := e.EncodeAll(ctx, sents, batch, o.Done)
-	e.releaseDocuments()
-	if err != nil {
-		return nil, err
-	}
-	e.Prune(o.MinCount)
+	return e, nil
+}
+
+// finishFit gives every template its unknown-value attribute, after the
+// (pruned) attributes e interned, and marks m fitted.
+func (m *Mapper) finishFit(e *Encoder) {
 	m.attrGroup = e.AttrGroup
 	for g := range m.extractors {
 		// A base model's unknown-value attributes keep their IDs.
@@ -159,7 +176,59 @@ func (m *Mapper) Fit(ctx context.Context, sents []*corpus.Sentence, o FitOptions
 		}
 	}
 	m.fitted = true
-	return e.Dataset(), nil
+}
+
+// Fitter fits a Mapper on a training corpus that comes batch by batch
+// (read from disk as it is encoded, never whole in memory): Encode each
+// batch in corpus order, then Finish. Attributes are interned template
+// by template within a batch, so the IDs are Fit's when the batches are
+// Fit's: BatchSize sentences, run on to the end of a document when an
+// extractor reads documents (Encoder.EncodeAll, HasDocumentExtractor).
+type Fitter struct {
+	m        *Mapper
+	e        *Encoder
+	minCount int
+}
+
+// NewFitter starts fitting m with o's MinCount and Base (BatchSize and
+// Done are the caller's: it makes the batches).
+func (m *Mapper) NewFitter(o FitOptions) (*Fitter, error) {
+	e, err := m.startFit(o)
+	if err != nil {
+		return nil, err
+	}
+	return &Fitter{m: m, e: e, minCount: o.MinCount}, nil
+}
+
+// Prefetch hands the batch after the one Encode gets next to the
+// extractors that work in other processes (Encoder.Prefetch).
+func (f *Fitter) Prefetch(sents []*corpus.Sentence) { f.e.Prefetch(sents) }
+
+// WholeDocuments reports whether a batch must end at a document's end
+// (an extractor reads documents).
+func (f *Fitter) WholeDocuments() bool { return f.e.HasDocumentExtractor() }
+
+// Encode interns and encodes the next batch. The Dataset returned holds
+// that batch alone, its offsets from zero; it is the Fitter's, reused by
+// the next call. With MinCount > 1 its IDs are those before pruning:
+// Finish returns the remap they need.
+func (f *Fitter) Encode(sents []*corpus.Sentence) (*Dataset, error) {
+	f.e.Reset()
+	if err := f.e.Encode(sents); err != nil {
+		return nil, err
+	}
+	return f.e.Dataset(), nil
+}
+
+// Finish prunes the attributes seen fewer than MinCount times and
+// completes the mapper. remap, when not nil, maps the IDs of every batch
+// encoded to the final ones (Dataset.Remap: -1 for a dropped attribute).
+func (f *Fitter) Finish() (remap []int32) {
+	f.e.releaseDocuments()
+	f.e.Reset()
+	remap = f.e.PruneAttrs(f.minCount)
+	f.m.finishFit(f.e)
+	return remap
 }
 
 // Encode encodes sentences of any other corpus (dev, test) with the

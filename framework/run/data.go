@@ -15,9 +15,9 @@ import (
 )
 
 // scanCorpus reads a corpus block through, applying its split, and calls
-// visit with every sentence it keeps. It fails on a data error (file:line)
-// and when the split keeps no sentence.
-func scanCorpus(c *spec.Corpus, visit func(*corpus.Sentence)) error {
+// visit with every sentence it keeps. It fails on a data error (file:line),
+// when the split keeps no sentence, and with visit's error, at once.
+func scanCorpus(c *spec.Corpus, visit func(*corpus.Sentence) error) error {
 	f, err := corpus.New(c.Format)
 	if err != nil {
 		return err
@@ -39,7 +39,9 @@ func scanCorpus(c *spec.Corpus, visit func(*corpus.Sentence)) error {
 		}
 		if c.Split.Keep(i) {
 			kept++
-			visit(s)
+			if err := visit(s); err != nil {
+				return err
+			}
 		}
 	}
 	if kept == 0 {
@@ -51,7 +53,10 @@ func scanCorpus(c *spec.Corpus, visit func(*corpus.Sentence)) error {
 // readCorpus reads all sentences of a corpus block, applying its split.
 func readCorpus(c *spec.Corpus) ([]*corpus.Sentence, error) {
 	var out []*corpus.Sentence
-	err := scanCorpus(c, func(s *corpus.Sentence) { out = append(out, s) })
+	err := scanCorpus(c, func(s *corpus.Sentence) error {
+		out = append(out, s)
+		return nil
+	})
 	return out, err
 }
 
@@ -117,7 +122,7 @@ func checkCorpus(s *spec.Spec, name string) (CorpusStats, *hcl.Diagnostic, error
 	labels := map[string]bool{}
 	check := newSchemeCheck(s, c, labelCol)
 	var unlabelled error
-	err = scanCorpus(c, func(sent *corpus.Sentence) {
+	err = scanCorpus(c, func(sent *corpus.Sentence) error {
 		st.Sentences++
 		st.Tokens += sent.Len()
 		for i, tok := range sent.Tokens {
@@ -127,6 +132,7 @@ func checkCorpus(s *spec.Spec, name string) (CorpusStats, *hcl.Diagnostic, error
 			}
 		}
 		check.add(sent)
+		return nil
 	})
 	if err == nil {
 		err = unlabelled

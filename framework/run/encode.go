@@ -142,6 +142,12 @@ func checkTraining(ss *session, c *spec.Corpus, labelCol int, sents []*corpus.Se
 	for _, st := range sents {
 		check.add(st)
 	}
+	return schemeVerdict(ss, check, training)
+}
+
+// schemeVerdict is what a tally of the training (or dev) sentences says:
+// a spec error, a warning passed on, or nothing.
+func schemeVerdict(ss *session, check *schemeCheck, training bool) error {
 	d := check.diagnostic(ss.spec, training)
 	if d != nil && d.Severity == hcl.DiagError {
 		return &DiagnosticsError{hcl.Diagnostics{d}}
@@ -150,11 +156,26 @@ func checkTraining(ss *session, c *spec.Corpus, labelCol int, sents []*corpus.Se
 	return nil
 }
 
+// encodeTraining reads, checks and encodes the spec's training corpus and
+// encodes its dev corpus: read whole (Mapper.Fit), or streamed when
+// features.dataset puts the training set on disk or lets it spill
+// (dataset.go).
 func encodeTraining(ctx context.Context, ss *session) (*encoded, error) {
 	s := ss.spec
 	mp, err := trainingMapper(s)
 	if err != nil {
 		return nil, err
+	}
+	if at := ss.datasetPlace(); at.place != inMemory {
+		why := streamRefusal(s, mp)
+		switch {
+		case why == "":
+			return encodeOnDisk(ctx, ss, mp, at)
+		case at.place == onDisk:
+			mp.Close()
+			return nil, placeRefused(ss, why)
+		}
+		ss.log.Info().Str("reason", why).Msg("dataset = \"auto\": the training set stays in memory")
 	}
 	ss.trace("read " + s.Evaluation.Train)
 	sents, err := readCorpus(s.Corpus(s.Evaluation.Train))
@@ -162,19 +183,22 @@ func encodeTraining(ctx context.Context, ss *session) (*encoded, error) {
 		mp.Close() // its extractors may hold plugin processes
 		return nil, err
 	}
-	readDev := func() ([]*corpus.Sentence, error) {
-		if s.Evaluation.Dev == "" {
-			return nil, nil
-		}
-		ss.trace("read " + s.Evaluation.Dev)
-		return readCorpus(s.Corpus(s.Evaluation.Dev))
-	}
-	enc, err := encodeSentences(ctx, ss, mp, sents, readDev)
+	enc, err := encodeSentences(ctx, ss, mp, sents, func() ([]*corpus.Sentence, error) { return readDev(ss) })
 	if err != nil {
 		mp.Close()
 		return nil, err
 	}
 	return enc, nil
+}
+
+// readDev reads the spec's dev corpus (nil without one).
+func readDev(ss *session) ([]*corpus.Sentence, error) {
+	s := ss.spec
+	if s.Evaluation.Dev == "" {
+		return nil, nil
+	}
+	ss.trace("read " + s.Evaluation.Dev)
+	return readCorpus(s.Corpus(s.Evaluation.Dev))
 }
 
 // trainingMapper compiles the spec's templates against the columns of its
@@ -194,7 +218,7 @@ func trainingMapper(s *spec.Spec) (*feature.Mapper, error) {
 // when it returns nil). The sentences come from the spec's corpora
 // (encodeTraining) or from a program's memory (TrainSentences).
 func encodeSentences(ctx context.Context, ss *session, mp *feature.Mapper, sents []*corpus.Sentence, readDev func() ([]*corpus.Sentence, error)) (*encoded, error) {
-	s, log, meter := ss.spec, ss.log, ss.progress
+	s, meter := ss.spec, ss.progress
 	trainC := s.Corpus(s.Evaluation.Train)
 	labelCol := mp.Columns().Label
 	enc := &encoded{mapper: mp, wordColumn: corpus.WordColumn(trainC.Format.Name, mp.Columns().Names, labelCol)}
@@ -218,8 +242,31 @@ func encodeSentences(ctx context.Context, ss *session, mp *feature.Mapper, sents
 		return nil, err
 	}
 	enc.history = newTrainHistory(mp, sents)
-	if enc.devSents, err = readDev(); err != nil {
+	return enc, encodeDev(ss, enc, readDev)
+}
+
+// encodeStreamedWithDev is encodeStreamed followed by the dev corpus's
+// encoding, closing mp on error.
+func encodeStreamedWithDev(ctx context.Context, ss *session, mp *feature.Mapper, at streamPlace, readDev func() ([]*corpus.Sentence, error)) (*encoded, error) {
+	enc, err := encodeStreamed(ctx, ss, mp, at)
+	if err == nil {
+		err = encodeDev(ss, enc, readDev)
+	}
+	if err != nil {
+		mp.Close()
 		return nil, err
+	}
+	return enc, nil
+}
+
+// encodeDev reads the dev sentences readDev returns (none when it returns
+// nil), checks them and encodes them with the fitted mapper.
+func encodeDev(ss *session, enc *encoded, readDev func() ([]*corpus.Sentence, error)) error {
+	s, log, mp := ss.spec, ss.log, enc.mapper
+	labelCol := mp.Columns().Label
+	var err error
+	if enc.devSents, err = readDev(); err != nil {
+		return err
 	}
 	// From here on the attributes are only counted and saved (or looked
 	// up, for dev): the slim index costs a fraction of the map's memory,
@@ -227,20 +274,20 @@ func encodeSentences(ctx context.Context, ss *session, mp *feature.Mapper, sents
 	// run's peak (docs/results.md, "Speed: hot rows and memory").
 	defer mp.Attrs().Compact()
 	if enc.devSents == nil {
-		return enc, nil
+		return nil
 	}
 	if err := checkTraining(ss, s.Corpus(s.Evaluation.Dev), labelCol, enc.devSents, false); err != nil {
-		return nil, err
+		return err
 	}
 	encodeLabels(s.Labels, labelCol, enc.devSents)
 	var unknownLabels map[string]int
 	if enc.dev, unknownLabels, err = mp.Encode(enc.devSents); err != nil {
-		return nil, err
+		return err
 	}
 	if len(unknownLabels) > 0 {
 		log.Warn().Interface("labels", unknownLabels).Msg("dev corpus has labels unseen in training")
 	}
-	return enc, nil
+	return nil
 }
 
 // encodeLabels re-encodes the gold labels of checked sentences in the
@@ -300,7 +347,9 @@ func (enc *encoded) readVocabulary(sch scheme.Scheme, sents []*corpus.Sentence) 
 	if !sch.IsSegmentation() {
 		return nil
 	}
-	enc.words = map[string]bool{}
+	if enc.words == nil { // a streamed encoding reads batch after batch
+		enc.words = map[string]bool{}
+	}
 	for _, st := range sents {
 		chars, gold := make([]string, st.Len()), make([]string, st.Len())
 		for i := range chars {

@@ -68,6 +68,16 @@ type Options struct {
 	// whole process's, which a program running trainings side by side
 	// should not see changed under it.
 	PhaseGCPercent int
+	// DatasetDir is the folder under which a training set kept on disk
+	// (features.dataset) is written, in a new folder of its own that the
+	// run removes at its end; "" writes it beside OutDir (in the system's
+	// temporary folder without one).
+	DatasetDir string
+	// Dataset, when set, overrides the spec's features.dataset (a
+	// spec.Dataset* value); MemoryBudget > 0 overrides its
+	// memory_budget. Neither changes a model's bytes.
+	Dataset      string
+	MemoryBudget int64
 }
 
 // session is one run's state: the spec it runs and the folder it writes
@@ -94,6 +104,9 @@ type session struct {
 	// onTrace, when set (by tests), hears which corpus is read when and
 	// where a tuning search starts and ends.
 	onTrace func(event string)
+	// scratch is what the run removes at its end (on-disk datasets),
+	// shared with the sessions derived from this one.
+	scratch *scratch
 }
 
 // newSession is the session of a run asked for with o.
@@ -103,7 +116,7 @@ func newSession(o *Options) *session {
 		threads = runtime.NumCPU()
 	}
 	return &session{opts: o, spec: o.Spec, outDir: o.OutDir, log: o.Log, threads: threads,
-		learners: o.Learners, stdout: o.Stdout, progress: o.Progress}
+		learners: o.Learners, stdout: o.Stdout, progress: o.Progress, scratch: &scratch{}}
 }
 
 // checked is a copy of ss for sp, a spec derived from ss's whose corpora
@@ -169,7 +182,9 @@ type Result struct {
 
 // Run carries out the experiment.
 func Run(ctx context.Context, o Options) (*Result, error) {
-	return newSession(&o).run(ctx)
+	ss := newSession(&o)
+	defer ss.scratch.close()
+	return ss.run(ctx)
 }
 
 // run carries out the session's experiment.

@@ -19,6 +19,7 @@ import (
 // embed trellis train from a spec (package framework/trellis).
 func Train(ctx context.Context, o Options, learner string) (*model.Model, error) {
 	ss := newSession(&o)
+	defer ss.scratch.close()
 	li, err := oneLearner(ss.spec, learner)
 	if err != nil {
 		return nil, err

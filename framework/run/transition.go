@@ -20,25 +20,50 @@ import (
 // document features, each token's word key (keys restart with each
 // document). Without a decisions template only the documents are set.
 func newTrainHistory(mp *feature.Mapper, sents []*corpus.Sentence) *learn.History {
-	h := &learn.History{Labels: mp.Labels().Names(), Documents: make([]int32, len(sents))}
+	b := newHistoryBuilder(mp)
+	b.add(sents)
+	return b.h
+}
+
+// historyBuilder builds a training History batch by batch, in corpus
+// order (the streamed encoding, dataset.go).
+type historyBuilder struct {
+	h    *learn.History
+	col  int // the column the document features read, -1 without
+	keys transition.Keys
+	last *corpus.Sentence // the sentence before the next batch's first
+}
+
+func newHistoryBuilder(mp *feature.Mapper) *historyBuilder {
+	// The labels are the fitted mapper's: the caller sets them once the
+	// mapper is fitted (newTrainHistory's is already).
+	b := &historyBuilder{h: &learn.History{Labels: mp.Labels().Names()}}
 	name, d, x, ok := mp.DecisionsOf()
 	if ok {
-		h.Name, h.Decisions = name, d
+		b.h.Name, b.h.Decisions = name, d
 	}
-	col := decisionColumn(x, d)
-	var keys transition.Keys
-	doc := int32(-1)
-	for k, s := range sents {
-		if k == 0 || !corpus.SameDocument(sents[k-1], s) {
-			doc++
-			keys.Reset()
+	b.col = decisionColumn(x, d)
+	return b
+}
+
+// add appends sents' documents (and word keys) to the history.
+func (b *historyBuilder) add(sents []*corpus.Sentence) {
+	h := b.h
+	for _, s := range sents {
+		doc := int32(0)
+		if n := len(h.Documents); n > 0 {
+			doc = h.Documents[n-1]
+			if !corpus.SameDocument(b.last, s) {
+				doc++
+				b.keys.Reset()
+			}
 		}
-		h.Documents[k] = doc
-		if col >= 0 {
-			h.Keys = keys.Sentence(h.Keys, s.Tokens, col)
+		h.Documents = append(h.Documents, doc)
+		if b.col >= 0 {
+			h.Keys = b.keys.Sentence(h.Keys, s.Tokens, b.col)
 		}
+		b.last = s
 	}
-	return h
 }
 
 // decisionColumn is the column a decisions extractor's document features

@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"io/fs"
 	"maps"
+	"math"
 	"math/rand/v2"
 	"os"
 	"path/filepath"
@@ -146,7 +147,24 @@ type Features struct {
 	// MinCountRange is where min_count is set (empty when it is not).
 	MinCountRange hcl.Range           `json:"-"`
 	Templates     []*TemplateInstance `json:"templates"`
+	// Dataset is where the encoded training set is kept: DatasetMemory
+	// (unset), DatasetDisk, or DatasetAuto (on disk past MemoryBudget).
+	// It changes no result, only where the arrays live.
+	Dataset string `json:"dataset,omitempty"`
+	// DatasetRange is where dataset is set (empty when it is not).
+	DatasetRange hcl.Range `json:"-"`
+	// MemoryBudget is the bytes of encoded training data DatasetAuto
+	// keeps in memory before it moves to disk (0: a quarter of the
+	// machine's memory).
+	MemoryBudget int64 `json:"memory_budget,omitempty"`
 }
+
+// The dataset settings.
+const (
+	DatasetMemory = "memory"
+	DatasetDisk   = "disk"
+	DatasetAuto   = "auto"
+)
 
 // TemplateInstance is one template block.
 type TemplateInstance struct {
@@ -720,12 +738,67 @@ func (s *Spec) decodeEncode(b *hcl.Block, value string) hcl.Diagnostics {
 	return nil
 }
 
+// decodeDataset reads the features block's dataset and memory_budget.
+func (s *Spec) decodeDataset(fc *hcl.BodyContent, ctx *hcl.EvalContext) hcl.Diagnostics {
+	var diags hcl.Diagnostics
+	if a, ok := fc.Attributes["dataset"]; ok {
+		diags = append(diags, gohcl.DecodeExpression(a.Expr, ctx, &s.Features.Dataset)...)
+		s.Features.DatasetRange = a.Expr.Range()
+		switch s.Features.Dataset {
+		case DatasetMemory, DatasetDisk, DatasetAuto:
+		default:
+			if !diags.HasErrors() {
+				diags = append(diags, errorAt(a.Expr.Range().Ptr(), "Invalid dataset",
+					fmt.Sprintf(`dataset must be "memory" (the default), "disk" or "auto" (on disk past memory_budget), got %q.`, s.Features.Dataset)))
+			}
+		}
+	}
+	a, ok := fc.Attributes["memory_budget"]
+	if !ok {
+		return diags
+	}
+	var text string
+	if d := gohcl.DecodeExpression(a.Expr, ctx, &text); d.HasErrors() {
+		return append(diags, d...)
+	}
+	n, err := ParseBytes(text)
+	if err != nil || n <= 0 {
+		return append(diags, errorAt(a.Expr.Range().Ptr(), "Invalid memory_budget",
+			fmt.Sprintf(`memory_budget is a size such as "4GiB" or "512MB", got %q.`, text)))
+	}
+	if s.Features.Dataset != DatasetAuto {
+		diags = append(diags, errorAt(a.Expr.Range().Ptr(), "memory_budget without dataset = \"auto\"",
+			"memory_budget is the size past which dataset = \"auto\" moves the training set to disk; set dataset = \"auto\" or drop it."))
+	}
+	s.Features.MemoryBudget = n
+	return diags
+}
+
+// ParseBytes reads a size: a number with an optional unit, B, KB, MB, GB,
+// TB (powers of 1000) or KiB, MiB, GiB, TiB (powers of 1024).
+func ParseBytes(text string) (int64, error) {
+	t := strings.TrimSpace(text)
+	i := strings.IndexFunc(t, func(r rune) bool { return (r < '0' || r > '9') && r != '.' })
+	num, unit := t, ""
+	if i >= 0 {
+		num, unit = t[:i], strings.TrimSpace(t[i:])
+	}
+	units := map[string]float64{"": 1, "B": 1, "KB": 1e3, "MB": 1e6, "GB": 1e9, "TB": 1e12,
+		"KiB": 1 << 10, "MiB": 1 << 20, "GiB": 1 << 30, "TiB": 1 << 40}
+	mult, ok := units[unit]
+	x, err := strconv.ParseFloat(num, 64)
+	if !ok || err != nil || x*mult >= math.MaxInt64 {
+		return 0, fmt.Errorf("not a size: %q", text)
+	}
+	return int64(x * mult), nil
+}
+
 func (s *Spec) decodeFeatures(content *hcl.BodyContent, ctx *hcl.EvalContext, reg *feature.Registry, stageCols []string) hcl.Diagnostics {
 	b, diags := single(content, "features", true)
 	if b == nil {
 		return diags
 	}
-	schema := &hcl.BodySchema{Attributes: []hcl.AttributeSchema{{Name: "min_count"}}}
+	schema := &hcl.BodySchema{Attributes: []hcl.AttributeSchema{{Name: "min_count"}, {Name: "dataset"}, {Name: "memory_budget"}}}
 	for _, t := range reg.Names() {
 		schema.Blocks = append(schema.Blocks, hcl.BlockHeaderSchema{Type: t, LabelNames: []string{"name"}})
 	}
@@ -739,6 +812,7 @@ func (s *Spec) decodeFeatures(content *hcl.BodyContent, ctx *hcl.EvalContext, re
 			diags = append(diags, errorAt(a.Expr.Range().Ptr(), "Invalid min_count", "min_count must be at least 1."))
 		}
 	}
+	diags = append(diags, s.decodeDataset(fc, ctx)...)
 	var cols []string
 	label := -1
 	base := 0

@@ -108,6 +108,8 @@ func TestBadSpecDiagnostics(t *testing.T) {
 		{name: "bad_hmm_smoothing", want: []string{"emission_smoothing must be a positive number"}},
 		{name: "unknown_format", want: []string{"Unknown corpus format", `Did you mean "conll"?`}},
 		{name: "bad_seed", want: []string{"Invalid seed"}},
+		{name: "bad_dataset", want: []string{"Invalid dataset", `"memory" (the default), "disk" or "auto"`, `got "ssd"`, "Invalid memory_budget", `got "lots"`}},
+		{name: "budget_without_auto", want: []string{`memory_budget without dataset = "auto"`}},
 		{name: "missing_labels", want: []string{"Missing labels block"}},
 		{name: "syntax_error", want: []string{"error: "}},
 		{name: "bad_split", want: []string{"Invalid split"}},

@@ -1,0 +1,38 @@
+# memory_budget without dataset = "auto".
+variable "data" {
+  default = "../data/tiny.conll"
+}
+
+experiment "tiny" {
+  seed = 1
+}
+
+corpus "train" {
+  path    = var.data
+  format  = "conll"
+  columns = ["word", "pos", "chunk"]
+}
+
+labels {
+  column = "chunk"
+  scheme = "iob2"
+}
+
+features {
+  dataset = "disk"
+  memory_budget = "2GiB"
+  emission "w" {
+    column  = "word"
+    offsets = [-1, 0, 1]
+  }
+  transition "trans" {}
+}
+
+learner "hmm" {
+  type = "hmm"
+}
+
+evaluation {
+  train = "train"
+  test  = "train"
+}
