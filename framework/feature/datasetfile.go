@@ -458,7 +458,7 @@ func sliceOf[T int | int32 | float64](b []byte) []T {
 	return unsafe.Slice((*T)(unsafe.Pointer(&b[0])), len(b)/int(unsafe.Sizeof(x)))
 }
 
-// Close stops ReleaseEvery's loop and unmaps the files.
+// Close stops ReleaseOver's loop and unmaps the files.
 func (md *MappedDataset) Close() error {
 	if md.stop != nil {
 		close(md.stop)

@@ -8,6 +8,7 @@ import (
 	"reflect"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/trellis-nlp/trellis/framework/corpus"
 )
@@ -91,9 +92,10 @@ func TestDatasetFileRoundTrip(t *testing.T) {
 			if err := got.Check(8, 3); err != nil {
 				t.Error(err)
 			}
-			md.ReleaseEvery(1) // the pages dropped as it is read: the same arrays
-			for range 100 {
-				if !reflect.DeepEqual(got.TokenOff, want.TokenOff) {
+			md.ReleaseOver(0) // the pages dropped as it is read: the same arrays
+			for range 4 {
+				time.Sleep(releasePoll)
+				if !reflect.DeepEqual(got.TokenOff, want.TokenOff) || !reflect.DeepEqual(got.Values, want.Values) {
 					t.Fatal("arrays changed after a release")
 				}
 			}
@@ -271,4 +273,46 @@ func TestFitterIsFit(t *testing.T) {
 			t.Errorf("min count %d: dataset\n%+v\nwant\n%+v", minCount, *got, *want)
 		}
 	}
+}
+
+// TestReleaseOverBoundsResident: reading a 64 MiB mapped dataset through
+// keeps the process's resident file pages near the limit, not the file's
+// size.
+func TestReleaseOverBoundsResident(t *testing.T) {
+	buf := make([]byte, 128)
+	if _, ok := residentShared(buf); !ok {
+		t.Skip("no /proc/self/statm to read the resident pages from")
+	}
+	big := NewDataset()
+	big.Attrs = make([]int32, 16<<20)
+	big.TokenOff = append(big.TokenOff, len(big.Attrs))
+	big.Labels = append(big.Labels, 0)
+	big.SentOff = append(big.SentOff, 1)
+	dir := writeTest(t, []*Dataset{big})
+	big = nil
+	md, err := OpenDataset(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer md.Close()
+	const limit = 8 << 20
+	md.ReleaseOver(limit)
+	page := int64(os.Getpagesize())
+	before, _ := residentShared(buf)
+	peak := int64(0)
+	sum := int32(0)
+	for k := 0; k < len(md.Attrs); k += 1024 { // a page at a time, slowly enough for the polls
+		sum += md.Attrs[k]
+		if k%(1<<18) == 0 {
+			time.Sleep(time.Millisecond)
+			n, _ := residentShared(buf)
+			peak = max(peak, (n-before)*page)
+		}
+	}
+	time.Sleep(3 * releasePoll)
+	after, _ := residentShared(buf)
+	if sum != 0 || (after-before)*page > limit {
+		t.Errorf("after reading 64 MiB through: %d MiB more resident file pages, want at most %d", (after-before)*page>>20, limit>>20)
+	}
+	t.Logf("resident file pages: peak %d MiB over the start, %d MiB at the end", peak>>20, (after-before)*page>>20)
 }

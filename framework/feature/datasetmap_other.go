@@ -5,14 +5,11 @@
 
 package feature
 
-import (
-	"os"
-	"time"
-)
+import "os"
 
 func mapFile(path string) ([]byte, error) { return os.ReadFile(path) }
 
 func unmapFile([]byte) error { return nil }
 
-// ReleaseEvery does nothing: the files were read into memory.
-func (md *MappedDataset) ReleaseEvery(time.Duration) {}
+// ReleaseOver does nothing: the files were read into memory.
+func (md *MappedDataset) ReleaseOver(int64) {}

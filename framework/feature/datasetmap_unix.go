@@ -6,6 +6,7 @@
 package feature
 
 import (
+	"fmt"
 	"os"
 	"time"
 
@@ -34,31 +35,60 @@ func unmapFile(b []byte) error {
 	return unix.Munmap(b)
 }
 
-// ReleaseEvery gives the mapped pages back every interval until Close:
-// the process's resident set then holds what it touched since the last
-// release, not the whole dataset. The pages stay in the page cache (the
-// file is clean and mapped shared), so a page touched again is mapped
-// again without a read from disk while memory allows; a learner reading
-// the arrays never sees a difference (MADV_DONTNEED on a shared file
-// mapping drops the mapping of a page, not its contents).
-func (md *MappedDataset) ReleaseEvery(interval time.Duration) {
+// ReleaseOver keeps the mapped pages the process holds near limit bytes
+// until Close: every releasePoll it reads the process's resident file
+// pages (/proc/self/statm) and, past limit, gives all the mapped pages
+// back; where statm cannot be read, it gives them back every poll. The
+// pages stay in the page cache (the files are clean and mapped shared),
+// so a page touched again is mapped again without a read from disk while
+// memory allows; a learner reading the arrays never sees a difference
+// (MADV_DONTNEED on a shared file mapping drops the mapping of a page,
+// not its contents).
+func (md *MappedDataset) ReleaseOver(limit int64) {
 	if md.stop != nil || len(md.maps) == 0 {
 		return
 	}
 	md.stop, md.released = make(chan struct{}), make(chan struct{})
-	go func(maps [][]byte, stop, released chan struct{}) {
-		defer close(released)
-		t := time.NewTicker(interval)
-		defer t.Stop()
-		for {
-			select {
-			case <-stop:
-				return
-			case <-t.C:
-				for _, b := range maps {
-					unix.Madvise(b, unix.MADV_DONTNEED)
-				}
+	go releaseLoop(md.maps, limit, md.stop, md.released)
+}
+
+// releasePoll is how often ReleaseOver looks: a pass over the arrays at
+// memory speed (some GB/s) maps at most a few hundred MB in between.
+const releasePoll = 50 * time.Millisecond
+
+func releaseLoop(maps [][]byte, limit int64, stop, released chan struct{}) {
+	defer close(released)
+	t := time.NewTicker(releasePoll)
+	defer t.Stop()
+	statm := make([]byte, 128)
+	page := int64(os.Getpagesize())
+	for {
+		select {
+		case <-stop:
+			return
+		case <-t.C:
+			if n, ok := residentShared(statm); ok && n*page <= limit {
+				continue
+			}
+			for _, b := range maps {
+				unix.Madvise(b, unix.MADV_DONTNEED)
 			}
 		}
-	}(md.maps, md.stop, md.released)
+	}
+}
+
+// residentShared reads the resident shared (file-backed) pages of the
+// process from /proc/self/statm, its third field, into buf.
+func residentShared(buf []byte) (int64, bool) {
+	f, err := os.Open("/proc/self/statm")
+	if err != nil {
+		return 0, false
+	}
+	n, _ := f.Read(buf)
+	f.Close()
+	var size, resident, shared int64
+	if _, err := fmt.Sscan(string(buf[:n]), &size, &resident, &shared); err != nil {
+		return 0, false
+	}
+	return shared, true
 }

@@ -13,7 +13,6 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
-	"time"
 
 	"github.com/hashicorp/hcl/v2"
 	"github.com/trellis-nlp/trellis/framework/corpus"
@@ -36,10 +35,10 @@ const (
 	spilling
 )
 
-// releaseInterval is how often a mapped dataset gives its pages back
-// (feature.MappedDataset.ReleaseEvery): the resident set then holds what
-// a learner touched in the last interval.
-const releaseInterval = 2 * time.Second
+// residentLimit is the bytes of a mapped training set the process keeps
+// mapped (feature.MappedDataset.ReleaseOver): past it, the pages go back
+// to the page cache, to be mapped again when touched.
+const residentLimit = 512 << 20
 
 // datasetPlace is features.dataset, or Options.Dataset over it, with
 // spilling's memory budget.
@@ -327,7 +326,7 @@ func (k *datasetSink) finish(remap []int32) (*feature.Dataset, error) {
 	if err != nil {
 		return nil, err
 	}
-	md.ReleaseEvery(releaseInterval)
+	md.ReleaseOver(residentLimit)
 	k.ss.scratch.add(func() { md.Close() })
 	k.ss.log.Info().Str("folder", filepath.Join(k.dir, name)).Int("tokens", md.NumTokens()).
 		Msg("training on the encoded training set on disk")
