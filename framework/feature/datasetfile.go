@@ -17,6 +17,7 @@ import (
 	"path/filepath"
 	"strconv"
 	"syscall"
+	"time"
 	"unsafe"
 )
 
@@ -49,6 +50,10 @@ const (
 // wrong) by OpenDataset for a folder whose files do not match their
 // manifest: truncated, changed, or never finished.
 var ErrCorruptDataset = errors.New("on-disk dataset is corrupt or incomplete")
+
+// releasePoll is how often ReleaseOver looks: a pass over the arrays at
+// memory speed (some GB/s) maps at most a few hundred MB in between.
+const releasePoll = 50 * time.Millisecond
 
 // createFile creates a dataset's array file (a test makes one full).
 var createFile = os.Create
@@ -383,6 +388,7 @@ func checksumFile(path string, buf []byte) (fileSum, error) {
 		return fileSum{}, err
 	}
 	defer f.Close()
+	cacheSmall(f)
 	var s fileSum
 	for {
 		n, err := f.Read(buf)

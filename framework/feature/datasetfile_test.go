@@ -3,9 +3,11 @@ package feature
 import (
 	"context"
 	"errors"
+	"math/rand/v2"
 	"os"
 	"path/filepath"
 	"reflect"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -315,4 +317,51 @@ func TestReleaseOverBoundsResident(t *testing.T) {
 		t.Errorf("after reading 64 MiB through: %d MiB more resident file pages, want at most %d", (after-before)*page>>20, limit>>20)
 	}
 	t.Logf("resident file pages: peak %d MiB over the start, %d MiB at the end", peak>>20, (after-before)*page>>20)
+}
+
+// TestMappedResidentProbe measures, when TRELLIS_PROBE_GIB is set, the
+// resident file pages of a process reading a mapped dataset of that many
+// GiB at random for 6 s, released past 512 MiB (docs/results.md,
+// "Out-of-core training: keeping the mapped pages few"):
+//
+//	TRELLIS_PROBE_GIB=4 go test -run TestMappedResidentProbe -v ./framework/feature
+func TestMappedResidentProbe(t *testing.T) {
+	gib, _ := strconv.Atoi(os.Getenv("TRELLIS_PROBE_GIB"))
+	buf := make([]byte, 128)
+	if _, ok := residentShared(buf); !ok || gib <= 0 {
+		t.Skip("a measurement: set TRELLIS_PROBE_GIB (Linux only)")
+	}
+	d := NewDataset()
+	d.Attrs = make([]int32, 1<<20)
+	for i := range d.Attrs {
+		d.Attrs[i] = int32(i)
+	}
+	d.TokenOff = append(d.TokenOff, len(d.Attrs))
+	d.Labels = append(d.Labels, 0)
+	d.SentOff = append(d.SentOff, 1)
+	batches := make([]*Dataset, gib<<8) // 4 MiB each
+	for i := range batches {
+		batches[i] = d
+	}
+	md, err := OpenDataset(writeTest(t, batches))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer md.Close()
+	md.ReleaseOver(512 << 20)
+	r := rand.New(rand.NewPCG(1, 2))
+	page := int64(os.Getpagesize())
+	var peak, sum int64
+	for start, next := time.Now(), time.Now(); time.Since(start) < 6*time.Second; {
+		for range 10000 {
+			sum += int64(md.Attrs[r.IntN(len(md.Attrs))])
+		}
+		if time.Now().After(next) {
+			n, _ := residentShared(buf)
+			peak = max(peak, n*page)
+			t.Logf("resident file pages %d MiB", n*page>>20)
+			next = time.Now().Add(500 * time.Millisecond)
+		}
+	}
+	t.Logf("peak %d MiB (sum %d)", peak>>20, sum)
 }

@@ -6,7 +6,6 @@
 package feature
 
 import (
-	"fmt"
 	"os"
 	"time"
 
@@ -25,7 +24,13 @@ func mapFile(path string) ([]byte, error) {
 	if err != nil || st.Size() == 0 {
 		return nil, err
 	}
-	return unix.Mmap(int(f.Fd()), 0, int(st.Size()), unix.PROT_READ, unix.MAP_SHARED)
+	b, err := unix.Mmap(int(f.Fd()), 0, int(st.Size()), unix.PROT_READ, unix.MAP_SHARED)
+	if err == nil {
+		// No read-ahead into the mapping: a fault maps the page it needs
+		// (see cacheSmall).
+		unix.Madvise(b, unix.MADV_RANDOM)
+	}
+	return b, err
 }
 
 func unmapFile(b []byte) error {
@@ -52,10 +57,6 @@ func (md *MappedDataset) ReleaseOver(limit int64) {
 	go releaseLoop(md.maps, limit, md.stop, md.released)
 }
 
-// releasePoll is how often ReleaseOver looks: a pass over the arrays at
-// memory speed (some GB/s) maps at most a few hundred MB in between.
-const releasePoll = 50 * time.Millisecond
-
 func releaseLoop(maps [][]byte, limit int64, stop, released chan struct{}) {
 	defer close(released)
 	t := time.NewTicker(releasePoll)
@@ -75,20 +76,4 @@ func releaseLoop(maps [][]byte, limit int64, stop, released chan struct{}) {
 			}
 		}
 	}
-}
-
-// residentShared reads the resident shared (file-backed) pages of the
-// process from /proc/self/statm, its third field, into buf.
-func residentShared(buf []byte) (int64, bool) {
-	f, err := os.Open("/proc/self/statm")
-	if err != nil {
-		return 0, false
-	}
-	n, _ := f.Read(buf)
-	f.Close()
-	var size, resident, shared int64
-	if _, err := fmt.Sscan(string(buf[:n]), &size, &resident, &shared); err != nil {
-		return 0, false
-	}
-	return shared, true
 }
