@@ -9,7 +9,8 @@ import (
 
 // state is what a CRF checkpoint holds: for L-BFGS the optimizer's state
 // after an iteration, for SGD the scaled weights, step counter, shuffling
-// source and sentence order after an epoch; for both the dev-score
+// source and sentence order after an epoch (mixing: the mixed weights and
+// each shard's clock, source and order); for both the dev-score
 // tracking and the learning curve so far.
 type state struct {
 	Algorithm string
@@ -22,6 +23,12 @@ type state struct {
 	RNG     []byte
 	Order   []int
 	History []float64
+	// Shards is the number of shards of a mixed SGD run (0 serial); Order
+	// is then the shards' orders one after the other, ShardT their step
+	// clocks and ShardRNG their shuffling sources.
+	Shards   int
+	ShardT   []float64
+	ShardRNG [][]byte
 
 	Best   float64
 	BestAt int

@@ -126,7 +126,7 @@ func (l *Learner) startLatent(ctx context.Context, m *linear.Model, p *learn.Pro
 	plain.Checkpoints, plain.Dev, plain.DevScore, plain.Observe = nil, nil, nil, nil
 	ps := s
 	ps.name = s.name + " before the split"
-	obj := newObjective(m, p.Train, sents, Chain.objective(p), s.c2, p.Threads)
+	obj := newShardedObjective(m, p.Train, sents, Chain.objective(p), s.c2, layout{s.gradientShards(), p.Threads})
 	p.Log.Info().Int("features", m.NumFeatures()).Int("labels", m.NumLabels).Int("hidden_states", k).
 		Msg("latent crf: training the plain crf to split (hidden_init = \"split\")")
 	plainInfo := map[string]any{}

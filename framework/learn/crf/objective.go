@@ -4,6 +4,8 @@
 package crf
 
 import (
+	"errors"
+	"fmt"
 	"runtime"
 	"sync/atomic"
 
@@ -15,14 +17,22 @@ import (
 	"github.com/trellis-nlp/trellis/framework/linear"
 )
 
-// Shards is the fixed number of pieces the training sentences are cut into
-// for the gradient. Each shard's contribution is computed on its own and
-// added to the total in shard order, so the floating-point result — and
-// the model bytes — are the same for every thread count. Only threads
-// shard buffers exist (a shard's buffer is recycled once it has been
-// added; the first shard writes into the gradient itself), so more shards
-// cost no memory.
-const Shards = 16
+// DefaultShards is the number of pieces the training sentences are cut
+// into for the gradient when the learner's shards setting is unset. Each
+// shard's contribution is computed on its own and added to the total in
+// shard order, so the floating-point result — and the model bytes — are
+// the same for every thread count; they depend on the number of shards,
+// which is fixed by the spec. Only threads shard buffers exist (a shard's
+// buffer is recycled once it has been added; the first shard writes into
+// the gradient itself), so more shards cost no memory.
+const DefaultShards = 16
+
+// layout is how an objective's work is cut: shards fixed pieces of the
+// sentences (the reduction order, so part of the result), computed on
+// threads goroutines (never part of it).
+type layout struct {
+	shards, threads int
+}
 
 // objective is the CRF's negative conditional log-likelihood plus the L2
 // term, c2·‖w‖² (CRFsuite's convention, so c2 means what it means there),
@@ -139,12 +149,20 @@ type worker struct {
 }
 
 // newObjective is the objective of kind over sentences sents of d, with
-// L2 coefficient c2, computed on threads goroutines (0: one per CPU).
+// L2 coefficient c2, in DefaultShards shards computed on threads
+// goroutines (0: one per CPU).
 func newObjective(m *linear.Model, d *feature.Dataset, sents []int, kind objectiveKind, c2 float64, threads int) *objective {
+	return newShardedObjective(m, d, sents, kind, c2, layout{DefaultShards, threads})
+}
+
+// newShardedObjective is newObjective cut into lay.shards shards (at
+// least one; fewer when there are fewer sentences).
+func newShardedObjective(m *linear.Model, d *feature.Dataset, sents []int, kind objectiveKind, c2 float64, lay layout) *objective {
+	threads := lay.threads
 	if threads <= 0 {
 		threads = runtime.NumCPU()
 	}
-	shards := splitShards(d, sents, Shards)
+	shards := splitShards(d, sents, max(lay.shards, 1))
 	if threads > len(shards) {
 		threads = len(shards)
 	}
@@ -160,28 +178,33 @@ func newObjective(m *linear.Model, d *feature.Dataset, sents []int, kind objecti
 		o.pool <- make([]float64, len(m.W))
 	}
 	o.results = make(chan shardResult, len(shards))
-	maxLen := d.MaxSentenceLen()
-	for w := 0; w < threads; w++ {
-		wk := &worker{
-			ws:   lattice.NewWorkspace(m.NumLabels),
-			sc:   lattice.Scores{State: make([]float64, 0, maxLen*m.NumLabels)},
-			marg: make([]float64, maxLen*m.NumLabels),
-			path: make([]int32, maxLen),
-			pair: make([]float64, m.NumLabels*m.NumLabels),
-		}
-		if k := o.latent; k > 1 {
-			wk.wsClamped = lattice.NewWorkspace(k)
-			wk.clamped = lattice.Scores{State: make([]float64, maxLen*k), TransAt: make([]float64, maxLen*k*k),
-				Trans: make([]float64, k*k), Start: make([]float64, k), Stop: make([]float64, k)}
-			wk.margClamped = make([]float64, maxLen*k)
-		}
-		o.workers = append(o.workers, wk)
+	for range threads {
+		o.workers = append(o.workers, o.newWorker())
 	}
 	if h := m.HotRows(); h.Len() > 0 && kind.norm == globalNorm && o.latent <= 1 && d.Values == nil {
 		o.hot = h
 	}
 	o.countEmpirical()
 	return o
+}
+
+// newWorker returns a worker with buffers for o's longest sentence.
+func (o *objective) newWorker() *worker {
+	m, maxLen := o.m, o.d.MaxSentenceLen()
+	wk := &worker{
+		ws:   lattice.NewWorkspace(m.NumLabels),
+		sc:   lattice.Scores{State: make([]float64, 0, maxLen*m.NumLabels)},
+		marg: make([]float64, maxLen*m.NumLabels),
+		path: make([]int32, maxLen),
+		pair: make([]float64, m.NumLabels*m.NumLabels),
+	}
+	if k := o.latent; k > 1 {
+		wk.wsClamped = lattice.NewWorkspace(k)
+		wk.clamped = lattice.Scores{State: make([]float64, maxLen*k), TransAt: make([]float64, maxLen*k*k),
+			Trans: make([]float64, k*k), Start: make([]float64, k), Stop: make([]float64, k)}
+		wk.margClamped = make([]float64, maxLen*k)
+	}
+	return wk
 }
 
 // splitShards cuts sents into at most k contiguous pieces of about equal
@@ -308,22 +331,51 @@ func (o *objective) Evaluate(x, grad []float64) float64 {
 		}(o.workers[w])
 	}
 	pending := make([]*shardResult, len(o.shards))
-	loss := 0.0
-	for want := 0; want < len(o.shards); {
+	sum := shardSum{o: o, grad: grad}
+	for sum.next < len(o.shards) {
 		r := <-o.results
 		pending[r.k] = &r
-		for want < len(o.shards) && pending[want] != nil {
-			p := pending[want]
-			if want > 0 {
-				floats.Add(grad, p.grad)
+		for k := sum.next; k < len(o.shards) && pending[k] != nil; k = sum.next {
+			p := pending[k]
+			sum.add(p.loss, p.grad)
+			if k > 0 {
 				o.pool <- p.grad
 			}
-			loss += p.loss
-			pending[want] = nil
-			want++
+			pending[k] = nil
 		}
 	}
-	return loss + o.regularize(x, grad)
+	return sum.finish(x)
+}
+
+// shardSum is the reduction of an evaluation's shards, added in shard
+// order: the one arithmetic of Evaluate and of ShardSum (a distributed
+// driver's). grad is the gradient being summed, len(m.W).
+type shardSum struct {
+	o    *objective
+	grad []float64
+	loss float64
+	next int // the shard to add next
+}
+
+// add adds shard next's loss and expected counts g. Shard 0 is the start
+// of the sum: its counts are copied (g may be grad itself, as in
+// Evaluate), the same bits as adding them to zeros.
+func (s *shardSum) add(loss float64, g []float64) {
+	if s.next == 0 {
+		if len(g) > 0 && &g[0] != &s.grad[0] {
+			copy(s.grad, g)
+		}
+	} else {
+		floats.Add(s.grad, g)
+	}
+	s.loss += loss
+	s.next++
+}
+
+// finish adds the L2 term and the empirical counts at x and returns the
+// objective; grad then holds its gradient.
+func (s *shardSum) finish(x []float64) float64 {
+	return s.loss + s.o.regularize(x, s.grad)
 }
 
 // regularize adds the L2 penalty's gradient (and the empirical counts'
@@ -495,7 +547,11 @@ func (wk *worker) addPairExpectations(m *linear.Model, d *feature.Dataset, lo in
 }
 
 // Gradient is the CRF objective of a training problem, exposed so the
-// gradient pass can be benchmarked and checked on real corpora.
+// gradient pass can be benchmarked and checked on real corpora, and so a
+// distributed driver can have shards computed elsewhere: a worker that
+// builds the same Gradient from the same Problem computes shard k at x
+// (Shard), and the driver adds the shards in order (ShardSum), getting the
+// bits of Evaluate, and so of training in process.
 type Gradient struct {
 	o *objective
 	// Model is the structure the weight vector indexes.
@@ -503,8 +559,17 @@ type Gradient struct {
 }
 
 // NewGradient builds the objective of p with L2 coefficient c2 over the
-// features setting ("observed" or "all").
+// features setting ("observed" or "all"), in DefaultShards shards.
 func NewGradient(p *learn.Problem, features string, c2 float64) *Gradient {
+	return NewShardedGradient(p, features, c2, DefaultShards)
+}
+
+// NewShardedGradient is NewGradient in shards shards: the learner's
+// shards setting (0 is DefaultShards).
+func NewShardedGradient(p *learn.Problem, features string, c2 float64, shards int) *Gradient {
+	if shards <= 0 {
+		shards = DefaultShards
+	}
 	m := learn.NewModel(features, p)
 	var sents []int
 	for k := 0; k < p.Train.NumSentences(); k++ {
@@ -512,8 +577,60 @@ func NewGradient(p *learn.Problem, features string, c2 float64) *Gradient {
 			sents = append(sents, k)
 		}
 	}
-	return &Gradient{o: newObjective(m, p.Train, sents, Chain.objective(p), c2, p.Threads), Model: m}
+	o := newShardedObjective(m, p.Train, sents, Chain.objective(p), c2, layout{shards, p.Threads})
+	return &Gradient{o: o, Model: m}
 }
 
 // Evaluate returns the objective at x and writes the gradient into grad.
 func (g *Gradient) Evaluate(x, grad []float64) float64 { return g.o.Evaluate(x, grad) }
+
+// Shards is the number of shards: the requested count, or the number of
+// sentences when there are fewer.
+func (g *Gradient) Shards() int { return len(g.o.shards) }
+
+// Shard writes shard k's expected feature counts at x into grad (both
+// len(Model.W)) and returns its loss, the sum over its sentences of log Z
+// minus the gold score. It reads nothing but x, the model's structure and
+// the shard's sentences, and allocates nothing once warmed up. It is not
+// safe for concurrent use: it runs on the objective's first worker.
+func (g *Gradient) Shard(k int, x, grad []float64) float64 {
+	o := g.o
+	if o.hot != nil {
+		o.hotW = o.hot.Gather(o.hotW, x)
+	}
+	return o.workers[0].shard(o, x, o.shards[k], grad)
+}
+
+// ErrShardOrder is returned by ShardSum.Add for a shard out of order.
+var ErrShardOrder = errors.New("crf: shards must be added in order")
+
+// ShardSum adds shards' results in shard order into the objective and its
+// gradient: Evaluate's reduction, for a driver whose shards were computed
+// elsewhere (Gradient.Shard).
+type ShardSum struct {
+	s shardSum
+}
+
+// NewSum starts a sum into grad (len(Model.W)), which it overwrites.
+func (g *Gradient) NewSum(grad []float64) *ShardSum {
+	return &ShardSum{shardSum{o: g.o, grad: grad}}
+}
+
+// Add adds shard k's loss and gradient (Gradient.Shard's); k must be the
+// shard after the last one added, starting from 0.
+func (s *ShardSum) Add(k int, loss float64, grad []float64) error {
+	if k != s.s.next || len(grad) != len(s.s.grad) {
+		return fmt.Errorf("%w: got shard %d (%d weights), want shard %d (%d weights)", ErrShardOrder, k, len(grad), s.s.next, len(s.s.grad))
+	}
+	s.s.add(loss, grad)
+	return nil
+}
+
+// Finish returns the objective at x once every shard is added, leaving
+// its gradient in the sum's grad.
+func (s *ShardSum) Finish(x []float64) (float64, error) {
+	if n := len(s.s.o.shards); s.s.next != n {
+		return 0, fmt.Errorf("%w: %d of %d shards added", ErrShardOrder, s.s.next, n)
+	}
+	return s.s.finish(x), nil
+}

@@ -1,3 +1,7 @@
+// sgd.go is stochastic gradient descent (CRFsuite's l2sgd): one walk of
+// steps (sgdWalk) and the serial driver of its epochs (sgd); mixsgd.go
+// drives walks on shards instead, by parameter mixing.
+
 package crf
 
 import (
@@ -26,16 +30,39 @@ import (
 // buffer of its own by one worker, and the lanes are applied in order:
 // the bytes are the same whether one thread runs both lanes or two run one
 // each, so they never depend on --threads.
+//
+// With shards ≥ 2 (settings.mixing) the epochs are parameter mixing
+// instead (mix, mixsgd.go); the walk embedded here then holds the mixed
+// weights between epochs and steps nothing itself.
 type sgd struct {
+	sgdWalk
+	es *earlyStop
+	// mix is the mixing driver's state, nil for serial SGD.
+	mix   *sgdMixing
+	order []int
+	src   *rand.PCG
+	rng   *rand.Rand
+	// history is the objective after each epoch, for the delta test.
+	history []float64
+	epochs  int
+	status  string
+}
+
+// sgdWalk is one walk of SGD steps: the weights as it keeps them, its
+// clock and the buffers of its steps. The serial learner has one; each
+// replica of a mixed run has its own (mixsgd.go).
+type sgdWalk struct {
 	obj    *objective
 	s      settings
-	es     *earlyStop
 	lambda float64
 	v      []float64 // w = scale·v
 	scale  float64
 	t      float64   // sentences seen: the step schedule's clock
 	w      []float64 // scratch: the scaled transition weights of the current step
 	lanes  [2]sgdLane
+	// pooled is set when the lanes' buffers come from the objective's
+	// pool, which release gives them back to.
+	pooled bool
 	// parallel is set when there are two lanes, two workers and two
 	// processors; second then runs, during an epoch, the second lane
 	// beside the first (nil otherwise and between epochs).
@@ -46,13 +73,6 @@ type sgd struct {
 	applying bool
 	split    int
 	stepSize float64 // the step being applied: η / scale
-	order    []int
-	src      *rand.PCG
-	rng      *rand.Rand
-	// history is the objective after each epoch, for the delta test.
-	history []float64
-	epochs  int
-	status  string
 }
 
 // sgdLane is one half of a step's batch: its sentences, the worker that
@@ -65,19 +85,35 @@ type sgdLane struct {
 	loss  float64
 }
 
-func trainSGD(ctx context.Context, obj *objective, s settings, p *learn.Problem, es *earlyStop, info map[string]any) error {
+// newWalk returns a walk of obj's SGD with settings s, from zero weights
+// and clock 0, without lanes yet. λ is 2·c2/N, N all of obj's training
+// sentences: a shard's walk steps on the per-example objective of the
+// whole problem, whose regularizer is c2/N per example.
+func newWalk(obj *objective, s settings) sgdWalk {
 	n := len(obj.m.W)
+	return sgdWalk{obj: obj, s: s, lambda: 2 * s.c2 / float64(len(obj.sents)),
+		v: make([]float64, n), scale: 1, w: make([]float64, n)}
+}
+
+func trainSGD(ctx context.Context, obj *objective, s settings, p *learn.Problem, es *earlyStop, info map[string]any) error {
 	g := &sgd{
-		obj: obj, s: s, es: es, lambda: 2 * s.c2 / float64(len(obj.sents)),
-		v: make([]float64, n), scale: 1, w: make([]float64, n),
-		order:  append([]int(nil), obj.sents...),
-		src:    rand.NewPCG(p.Seed, 0x5851f42d4c957f2d),
-		status: "maximum iterations",
+		sgdWalk: newWalk(obj, s), es: es,
+		order:   append([]int(nil), obj.sents...),
+		src:     rand.NewPCG(p.Seed, SGDShuffleStream),
+		status:  "maximum iterations",
 	}
 	defer g.release()
-	g.takeLanes()
 	copy(g.v, obj.m.W) // zero, or the weights of the model continued (init_model)
 	g.rng = rand.New(g.src)
+	if s.mixing == mixedSGD {
+		var err error
+		if g.mix, err = newSGDMixing(g, p); err != nil {
+			return err
+		}
+		defer g.mix.release()
+	} else {
+		g.takeLanes()
+	}
 	loop := &learn.Loop{
 		Name: s.name, Unit: "sgd epoch", CurveUnit: learn.SGDEpoch, Steps: s.maxIterations, Hint: "try a smaller learning_rate",
 		Step: g.epoch, Evaluate: g.evaluate, Save: g.save, Restore: g.restore,
@@ -86,13 +122,17 @@ func trainSGD(ctx context.Context, obj *objective, s settings, p *learn.Problem,
 		return err
 	}
 	info["iterations"], info["status"], info["loss"] = g.epochs, g.status, g.history[len(g.history)-1]
+	if g.mix != nil {
+		info["shards"], info["mix"] = len(g.mix.shards), "uniform"
+	}
 	return nil
 }
 
 // takeLanes gives each lane a worker and a zeroed gradient buffer: the
 // objective's own while it has them (one per thread), new ones beyond.
 // The second lane exists only for batches of two sentences or more.
-func (g *sgd) takeLanes() {
+func (g *sgdWalk) takeLanes() {
+	g.pooled = true
 	obj := g.obj
 	lanes := 1
 	if g.s.batch > 1 {
@@ -117,7 +157,7 @@ func (g *sgd) takeLanes() {
 // startSecond starts the goroutine that runs the second lane and the
 // second apply range, for one epoch: between epochs (dev scoring,
 // checkpoints, the log) it must not spin on a core that others need.
-func (g *sgd) startSecond() {
+func (g *sgdWalk) startSecond() {
 	if !g.parallel {
 		return
 	}
@@ -131,7 +171,7 @@ func (g *sgd) startSecond() {
 }
 
 // stopSecond ends the epoch's second goroutine, if any.
-func (g *sgd) stopSecond() {
+func (g *sgdWalk) stopSecond() {
 	if g.second != nil {
 		g.second.close()
 		g.second = nil
@@ -140,7 +180,7 @@ func (g *sgd) stopSecond() {
 
 // release hands the workers and buffers back to the objective (L-BFGS
 // follows a warm start on them).
-func (g *sgd) release() {
+func (g *sgdWalk) release() {
 	g.stopSecond()
 	for k := range g.lanes {
 		ln := &g.lanes[k]
@@ -148,18 +188,43 @@ func (g *sgd) release() {
 			continue
 		}
 		ln.wk.sgdV = nil
-		if k < cap(g.obj.pool) {
+		if g.pooled && k < cap(g.obj.pool) {
 			g.obj.pool <- ln.g
 		}
+		ln.wk = nil
 	}
 }
 
-// epoch is one shuffled pass; it returns the regularized objective and
-// leaves the weights in the model.
+// epoch is one shuffled pass (or, mixing, one epoch of every shard); it
+// returns the regularized objective and leaves the weights in the model.
 func (g *sgd) epoch(k int, tick func(done int) error) (float64, error) {
 	g.epochs = k
-	order := g.order
-	g.rng.Shuffle(len(order), func(i, j int) { order[i], order[j] = order[j], order[i] })
+	var loss float64
+	var err error
+	if g.mix != nil {
+		loss, err = g.mix.epoch(tick)
+	} else {
+		order := g.order
+		g.rng.Shuffle(len(order), func(i, j int) { order[i], order[j] = order[j], order[i] })
+		loss, err = g.walk(order, tick)
+	}
+	if err != nil {
+		return 0, err
+	}
+	objective := g.objective(loss)
+	// A non-finite objective stops the loop, and the model is then
+	// dropped: writing the weights regardless costs nothing.
+	m := g.obj.m
+	for f := range m.W {
+		m.W[f] = g.scale * g.v[f]
+	}
+	return objective, nil
+}
+
+// walk steps through order, batch by batch, and returns the summed loss
+// of its sentences, each before its step. tick is called every 1024
+// sentences or so with the sentences done.
+func (g *sgdWalk) walk(order []int, tick func(done int) error) (float64, error) {
 	g.startSecond()
 	defer g.stopSecond()
 	loss, nextTick := 0.0, 0
@@ -176,23 +241,22 @@ func (g *sgd) epoch(k int, tick func(done int) error) (float64, error) {
 		}
 		loss += l
 	}
+	return loss, nil
+}
+
+// objective is an epoch's objective: loss, the sentences' summed loss
+// along the walk, plus the L2 term at the walk's weights.
+func (g *sgdWalk) objective(loss float64) float64 {
 	norm := 0.0
 	for _, x := range g.v {
 		norm += x * x
 	}
-	objective := loss + g.s.c2*g.scale*g.scale*norm
-	// A non-finite objective stops the loop, and the model is then
-	// dropped: writing the weights regardless costs nothing.
-	m := g.obj.m
-	for f := range m.W {
-		m.W[f] = g.scale * g.v[f]
-	}
-	return objective, nil
+	return loss + g.s.c2*g.scale*g.scale*norm
 }
 
 // step makes one step on the sentences of batch and returns their loss
 // before it.
-func (g *sgd) step(batch []int) (float64, error) {
+func (g *sgdWalk) step(batch []int) (float64, error) {
 	obj, s, m := g.obj, g.s, g.obj.m
 	eta := s.eta / (1 + g.lambda*s.eta*g.t)
 	if eta*g.lambda >= 1 {
@@ -247,7 +311,7 @@ func (g *sgd) step(batch []int) (float64, error) {
 // sentences that hold about half its tokens, so that the two lanes take
 // about the same time (a sentence costs about its length). It depends on
 // the data alone, never on the threads.
-func (g *sgd) laneSplit(batch []int) int {
+func (g *sgdWalk) laneSplit(batch []int) int {
 	if len(batch) < 2 {
 		return len(batch)
 	}
@@ -271,7 +335,7 @@ func (g *sgd) laneSplit(batch []int) int {
 
 // laneGradient sums the gradients of the lane's sentences, at the step's
 // starting weights, into its buffer, and their losses into its loss.
-func (g *sgd) laneGradient(ln *sgdLane) {
+func (g *sgdWalk) laneGradient(ln *sgdLane) {
 	ln.wk.sgdScale = g.scale
 	ln.loss = 0
 	for _, sent := range ln.sents {
@@ -287,7 +351,7 @@ func (g *sgd) laneGradient(ln *sgdLane) {
 // takes them). Two disjoint ranges can be applied side by side
 // (attrSplit), each feature getting the same subtractions in the same
 // order as from one call over all.
-func (g *sgd) apply(aLo, aHi int, transitions bool) {
+func (g *sgdWalk) apply(aLo, aHi int, transitions bool) {
 	m, d := g.obj.m, g.obj.d
 	v, step := g.v, g.stepSize
 	lo32, hi32 := int32(aLo), int32(aHi)
@@ -326,7 +390,7 @@ func (g *sgd) apply(aLo, aHi int, transitions bool) {
 // state feature updates summed over the training sentences' attribute
 // occurrences. (Frequent attributes come first in the dictionary and have
 // the most features, so half the features would be far from half the work.)
-func (g *sgd) attrSplit() int {
+func (g *sgdWalk) attrSplit() int {
 	m, d := g.obj.m, g.obj.d
 	work := make([]int64, m.NumAttrs())
 	var total int64
@@ -352,7 +416,7 @@ func (g *sgd) attrSplit() int {
 // attributes aLo … aHi−1 of tokens lo+1 … hi−1 (the ones a sentence's step reads and
 // changes; an attribute met twice gives its features twice, which fn
 // must tolerate: its writes are idempotent).
-func (g *sgd) forPairs(lo, hi, aLo, aHi int, fn func(f int)) {
+func (g *sgdWalk) forPairs(lo, hi, aLo, aHi int, fn func(f int)) {
 	m, d := g.obj.m, g.obj.d
 	if m.PairOff == nil {
 		return
@@ -395,8 +459,14 @@ func (g *sgd) save(epoch int, curve []learn.Point) ([]byte, error) {
 		return nil, err
 	}
 	es := g.es
-	return encodeState(&state{Algorithm: "sgd", Epoch: epoch, V: g.v, Scale: g.scale, T: g.t, RNG: rngState, Order: g.order,
-		History: g.history, Best: es.best.Score, BestAt: es.best.At, BestW: es.best.W, Curve: curve})
+	st := &state{Algorithm: "sgd", Epoch: epoch, V: g.v, Scale: g.scale, T: g.t, RNG: rngState, Order: g.order,
+		History: g.history, Best: es.best.Score, BestAt: es.best.At, BestW: es.best.W, Curve: curve}
+	if g.mix != nil {
+		if err := g.mix.save(st); err != nil {
+			return nil, err
+		}
+	}
+	return encodeState(st)
 }
 
 func (g *sgd) restore(b []byte) (int, []learn.Point, error) {
@@ -404,14 +474,26 @@ func (g *sgd) restore(b []byte) (int, []learn.Point, error) {
 	if err != nil {
 		return 0, nil, err
 	}
-	if len(st.Order) != len(g.order) {
-		return 0, nil, fmt.Errorf("crf: the checkpoint does not fit this problem (%d training sentences, it has %d)", len(g.order), len(st.Order))
+	shards := 0
+	if g.mix != nil {
+		shards = len(g.mix.shards)
+	}
+	if len(st.Order) != len(g.order) || st.Shards != shards {
+		return 0, nil, fmt.Errorf("crf: the checkpoint does not fit this problem (%d training sentences, %d shards; it has %d and %d)",
+			len(g.order), shards, len(st.Order), st.Shards)
 	}
 	if err := g.src.UnmarshalBinary(st.RNG); err != nil {
 		return 0, nil, fmt.Errorf("crf: checkpoint: %w", err)
 	}
+	if g.mix != nil {
+		if err := g.mix.restore(st); err != nil {
+			return 0, nil, err
+		}
+	} else {
+		g.order = st.Order
+	}
 	copy(g.v, st.V)
-	g.order, g.scale, g.t, g.history = st.Order, st.Scale, st.T, st.History
+	g.scale, g.t, g.history = st.Scale, st.T, st.History
 	g.es.restoreState(st)
 	return st.Epoch, st.Curve, nil
 }

@@ -64,7 +64,8 @@ func (l *Learner) warmStart(ctx context.Context, obj *objective, s settings, p *
 	warm := *p
 	warm.Checkpoints, warm.Dev, warm.DevScore, warm.Observe = nil, nil, nil, nil
 	ws := s
-	ws.name, ws.algorithm, ws.maxIterations = s.name+" warm start", "sgd", n
+	// Serial SGD whatever shards says: shards sets L-BFGS's reduction.
+	ws.name, ws.algorithm, ws.maxIterations, ws.mixing = s.name+" warm start", "sgd", n, serialSGD
 	ws.delta = value(l.cfg.Delta, 1e-6) // SGD's default, as algorithm = "sgd"
 	p.Log.Info().Int("epochs", n).Float64("learning_rate", s.eta).Msg(s.name + ": warm start, SGD epochs before L-BFGS")
 	warmInfo := map[string]any{}

@@ -173,7 +173,7 @@ func TestSGDLanesThreads(t *testing.T) {
 		}
 		if threads == 1 {
 			want = res.Model.W
-			g := &sgd{obj: &objective{m: res.Model, d: d, sents: allSentences(d)}}
+			g := &sgdWalk{obj: &objective{m: res.Model, d: d, sents: allSentences(d)}}
 			if split := g.attrSplit(); split != 0 {
 				t.Fatalf("the data should split the apply at attribute 0, not %d", split)
 			}
