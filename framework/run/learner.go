@@ -159,6 +159,11 @@ func newProblem(ss *session, enc *encoded, li *spec.LearnerInstance, log zerolog
 	if err := checkJoint(enc, s, li, log); err != nil {
 		return nil, err
 	}
+	// Again for the learners a run did not check up front (Train, folds,
+	// tuning candidates, continued and staged encodings).
+	if err := checkShards([]*spec.LearnerInstance{li}, enc.train); err != nil {
+		return nil, err
+	}
 	constraints := enc.constraints(s)
 	p := &learn.Problem{
 		Train: enc.train, NumAttrs: enc.mapper.Attrs().Len(), NumLabels: enc.mapper.Labels().Len(),

@@ -202,6 +202,9 @@ func (ss *session) run(ctx context.Context) (*Result, error) {
 	if err != nil {
 		return nil, err
 	}
+	if err := checkShards(learners, enc.train); err != nil {
+		return nil, err
+	}
 	sch := s.Labels.Scheme
 	res := &Result{Dir: ss.outDir, Metrics: rundir.Metrics{}, tests: map[string][]eval.Sentence{}}
 	manifestLearners := map[string]rundir.ManifestLearner{}

@@ -287,9 +287,11 @@ type LearnerInstance struct {
 	// beside type (decodeDecoding).
 	Decode lattice.Method `json:"decode,omitempty"`
 	Beam   int            `json:"beam,omitempty"`
-	// body and ctx decode the block again for a tuning candidate.
-	body hcl.Body
-	ctx  *hcl.EvalContext
+	// body and ctx decode the block again for a tuning candidate; block
+	// places diagnostics at its settings (SettingRange).
+	body  hcl.Body
+	ctx   *hcl.EvalContext
+	block *hcl.Block
 	// Stage, when set, makes the learner a second stage (stage.go).
 	Stage *Stage `json:"stage,omitempty"`
 	// Joint, when set, is the learner's consistency and constraint
@@ -306,6 +308,16 @@ type LearnerInstance struct {
 	// Encoder is the encoder block the learner trains with its model
 	// (encoder = "name"), nil for a learner of templates only.
 	Encoder *Encoder `json:"encoder,omitempty"`
+}
+
+// SettingRange is where the learner block sets name (its value), or the
+// block's header when it does not: for a diagnostic on a setting found
+// wrong only once the data is read.
+func (li *LearnerInstance) SettingRange(name string) hcl.Range {
+	if li.block == nil {
+		return li.Range
+	}
+	return *attrRange(li.block, name)
 }
 
 // Evaluation is the evaluation block.
@@ -1127,7 +1139,7 @@ func (s *Spec) decodeLearners(blocks hcl.Blocks, ctx *hcl.EvalContext, reg *lear
 			diags = append(diags, vd)
 		}
 		li := &LearnerInstance{Name: name, Type: typ, Learner: l, Config: l.Config(), Range: b.DefRange,
-			Decode: method, Beam: beam, Stage: stage, Joint: joint, body: rest, ctx: ctx}
+			Decode: method, Beam: beam, Stage: stage, Joint: joint, body: rest, ctx: ctx, block: b}
 		if d := s.decodeLearnerEncoder(li, head, rest, ctx); d.HasErrors() {
 			diags = append(diags, d...)
 			continue

@@ -248,6 +248,15 @@ const (
 	mixedSGD
 )
 
+// ShardCount implements learn.Sharded (Config and LocalConfig embed
+// Training).
+func (t *Training) ShardCount() int { return t.Shards }
+
+var (
+	_ learn.Sharded = (*Config)(nil)
+	_ learn.Sharded = (*LocalConfig)(nil)
+)
+
 // gradientShards is the number of shards the objective's gradient is
 // summed in: the setting, or DefaultShards.
 func (s settings) gradientShards() int {
@@ -381,6 +390,9 @@ func (l *Learner) Train(ctx context.Context, p *learn.Problem) (*learn.Result, e
 	sents, err := learn.CompleteSentences(p, s.name)
 	if err != nil {
 		return nil, err
+	}
+	if s.shards > len(sents) {
+		return nil, fmt.Errorf("%s: %w", s.name, learn.TooManyShards(s.shards, len(sents)))
 	}
 	info := map[string]any{}
 	var centre []float64 // prior = "split": the split point

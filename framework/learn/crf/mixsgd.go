@@ -243,8 +243,7 @@ type sgdMixing struct {
 func newSGDMixing(g *sgd, p *learn.Problem) (*sgdMixing, error) {
 	n := max(g.s.shards, 1)
 	if n > len(g.order) {
-		return nil, fmt.Errorf("%s: shards = %d, but the training data has %d sentences with a complete labelling to deal out; use at most %d: %w",
-			g.s.name, n, len(g.order), len(g.order), online.ErrTooManyShards)
+		return nil, fmt.Errorf("%s: %w", g.s.name, learn.TooManyShards(n, len(g.order)))
 	}
 	x := &sgdMixing{g: g, shards: online.Deal(g.obj.sents, n), clocks: make([]float64, n),
 		mixer: NewSGDMixer(n, len(g.v)), in: SGDShardInput{V: g.v}}

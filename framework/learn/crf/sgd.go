@@ -98,9 +98,9 @@ func newWalk(obj *objective, s settings) sgdWalk {
 func trainSGD(ctx context.Context, obj *objective, s settings, p *learn.Problem, es *earlyStop, info map[string]any) error {
 	g := &sgd{
 		sgdWalk: newWalk(obj, s), es: es,
-		order:   append([]int(nil), obj.sents...),
-		src:     rand.NewPCG(p.Seed, SGDShuffleStream),
-		status:  "maximum iterations",
+		order:  append([]int(nil), obj.sents...),
+		src:    rand.NewPCG(p.Seed, SGDShuffleStream),
+		status: "maximum iterations",
 	}
 	defer g.release()
 	copy(g.v, obj.m.W) // zero, or the weights of the model continued (init_model)

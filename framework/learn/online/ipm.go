@@ -13,6 +13,8 @@ import (
 	"fmt"
 	"math/rand/v2"
 	"sync"
+
+	"github.com/trellis-nlp/trellis/framework/learn"
 )
 
 // mixing is the driver's state for a run: the shards, their shuffling
@@ -45,8 +47,7 @@ type mixing struct {
 func newMixing(r *run, c *Config, rule Rule) (*mixing, error) {
 	n := max(c.Shards, 1)
 	if n > len(r.order) {
-		return nil, fmt.Errorf("%s: shards = %d, but the training data has %d sentences with a complete labelling to deal out; use at most %d: %w",
-			r.name, n, len(r.order), len(r.order), ErrTooManyShards)
+		return nil, fmt.Errorf("%s: %w", r.name, learn.TooManyShards(n, len(r.order)))
 	}
 	mix, ok := ParseMix(c.Mix)
 	if !ok {

@@ -9,7 +9,6 @@
 package online
 
 import (
-	"errors"
 	"fmt"
 
 	"github.com/trellis-nlp/trellis/framework/learn"
@@ -20,10 +19,9 @@ import (
 // reduction (S weight vectors per epoch) would pay on.
 const MaxShards = 1 << 16
 
-// ErrTooManyShards is returned (wrapped, naming the counts) when a spec
-// asks for more shards than there are training sentences to fill them:
-// the spec cannot know the count, training can.
-var ErrTooManyShards = errors.New("more shards than training sentences")
+// ErrTooManyShards is learn.ErrTooManyShards: more shards than training
+// sentences to fill them.
+var ErrTooManyShards = learn.ErrTooManyShards
 
 // Mix is how the shards' results are weighted when they are mixed.
 type Mix int

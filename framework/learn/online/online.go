@@ -53,6 +53,11 @@ type Common struct {
 	Features string `hcl:"features,optional" json:"features,omitempty"`
 }
 
+// ShardCount implements learn.Sharded.
+func (c *Config) ShardCount() int { return c.Shards }
+
+var _ learn.Sharded = (*Config)(nil)
+
 // DefaultEpochs is enough for the averaged online learners to level off
 // on the public benchmarks (docs/results.md, "Measurements behind design
 // choices in the code").
