@@ -12,6 +12,18 @@
 // hidden_states = k makes it the latent-variable CRF (latent.go): each
 // label owns k hidden states, and the likelihood of the gold labels sums
 // over every state path that carries them.
+//
+// shards = S means two things. For L-BFGS and OWL-QN it is the order of
+// the gradient's sum: the sentences are cut into S fixed contiguous shards
+// (by tokens), each shard's loss and expected counts are computed alone
+// and added in shard order (default DefaultShards, 16), so a given S gives
+// the same bytes on any number of threads, and a distributed driver that
+// has shards computed elsewhere (Gradient.Shard) and adds them with
+// ShardSum gets them too; S = 1 is the plain serial sum. For SGD, S ≥ 2
+// is another algorithm: parameter mixing (mixsgd.go), each epoch one SGD
+// epoch per shard from the mixed weights, then their average; unset or 1
+// is serial SGD. The warm start's SGD is serial whatever S is. More
+// shards than training sentences is an error (learn.ErrTooManyShards).
 package crf
 
 import (
@@ -381,18 +393,9 @@ func (l *Learner) Train(ctx context.Context, p *learn.Problem) (*learn.Result, e
 	if p.Encoder != nil {
 		return l.trainEncoder(ctx, p, s)
 	}
-	p = l.problem(p)
-	m, err := learn.StartModel(l.cfg.Features, p)
+	p, m, sents, err := l.start(p, s)
 	if err != nil {
 		return nil, err
-	}
-	m.Local = l.form == Local && p.Transitions
-	sents, err := learn.CompleteSentences(p, s.name)
-	if err != nil {
-		return nil, err
-	}
-	if s.shards > len(sents) {
-		return nil, fmt.Errorf("%s: %w", s.name, learn.TooManyShards(s.shards, len(sents)))
 	}
 	info := map[string]any{}
 	var centre []float64 // prior = "split": the split point
@@ -439,6 +442,26 @@ func (l *Learner) Train(ctx context.Context, p *learn.Problem) (*learn.Result, e
 		info["best_dev_score"] = es.best.Score
 	}
 	return &learn.Result{Model: m, Info: info}, nil
+}
+
+// start is what training l on p starts from: the problem as the form
+// sees it, the model (zero, or the continued one) and the sentences it
+// can use, of which there must be shards enough.
+func (l *Learner) start(p *learn.Problem, s settings) (*learn.Problem, *linear.Model, []int, error) {
+	p = l.problem(p)
+	m, err := learn.StartModel(l.cfg.Features, p)
+	if err != nil {
+		return nil, nil, nil, err
+	}
+	m.Local = l.form == Local && p.Transitions
+	sents, err := learn.CompleteSentences(p, s.name)
+	if err != nil {
+		return nil, nil, nil, err
+	}
+	if s.shards > len(sents) {
+		return nil, nil, nil, fmt.Errorf("%s: %w", s.name, learn.TooManyShards(s.shards, len(sents)))
+	}
+	return p, m, sents, nil
 }
 
 // trainEncoder trains p's neural encoder with the model (package joint):

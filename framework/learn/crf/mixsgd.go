@@ -105,13 +105,7 @@ func newSGDReplica(obj *objective, s settings, wk *worker) *SGDReplica {
 // l.Train on p has.
 func (l *Learner) NewSGDReplica(p *learn.Problem) (*SGDReplica, error) {
 	s := l.settings()
-	p = l.problem(p)
-	m, err := learn.StartModel(l.cfg.Features, p)
-	if err != nil {
-		return nil, err
-	}
-	m.Local = l.form == Local && p.Transitions
-	sents, err := learn.CompleteSentences(p, s.name)
+	p, m, sents, err := l.start(p, s)
 	if err != nil {
 		return nil, err
 	}
@@ -228,7 +222,6 @@ type sgdMixing struct {
 	workers []*SGDReplica
 	slots   []SGDShardInput // the input of the shard each replica runs
 	results []*SGDShardResult
-	errs    []error
 	mixer   *SGDMixer
 	// tick is the epoch's progress callback; done the sentences of the
 	// epoch's finished shards, seen[k] those replica k reported so far.
@@ -256,7 +249,7 @@ func newSGDMixing(g *sgd, p *learn.Problem) (*sgdMixing, error) {
 		x.workers = append(x.workers, newSGDReplica(g.obj, g.s, g.obj.workers[k]))
 	}
 	x.slots, x.results = make([]SGDShardInput, workers), make([]*SGDShardResult, workers)
-	x.errs, x.seen = make([]error, workers), make([]int, workers)
+	x.seen = make([]int, workers)
 	return x, nil
 }
 
@@ -300,20 +293,12 @@ func (x *sgdMixing) epoch(tick func(done int) error) (float64, error) {
 // wave runs shards lo..hi-1 on replicas 0..hi-lo-1, side by side when
 // there are several.
 func (x *sgdMixing) wave(lo, hi int) error {
-	run := func(k int) {
+	return online.Wave(hi-lo, func(k int) error {
 		x.slots[k] = SGDShardInput{V: x.in.V, Scale: x.in.Scale, T: x.clocks[lo+k], Order: x.shards[lo+k]}
-		x.results[k], x.errs[k] = x.workers[k].Epoch(&x.slots[k], func(done int) error { return x.progress(k, done) })
-	}
-	if hi-lo == 1 {
-		run(0)
-		return x.errs[0]
-	}
-	var wg sync.WaitGroup
-	for k := range hi - lo {
-		wg.Go(func() { run(k) })
-	}
-	wg.Wait()
-	return errors.Join(x.errs[:hi-lo]...)
+		var err error
+		x.results[k], err = x.workers[k].Epoch(&x.slots[k], func(done int) error { return x.progress(k, done) })
+		return err
+	})
 }
 
 // progress records that replica k has done done sentences of its shard

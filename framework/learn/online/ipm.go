@@ -32,7 +32,6 @@ type mixing struct {
 	replicas []*Replica
 	slots    []ShardInput // the input of the shard each replica runs
 	results  []*ShardResult
-	errs     []error
 	mixer    *Mixer
 	// tick is the epoch's progress callback, ticks one wrapper per
 	// replica (made once) that adds the sentences done under mu.
@@ -84,7 +83,6 @@ func (x *mixing) startReplicas(rule Rule, workers int) {
 	}
 	x.slots = make([]ShardInput, workers)
 	x.results = make([]*ShardResult, workers)
-	x.errs = make([]error, workers)
 }
 
 // progress adds n sentences to the epoch's count and reports it.
@@ -128,21 +126,29 @@ func (x *mixing) epoch(tick func(done int) error) (float64, error) {
 // wave trains shards lo..hi-1 on replicas 0..hi-lo-1, in parallel when
 // there are several.
 func (x *mixing) wave(lo, hi int) error {
-	run := func(k int) {
+	return Wave(hi-lo, func(k int) error {
 		x.slots[k] = x.in
 		x.slots[k].Order = x.shards[lo+k]
-		x.results[k], x.errs[k] = x.replicas[k].Epoch(&x.slots[k], x.ticks[k])
+		var err error
+		x.results[k], err = x.replicas[k].Epoch(&x.slots[k], x.ticks[k])
+		return err
+	})
+}
+
+// Wave runs run(0) … run(n−1), side by side when n > 1, and returns the
+// error of the lowest k that failed: one wave of shards on n replicas
+// (also CRF SGD's mixing driver's).
+func Wave(n int, run func(k int) error) error {
+	if n == 1 {
+		return run(0)
 	}
-	if hi-lo == 1 {
-		run(0)
-		return x.errs[0]
-	}
+	errs := make([]error, n)
 	var wg sync.WaitGroup
-	for k := range hi - lo {
-		wg.Go(func() { run(k) })
+	for k := range n {
+		wg.Go(func() { errs[k] = run(k) })
 	}
 	wg.Wait()
-	for _, err := range x.errs[:hi-lo] {
+	for _, err := range errs {
 		if err != nil {
 			return err
 		}
