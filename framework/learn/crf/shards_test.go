@@ -285,3 +285,46 @@ func TestMixedSGDTooManyShards(t *testing.T) {
 		t.Fatalf("shards = 6 on 5 sentences: %v, want ErrTooManyShards", err)
 	}
 }
+
+// TestShardWorkAllocatesNothing: once warmed up, a shard's gradient, a
+// shard's SGD epoch and the mixer's reduction allocate nothing.
+func TestShardWorkAllocatesNothing(t *testing.T) {
+	r := rand.New(rand.NewPCG(45, 46))
+	d := learntest.Synthetic(r, 60, 1, false)
+	g := NewShardedGradient(learntest.Problem(d, 1), "observed", 0.3, 3)
+	x := randomPoint(r, g.Model)
+	grad := make([]float64, len(x))
+	if n := testing.AllocsPerRun(5, func() { g.Shard(1, x, grad) }); n != 0 {
+		t.Errorf("Gradient.Shard: %v allocations", n)
+	}
+	sum := make([]float64, len(x))
+	if n := testing.AllocsPerRun(5, func() {
+		s := g.NewSum(sum)
+		for k := range g.Shards() {
+			_ = s.Add(k, 1, grad)
+		}
+		_, _ = s.Finish(x)
+	}); n > 1 { // the ShardSum itself
+		t.Errorf("ShardSum: %v allocations", n)
+	}
+	l := &Learner{cfg: Config{Training: Training{Algorithm: "sgd", Shards: 2}, Speedups: Speedups{BatchSize: 2}}}
+	rep, err := l.NewSGDReplica(learntest.Problem(d, 1))
+	if err != nil {
+		t.Fatal(err)
+	}
+	in := SGDShardInput{V: make([]float64, len(rep.g.v)), Scale: 1, Order: allSentences(d)}
+	mixer := NewSGDMixer(2, len(in.V))
+	if n := testing.AllocsPerRun(5, func() {
+		mixer.Reset()
+		for range 2 {
+			res, err := rep.Epoch(&in, nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			mixer.Add(res)
+		}
+		_, _ = mixer.Finish(&in)
+	}); n != 0 {
+		t.Errorf("SGDReplica.Epoch and SGDMixer: %v allocations", n)
+	}
+}
