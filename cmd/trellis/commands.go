@@ -385,7 +385,7 @@ type datasetFlags struct{ place, budget, dir *string }
 func addDatasetFlags(fs *flag.FlagSet) datasetFlags {
 	return datasetFlags{
 		place:  fs.String("dataset", "", "keep the encoded training set in `memory`, on disk, or auto (on disk past --memory-budget); default: the spec's features.dataset, else memory"),
-		budget: fs.String("memory-budget", "", "with --dataset auto, the `SIZE` of encoded training data (such as 4GiB) kept in memory before it moves to disk (default: the spec's memory_budget, else a quarter of the machine's memory)"),
+		budget: fs.String("memory-budget", "", "the memory `SIZE` (such as 4GiB) the encoded training set may take: auto moves it to disk past that (default a quarter of the machine's memory), disk keeps that much of it mapped (default 512MiB); default: the spec's memory_budget"),
 		dir:    fs.String("dataset-dir", "", "write a training set kept on disk under `DIR` (default: beside the run directory); the run removes what it wrote there"),
 	}
 }

@@ -35,13 +35,15 @@ const (
 	spilling
 )
 
-// residentLimit is the bytes of a mapped training set the process keeps
-// mapped (feature.MappedDataset.ReleaseOver): past it, the pages go back
-// to the page cache, to be mapped again when touched.
-const residentLimit = 512 << 20
+// defaultResidentLimit is the memory a training set on disk may take
+// when no memory budget is set: the bytes of it the process keeps mapped
+// (feature.MappedDataset.ReleaseOver). Past it the pages go back to the
+// page cache, to be mapped again when touched.
+const defaultResidentLimit = 512 << 20
 
-// datasetPlace is features.dataset, or Options.Dataset over it, with
-// spilling's memory budget.
+// datasetPlace is features.dataset, or Options.Dataset over it, with its
+// memory budget: what spilling keeps in memory before it moves to disk,
+// and what a dataset on disk keeps mapped.
 func (ss *session) datasetPlace() streamPlace {
 	setting, budget := ss.spec.Features.Dataset, ss.spec.Features.MemoryBudget
 	if ss.opts.Dataset != "" {
@@ -52,7 +54,10 @@ func (ss *session) datasetPlace() streamPlace {
 	}
 	switch setting {
 	case spec.DatasetDisk:
-		return streamPlace{place: onDisk}
+		if budget <= 0 {
+			budget = defaultResidentLimit
+		}
+		return streamPlace{onDisk, budget}
 	case spec.DatasetAuto:
 		if budget <= 0 {
 			budget = defaultMemoryBudget()
@@ -326,7 +331,7 @@ func (k *datasetSink) finish(remap []int32) (*feature.Dataset, error) {
 	if err != nil {
 		return nil, err
 	}
-	md.ReleaseOver(residentLimit)
+	md.ReleaseOver(max(k.budget, 1))
 	k.ss.scratch.add(func() { md.Close() })
 	k.ss.log.Info().Str("folder", filepath.Join(k.dir, name)).Int("tokens", md.NumTokens()).
 		Msg("training on the encoded training set on disk")
@@ -416,7 +421,7 @@ func physicalMemory() int64 {
 	return 0
 }
 
-// streamPlace is where a streamed encoding goes, with spilling's budget.
+// streamPlace is where a streamed encoding goes, with its memory budget.
 type streamPlace struct {
 	place  datasetPlace
 	budget int64

@@ -153,9 +153,10 @@ type Features struct {
 	Dataset string `json:"dataset,omitempty"`
 	// DatasetRange is where dataset is set (empty when it is not).
 	DatasetRange hcl.Range `json:"-"`
-	// MemoryBudget is the bytes of encoded training data DatasetAuto
-	// keeps in memory before it moves to disk (0: a quarter of the
-	// machine's memory).
+	// MemoryBudget is the memory the encoded training set may take, in
+	// bytes: DatasetAuto moves it to disk past that (0: a quarter of the
+	// machine's memory), and DatasetDisk keeps that much of it mapped
+	// (0: 512 MiB).
 	MemoryBudget int64 `json:"memory_budget,omitempty"`
 }
 
@@ -778,9 +779,9 @@ func (s *Spec) decodeDataset(fc *hcl.BodyContent, ctx *hcl.EvalContext) hcl.Diag
 		return append(diags, errorAt(a.Expr.Range().Ptr(), "Invalid memory_budget",
 			fmt.Sprintf(`memory_budget is a size such as "4GiB" or "512MB", got %q.`, text)))
 	}
-	if s.Features.Dataset != DatasetAuto {
-		diags = append(diags, errorAt(a.Expr.Range().Ptr(), "memory_budget without dataset = \"auto\"",
-			"memory_budget is the size past which dataset = \"auto\" moves the training set to disk; set dataset = \"auto\" or drop it."))
+	if s.Features.Dataset != DatasetAuto && s.Features.Dataset != DatasetDisk {
+		diags = append(diags, errorAt(a.Expr.Range().Ptr(), "memory_budget with the training set in memory",
+			"memory_budget is the memory the training set may take: dataset = \"auto\" moves it to disk past that, and a set on disk keeps that much of it mapped. In memory it takes what it takes; set dataset = \"auto\" or \"disk\", or drop memory_budget."))
 	}
 	s.Features.MemoryBudget = n
 	return diags

@@ -109,7 +109,7 @@ func TestBadSpecDiagnostics(t *testing.T) {
 		{name: "unknown_format", want: []string{"Unknown corpus format", `Did you mean "conll"?`}},
 		{name: "bad_seed", want: []string{"Invalid seed"}},
 		{name: "bad_dataset", want: []string{"Invalid dataset", `"memory" (the default), "disk" or "auto"`, `got "ssd"`, "Invalid memory_budget", `got "lots"`}},
-		{name: "budget_without_auto", want: []string{`memory_budget without dataset = "auto"`}},
+		{name: "budget_in_memory", want: []string{"memory_budget with the training set in memory"}},
 		{name: "missing_labels", want: []string{"Missing labels block"}},
 		{name: "syntax_error", want: []string{"error: "}},
 		{name: "bad_split", want: []string{"Invalid split"}},

@@ -1,4 +1,4 @@
-# memory_budget without dataset = "auto".
+# memory_budget with the training set in memory.
 variable "data" {
   default = "../data/tiny.conll"
 }
@@ -19,7 +19,7 @@ labels {
 }
 
 features {
-  dataset = "disk"
+  dataset = "memory"
   memory_budget = "2GiB"
   emission "w" {
     column  = "word"
