@@ -27,7 +27,9 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"log/slog"
 	"os"
+	"os/signal"
 	"strings"
 
 	"github.com/apache/beam/sdks/v2/go/pkg/beam"
@@ -55,6 +57,9 @@ type options struct {
 }
 
 func main() {
+	if len(os.Args) > 1 && os.Args[1] == "train" {
+		os.Exit(trainMain(os.Args[2:]))
+	}
 	var o options
 	flag.Func("model", "a `MODEL`: a file written by `trellis run` (any Beam filesystem path) or a shipped model's name (en-upos, en-xpos…); "+
 		"repeated, a pipeline: each model reads the labels of the ones before it as the columns they name", func(s string) error {
@@ -79,6 +84,37 @@ func main() {
 	// On a remote worker Init runs the worker and does not return.
 	beam.Init()
 	os.Exit(run(context.Background(), o, os.Stdout, os.Stderr))
+}
+
+// trainMain parses `trellis-beam train`'s flags (Beam's runner flags are
+// on flag.CommandLine too) and runs it.
+func trainMain(args []string) int {
+	var o trainOptions
+	trainFlags(flag.CommandLine, &o)
+	flag.Usage = func() {
+		fmt.Fprintf(flag.CommandLine.Output(), "%s\nFlags:\n", trainUsage)
+		flag.PrintDefaults()
+	}
+	pos, err := parseInterspersed(flag.CommandLine, args)
+	if err != nil {
+		fmt.Fprintf(os.Stderr, "trellis-beam train: %v\n", err)
+		return exitUsage
+	}
+	// Prism logs every pipeline's start and end through slog: one pipeline
+	// an epoch would drown the run's own log. Its warnings and errors
+	// (a failed bundle) still show.
+	beam.Init()
+	slog.SetDefault(slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelWarn})))
+	if len(pos) > 1 {
+		fmt.Fprintf(os.Stderr, "trellis-beam train: one spec file, got %d arguments\n%s", len(pos), trainUsage)
+		return exitUsage
+	}
+	if len(pos) == 1 {
+		o.spec = pos[0]
+	}
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
+	defer stop()
+	return runTrain(ctx, o, os.Stdout, os.Stderr)
 }
 
 // usageError is a mistake in the command line: exit code 2.

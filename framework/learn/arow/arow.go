@@ -98,7 +98,19 @@ func (l *Learner) Validate() hcl.Diagnostics {
 
 // Train implements learn.Learner.
 func (l *Learner) Train(ctx context.Context, p *learn.Problem) (*learn.Result, error) {
-	return l.trainWith(ctx, p, &Rule{Variance: value(l.cfg.Variance, 1), Gamma: value(l.cfg.Gamma, 1)})
+	return l.trainWith(ctx, p, l.rule())
+}
+
+var _ online.Mixable = (*Learner)(nil)
+
+// Rule implements online.Mixable: the update with the learner's settings.
+func (l *Learner) Rule() online.Rule { return l.rule() }
+
+// OnlineConfig implements online.Mixable.
+func (l *Learner) OnlineConfig() *online.Config { return &l.cfg.Config }
+
+func (l *Learner) rule() *Rule {
+	return &Rule{Variance: value(l.cfg.Variance, 1), Gamma: value(l.cfg.Gamma, 1)}
 }
 
 func (l *Learner) trainWith(ctx context.Context, p *learn.Problem, r *Rule) (*learn.Result, error) {

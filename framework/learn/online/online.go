@@ -2,6 +2,7 @@ package online
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"math/rand/v2"
 
@@ -159,7 +160,7 @@ func train(ctx context.Context, p *learn.Problem, name string, c *Config, rule R
 	}
 	r.rng = rand.New(r.src)
 	if mixed {
-		if r.ipm, err = newMixing(r, c, rule); err != nil {
+		if r.ipm, err = newMixing(ctx, r, c, rule); err != nil {
 			return nil, err
 		}
 	}
@@ -169,7 +170,15 @@ func train(ctx context.Context, p *learn.Problem, name string, c *Config, rule R
 		Step: r.epoch, Weights: func() []float64 { return r.tr.w }, Evaluate: r.evaluate,
 		Save: r.save, Restore: r.restore,
 	}
-	if err := loop.Run(ctx, p); err != nil {
+	err = loop.Run(ctx, p)
+	if r.ipm != nil {
+		// The runner's files and workers go whether or not the run ended
+		// well; the run's own error comes first.
+		if cerr := r.ipm.runner.Close(); cerr != nil {
+			err = errors.Join(err, cerr)
+		}
+	}
+	if err != nil {
 		return nil, err
 	}
 	info := map[string]any{"epochs": r.epochs, "features": m.NumFeatures(), "updates": r.tr.updates, "averaged": r.average}
@@ -209,9 +218,9 @@ type run struct {
 
 // epoch is one pass over the training sentences; its loss is the
 // fraction of mislabelled tokens.
-func (r *run) epoch(_ int, tick func(done int) error) (float64, error) {
+func (r *run) epoch(k int, tick func(done int) error) (float64, error) {
 	if r.ipm != nil {
-		return r.ipm.epoch(tick)
+		return r.ipm.epoch(k, tick)
 	}
 	order := r.order
 	if r.shuffle {

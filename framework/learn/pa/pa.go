@@ -74,6 +74,14 @@ func New() learn.Learner { return &Learner{} }
 // Config implements learn.Learner.
 func (l *Learner) Config() any { return &l.cfg }
 
+var _ online.Mixable = (*Learner)(nil)
+
+// Rule implements online.Mixable: the update with the learner's settings.
+func (l *Learner) Rule() online.Rule { return l.rule() }
+
+// OnlineConfig implements online.Mixable.
+func (l *Learner) OnlineConfig() *online.Config { return &l.cfg.Config }
+
 func (l *Learner) rule() *Rule {
 	r := &Rule{Type: 1, C: 1, ErrorSensitive: online.Flag(l.cfg.ErrorSensitive, true)}
 	if l.cfg.Type != nil {

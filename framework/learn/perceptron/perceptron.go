@@ -55,8 +55,16 @@ func (l *Learner) Validate() hcl.Diagnostics { return l.cfg.Config.Validate() }
 
 // Train implements learn.Learner.
 func (l *Learner) Train(ctx context.Context, p *learn.Problem) (*learn.Result, error) {
-	return online.Train(ctx, p, "perceptron", &l.cfg.Config, Rule{})
+	return online.Train(ctx, p, "perceptron", &l.cfg.Config, l.Rule())
 }
+
+var _ online.Mixable = (*Learner)(nil)
+
+// Rule implements online.Mixable.
+func (*Learner) Rule() online.Rule { return Rule{} }
+
+// OnlineConfig implements online.Mixable.
+func (l *Learner) OnlineConfig() *online.Config { return &l.cfg.Config }
 
 // Rule is the perceptron's update: add the gold sequence's features and
 // subtract the predicted ones, position by position where they differ.
