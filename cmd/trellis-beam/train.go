@@ -103,7 +103,7 @@ func parseInterspersed(fs *flag.FlagSet, args []string) ([]string, error) {
 // runTrain is `trellis-beam train` after the flags: the exit code.
 func runTrain(ctx context.Context, o trainOptions, stdout, stderr io.Writer) int {
 	log := zerolog.New(zerolog.ConsoleWriter{Out: stderr, TimeFormat: "15:04:05"}).Level(zerolog.InfoLevel).With().Timestamp().Logger()
-	err := train(ctx, o, stdout, stderr, log)
+	err := startTrain(ctx, o, stdout, stderr, log)
 	if err == nil {
 		return exitOK
 	}
@@ -126,8 +126,8 @@ type specError struct{}
 
 func (specError) Error() string { return "the spec has errors" }
 
-// train checks the options, loads the spec and runs it.
-func train(ctx context.Context, o trainOptions, stdout, stderr io.Writer, log zerolog.Logger) error {
+// startTrain checks the options, loads the spec and runs it.
+func startTrain(ctx context.Context, o trainOptions, stdout, stderr io.Writer, log zerolog.Logger) error {
 	if o.resume != "" {
 		if o.spec != "" || o.shards != 0 || o.learner != "" || o.out != "" || len(o.vars) > 0 || o.every != 0 || o.force {
 			return usagef("--resume DIR takes no spec and no other setting than --workers, --threads and the runner's: the run continues as it was started")
@@ -256,7 +256,7 @@ func resume(ctx context.Context, o trainOptions, stdout, stderr io.Writer, log z
 	r.spec, r.out, r.resuming = pos[0], abs, true
 	r.workers, r.threads = o.workers, o.threads
 	log.Info().Strs("command", rec.Command).Str("dir", abs).Msg("resuming")
-	return train(ctx, r, stdout, stderr, log)
+	return startTrain(ctx, r, stdout, stderr, log)
 }
 
 // trainRun opens the run directory, runs the spec's learner with the

@@ -32,7 +32,8 @@ func init() {
 // envFailOnce is a test hook: "EPOCH:SHARD:MODE" makes the first attempt
 // at that shard of that epoch fail after training, before its result is
 // written — MODE "error" returns an error, "panic" panics — leaving a
-// marker in the run's beam folder so that the retry succeeds.
+// marker in the run's beam folder so that the retry succeeds; MODE
+// "always" fails every attempt (the run stops, its checkpoints kept).
 const envFailOnce = "TRELLIS_BEAM_TEST_FAIL_ONCE"
 
 // shardWorkFn trains the shards of a work element: element k trains
@@ -210,7 +211,7 @@ func failOnce(dir string, epoch, s int) error {
 		return nil
 	}
 	marker := filepath.Join(dir, fmt.Sprintf("failed-%d-%d", epoch, s))
-	if _, err := os.Stat(marker); err == nil {
+	if _, err := os.Stat(marker); err == nil && parts[2] != "always" {
 		return nil
 	}
 	if err := os.WriteFile(marker, nil, 0o644); err != nil {
