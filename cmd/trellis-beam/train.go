@@ -21,6 +21,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/hashicorp/hcl/v2"
 	"github.com/rs/zerolog"
@@ -102,6 +103,7 @@ func parseInterspersed(fs *flag.FlagSet, args []string) ([]string, error) {
 
 // runTrain is `trellis-beam train` after the flags: the exit code.
 func runTrain(ctx context.Context, o trainOptions, stdout, stderr io.Writer) int {
+	zerolog.DurationFieldUnit = time.Second
 	log := zerolog.New(zerolog.ConsoleWriter{Out: stderr, TimeFormat: "15:04:05"}).Level(zerolog.InfoLevel).With().Timestamp().Logger()
 	err := startTrain(ctx, o, stdout, stderr, log)
 	if err == nil {

@@ -83,6 +83,7 @@ type beamShards struct {
 
 // Epoch implements online.ShardRunner.
 func (b *beamShards) Epoch(ctx context.Context, epoch int, in *online.ShardInput, orders [][]int, tick func(n int) error, add func(r *online.ShardResult)) error {
+	t0 := time.Now()
 	ed := epochDir(b.dir, epoch)
 	if err := os.MkdirAll(ed, 0o755); err != nil {
 		return err
@@ -91,9 +92,11 @@ func (b *beamShards) Epoch(ctx context.Context, epoch int, in *online.ShardInput
 		return err
 	}
 	fn := &shardWorkFn{Job: filepath.Join(b.dir, jobFileName), Input: inputPath(ed), Dir: ed, Epoch: epoch, Workers: b.e.workers}
+	t1 := time.Now()
 	if err := b.run(ctx, fn); err != nil {
 		return err
 	}
+	t2 := time.Now()
 	sentences := 0
 	for s := range orders {
 		r, err := readResult(resultPath(ed, s), b.weights, b.state)
@@ -103,6 +106,8 @@ func (b *beamShards) Epoch(ctx context.Context, epoch int, in *online.ShardInput
 		add(r)
 		sentences += len(orders[s])
 	}
+	b.e.log.Info().Int("epoch", epoch).Float64("broadcast_seconds", t1.Sub(t0).Seconds()).Float64("pipeline_seconds", t2.Sub(t1).Seconds()).
+		Float64("mix_seconds", time.Since(t2).Seconds()).Msg("shards trained on Beam")
 	if err := tick(sentences); err != nil {
 		return err
 	}
@@ -114,10 +119,8 @@ func (b *beamShards) Epoch(ctx context.Context, epoch int, in *online.ShardInput
 // files alone, so a rerun writes the same bytes.
 func (b *beamShards) run(ctx context.Context, fn *shardWorkFn) error {
 	for attempt := 1; ; attempt++ {
-		t0 := time.Now()
 		err := beamx.Run(ctx, epochPipeline(fn, b.e.workers))
 		if err == nil {
-			b.e.log.Debug().Int("epoch", fn.Epoch).Float64("seconds", time.Since(t0).Seconds()).Msg("shards trained on Beam")
 			return nil
 		}
 		if ctx.Err() != nil {
