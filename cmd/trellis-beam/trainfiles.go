@@ -80,14 +80,12 @@ type shardData struct {
 // data reaches a disk and comes back: gob for now, to be replaced by
 // framework/feature's on-disk dataset (memory-mapped, checksummed) with
 // no change to their callers.
-func writeShardData(path string, sd *shardData) error {
-	return writeChecked(path, func(w io.Writer) error { return gob.NewEncoder(w).Encode(sd) })
-}
+func writeShardData(path string, sd *shardData) error { return writeGob(path, sd) }
 
 // readShardData reads what writeShardData wrote.
 func readShardData(path string) (*shardData, error) {
 	var sd shardData
-	if err := readChecked(path, func(r *bytes.Reader) error { return gob.NewDecoder(r).Decode(&sd) }); err != nil {
+	if err := readGob(path, &sd); err != nil {
 		return nil, err
 	}
 	d := sd.Data
@@ -118,13 +116,11 @@ func subset(d *feature.Dataset, sentences []int) *feature.Dataset {
 	return out
 }
 
-func writeJob(path string, j *jobFile) error {
-	return writeChecked(path, func(w io.Writer) error { return gob.NewEncoder(w).Encode(j) })
-}
+func writeJob(path string, j *jobFile) error { return writeGob(path, j) }
 
 func readJob(path string) (*jobFile, error) {
 	var j jobFile
-	if err := readChecked(path, func(r *bytes.Reader) error { return gob.NewDecoder(r).Decode(&j) }); err != nil {
+	if err := readGob(path, &j); err != nil {
 		return nil, err
 	}
 	if j.Model == nil || j.Shards < 1 {
@@ -213,6 +209,16 @@ func readResult(path string, n, stateLen int) (*online.ShardResult, error) {
 		return nil, fmt.Errorf("%s: %d weights and %d state entries, want %d and %d: %w", path, len(r.W), len(r.State), n, stateLen, errBadFile)
 	}
 	return &r, nil
+}
+
+// writeGob writes v to path as gob, checked.
+func writeGob(path string, v any) error {
+	return writeChecked(path, func(w io.Writer) error { return gob.NewEncoder(w).Encode(v) })
+}
+
+// readGob reads what writeGob wrote into v, a pointer.
+func readGob(path string, v any) error {
+	return readChecked(path, func(r *bytes.Reader) error { return gob.NewDecoder(r).Decode(v) })
 }
 
 // writeChecked writes path whole with body, then its CRC-32 (IEEE, little
