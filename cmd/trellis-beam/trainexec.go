@@ -11,6 +11,7 @@ package main
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -60,7 +61,7 @@ func (e *beamExecutor) Start(_ context.Context, job *online.Job) (online.ShardRu
 	t0 := time.Now()
 	p := job.Problem
 	for s, sentences := range job.Shards {
-		if err := writeShardData(shardDataPath(dir, s), &shardData{Sentences: sentences, Data: subset(p.Train, sentences)}); err != nil {
+		if err := writeShardData(shardDataPath(dir, s), p.Train, sentences); err != nil {
 			return nil, err
 		}
 	}
@@ -136,8 +137,8 @@ func (b *beamShards) run(ctx context.Context, fn *shardWorkFn) error {
 // Close implements online.ShardRunner: the files go, and this process's
 // worker cache with them (prism's loopback workers run in it).
 func (b *beamShards) Close() error {
-	forgetWorker(filepath.Join(b.dir, jobFileName))
-	return os.RemoveAll(b.dir)
+	err := forgetWorker(filepath.Join(b.dir, jobFileName))
+	return errors.Join(err, os.RemoveAll(b.dir))
 }
 
 // epochPipeline is one epoch's pipeline: the work elements 0..workers-1

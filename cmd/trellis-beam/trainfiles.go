@@ -6,8 +6,10 @@ package main
 // sentences (written once, after encoding), each epoch's broadcast input
 // and each shard's result. Every file is written whole (temporary file,
 // then rename) and ends in a CRC-32 of what precedes it, which the reader
-// checks: a retried bundle rewrites the same bytes under the same name,
-// and a torn or foreign file is refused, never used.
+// checks — a shard's encoded sentences are framework/feature's on-disk
+// dataset, checked against its manifest's checksums — so a retried
+// bundle rewrites the same bytes under the same name, and a torn or
+// foreign file is refused, never used.
 
 import (
 	"bufio"
@@ -41,8 +43,10 @@ const (
 // beamDir is the executor's folder inside the run's work folder.
 func beamDir(work string) string { return filepath.Join(work, beamDirName) }
 
+// shardDataPath is shard s's folder: sentences.bin and the on-disk
+// dataset (framework/feature) in data/.
 func shardDataPath(dir string, s int) string {
-	return filepath.Join(dir, fmt.Sprintf("shard-%05d.data", s))
+	return filepath.Join(dir, fmt.Sprintf("shard-%05d", s))
 }
 
 func epochDir(dir string, epoch int) string {
@@ -70,29 +74,74 @@ type jobFile struct {
 
 // shardData is one shard's encoded sentences: Data holds them in deal
 // order, Sentences[k] being the index in the full training Dataset of
-// Data's sentence k.
+// Data's sentence k. Data is mapped from the shard's files; Close unmaps
+// it.
 type shardData struct {
 	Sentences []int
 	Data      *feature.Dataset
+	Close     func() error
 }
 
-// writeShardData and readShardData are the one seam through which shard
-// data reaches a disk and comes back: gob for now, to be replaced by
-// framework/feature's on-disk dataset (memory-mapped, checksummed) with
-// no change to their callers.
-func writeShardData(path string, sd *shardData) error { return writeGob(path, sd) }
+// appendBatch is how many sentences writeShardData copies at a time, so
+// that writing a shard holds a batch of it in memory, not the shard.
+const appendBatch = 4096
 
-// readShardData reads what writeShardData wrote.
+// writeShardData and readShardData are the one seam through which a
+// shard's data reaches a disk and comes back: the sentences' indices in
+// sentences.bin, their encoding as framework/feature's on-disk dataset
+// (a file per array, CRC-32C checksums in its manifest), which the worker
+// maps read only.
+func writeShardData(path string, d *feature.Dataset, sentences []int) error {
+	if err := os.Mkdir(path, 0o755); err != nil {
+		return err
+	}
+	if err := writeChecked(filepath.Join(path, "sentences.bin"), func(w io.Writer) error {
+		e := &binEncoder{w: w}
+		e.ints(sentences)
+		return e.err
+	}); err != nil {
+		return err
+	}
+	w, err := feature.CreateDataset(filepath.Join(path, "data"), shardKey(len(sentences)))
+	if err != nil {
+		return err
+	}
+	for lo := 0; lo < len(sentences); lo += appendBatch {
+		if err := w.Append(subset(d, sentences[lo:min(lo+appendBatch, len(sentences))])); err != nil {
+			w.Abort()
+			return err
+		}
+	}
+	if err := w.Close(); err != nil {
+		w.Abort()
+		return err
+	}
+	return nil
+}
+
+// shardKey is the key a shard's dataset records, checked on reading.
+func shardKey(sentences int) string { return fmt.Sprintf("trellis-beam shard of %d sentences", sentences) }
+
+// readShardData maps what writeShardData wrote, checking every file.
 func readShardData(path string) (*shardData, error) {
-	var sd shardData
-	if err := readGob(path, &sd); err != nil {
+	var sentences []int
+	if err := readChecked(filepath.Join(path, "sentences.bin"), func(r *bytes.Reader) error {
+		d := &binDecoder{r: r}
+		sentences = d.ints()
+		return d.err
+	}); err != nil {
 		return nil, err
 	}
-	d := sd.Data
-	if d == nil || len(d.SentOff) != len(sd.Sentences)+1 || len(d.Labels) != d.NumTokens() {
-		return nil, fmt.Errorf("%s: its dataset does not match its %d sentences: %w", path, len(sd.Sentences), errBadFile)
+	md, err := feature.OpenDataset(filepath.Join(path, "data"))
+	if err != nil {
+		return nil, err
 	}
-	return &sd, nil
+	d := md.Dataset
+	if md.Key != shardKey(len(sentences)) || d.NumSentences() != len(sentences) || len(d.Labels) != d.NumTokens() {
+		md.Close()
+		return nil, fmt.Errorf("%s: its dataset does not match its %d sentences: %w", path, len(sentences), errBadFile)
+	}
+	return &shardData{Sentences: sentences, Data: d, Close: md.Close}, nil
 }
 
 // subset returns the sentences of d in the order given, as a Dataset of

@@ -8,6 +8,7 @@ package main
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -81,6 +82,7 @@ type worker struct {
 // Dataset) in its own Dataset. mu makes one epoch of it run at a time.
 type workerShard struct {
 	mu    sync.Mutex
+	data  *shardData // mapped: the worker's only copy of the shard
 	rep   *online.Replica
 	local map[int]int
 	order []int // the epoch's order in local indices
@@ -108,11 +110,21 @@ func workerFor(path string) (*worker, error) {
 	return w, nil
 }
 
-// forgetWorker drops the worker of the job file at path.
-func forgetWorker(path string) {
+// forgetWorker drops the worker of the job file at path and unmaps its
+// shards' data; no epoch of it may be running.
+func forgetWorker(path string) error {
 	workersMu.Lock()
 	defer workersMu.Unlock()
+	w := workers[path]
 	delete(workers, path)
+	if w == nil {
+		return nil
+	}
+	var errs []error
+	for _, ws := range w.shards {
+		errs = append(errs, ws.data.Close())
+	}
+	return errors.Join(errs...)
 }
 
 // broadcast returns the broadcast at path, read once per epoch.
@@ -143,10 +155,11 @@ func (w *worker) shard(s int) (*workerShard, error) {
 	}
 	rule, err := rebuildRule(w.job)
 	if err != nil {
+		sd.Close()
 		return nil, err
 	}
 	p := &learn.Problem{Train: sd.Data, NumLabels: w.job.NumLabels, Transitions: w.job.Transitions, Constraints: w.job.Constraints}
-	ws := &workerShard{rep: online.NewReplica(w.job.Model, p, rule), local: make(map[int]int, len(sd.Sentences))}
+	ws := &workerShard{data: sd, rep: online.NewReplica(w.job.Model, p, rule), local: make(map[int]int, len(sd.Sentences))}
 	for k, g := range sd.Sentences {
 		ws.local[g] = k
 	}
