@@ -120,7 +120,9 @@ func writeShardData(path string, d *feature.Dataset, sentences []int) error {
 }
 
 // shardKey is the key a shard's dataset records, checked on reading.
-func shardKey(sentences int) string { return fmt.Sprintf("trellis-beam shard of %d sentences", sentences) }
+func shardKey(sentences int) string {
+	return fmt.Sprintf("trellis-beam shard of %d sentences", sentences)
+}
 
 // readShardData maps what writeShardData wrote, checking every file.
 func readShardData(path string) (*shardData, error) {
