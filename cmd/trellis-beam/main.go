@@ -17,6 +17,12 @@
 // runner is Beam's: prism (embedded, the default) runs it on this
 // machine; see README.md for Flink, Spark and Dataflow.
 //
+//	trellis-beam train SPEC [--shards S] [--learner NAME] [--out DIR] [--workers W] [--runner prism]
+//
+// trains an online learner by iterative parameter mixing with its
+// shards on Beam, one pipeline run per epoch, into the run directory
+// `trellis run` writes (train.go).
+//
 // This is its own Go module so that the trellis command does not carry
 // Beam.
 package main

@@ -51,7 +51,9 @@ type trainOptions struct {
 	every    int
 	resume   string
 	force    bool
-	resuming bool // set by resume, not a flag
+	// resumed, set by resume (not a flag), is the command line the
+	// interrupted run recorded, which the resumed one records again.
+	resumed []string
 }
 
 // varFlags collects --var name=value.
@@ -255,7 +257,7 @@ func resume(ctx context.Context, o trainOptions, stdout, stderr io.Writer, log z
 			return fmt.Errorf("the run was started in %s: %w", rec.Dir, err)
 		}
 	}
-	r.spec, r.out, r.resuming = pos[0], abs, true
+	r.spec, r.out, r.resumed = pos[0], abs, rec.Command
 	r.workers, r.threads = o.workers, o.threads
 	log.Info().Strs("command", rec.Command).Str("dir", abs).Msg("resuming")
 	return startTrain(ctx, r, stdout, stderr, log)
@@ -268,8 +270,11 @@ func trainRun(ctx context.Context, o *trainOptions, s *spec.Spec, li *spec.Learn
 	if dir == "" {
 		dir = filepath.Join("runs", s.Name)
 	}
-	command := recordedCommand(o, dir)
-	rd, err := rundir.Open(dir, rundir.Options{Resume: o.resuming, Force: o.force, Command: command})
+	command, resuming := recordedCommand(o, dir), o.resumed != nil
+	if resuming {
+		command = o.resumed
+	}
+	rd, err := rundir.Open(dir, rundir.Options{Resume: resuming, Force: o.force, Command: command})
 	if err != nil {
 		var fe *rundir.ForeignError
 		if errors.As(err, &fe) && !fe.Finished {
@@ -285,7 +290,7 @@ func trainRun(ctx context.Context, o *trainOptions, s *spec.Spec, li *spec.Learn
 	opts := trellisrun.Options{
 		Spec: s, Templates: rs.templates, OutDir: rd.Work, Learners: []string{li.Name},
 		Threads: o.threads, Log: rs.log, Command: command, Stdout: rs.stdout,
-		CheckpointEvery: o.every, Resume: o.resuming,
+		CheckpointEvery: o.every, Resume: resuming,
 		Warn: func(d hcl.Diagnostics) {
 			spec.WriteDiagnostics(rs.stderr, d, map[string][]byte{s.File: s.Source})
 		},

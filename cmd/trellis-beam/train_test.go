@@ -247,6 +247,11 @@ func TestTrainResume(t *testing.T) {
 		t.Errorf("the perceptron did not resume from its checkpoint:\n%s", stderr)
 	}
 	sameRun(t, out, ref, "perceptron")
+	// The manifest records the command the run was started with, which
+	// trellis reproduce reruns.
+	if got := mustRun(t, bin.trellis, "reproduce", out); !strings.Contains(got, "reproduced: every model") {
+		t.Errorf("trellis reproduce of the resumed run:\n%s", got)
+	}
 }
 
 // TestTrainErrors: what trellis-beam train refuses, with exit code 2.
