@@ -41,16 +41,16 @@ const trainUsage = "usage: trellis-beam train SPEC --shards S [--learner NAME] [
 
 // trainOptions are train's flags, as given.
 type trainOptions struct {
-	spec     string
-	shards   int // 0: as the spec says
-	learner  string
-	out      string
-	vars     varFlags
-	workers  int // 0: min(shards, CPUs)
-	threads  int
-	every    int
-	resume   string
-	force    bool
+	spec    string
+	shards  int // 0: as the spec says
+	learner string
+	out     string
+	vars    varFlags
+	workers int // 0: min(shards, CPUs)
+	threads int
+	every   int
+	resume  string
+	force   bool
 	// resumed, set by resume (not a flag), is the command line the
 	// interrupted run recorded, which the resumed one records again.
 	resumed []string
