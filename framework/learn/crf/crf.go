@@ -625,8 +625,12 @@ func trainLBFGS(ctx context.Context, obj *objective, s settings, p *learn.Proble
 		loop.Record(pt)
 		return stop
 	}
-	res, err := optim.Minimize(ctx, m.W, obj.Evaluate, opt)
+	eval, err := newEvaluator(ctx, obj, s, p)
 	if err != nil {
+		return err
+	}
+	res, err := optim.Minimize(eval.ctx, m.W, eval.evaluate, opt)
+	if err = eval.close(err); err != nil {
 		return err
 	}
 	if stopped != nil {

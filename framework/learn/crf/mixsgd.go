@@ -28,6 +28,7 @@
 package crf
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"math/rand/v2"
@@ -223,6 +224,11 @@ type sgdMixing struct {
 	slots   []SGDShardInput // the input of the shard each replica runs
 	results []*SGDShardResult
 	mixer   *SGDMixer
+	// remote, when the context has an Executor, runs the shards instead
+	// of workers; inputs then holds each shard's input of an epoch.
+	ctx    context.Context
+	remote SGDRunner
+	inputs []SGDShardInput
 	// tick is the epoch's progress callback; done the sentences of the
 	// epoch's finished shards, seen[k] those replica k reported so far.
 	mu   sync.Mutex
@@ -232,8 +238,8 @@ type sgdMixing struct {
 }
 
 // newSGDMixing prepares g's run for parameter mixing over g.s.shards
-// shards (one or more) on p.
-func newSGDMixing(g *sgd, p *learn.Problem) (*sgdMixing, error) {
+// shards (one or more) on p, on ctx's executor when it has one.
+func newSGDMixing(ctx context.Context, g *sgd, p *learn.Problem) (*sgdMixing, error) {
 	n := max(g.s.shards, 1)
 	if n > len(g.order) {
 		return nil, fmt.Errorf("%s: %w", g.s.name, learn.TooManyShards(n, len(g.order)))
@@ -244,6 +250,14 @@ func newSGDMixing(g *sgd, p *learn.Problem) (*sgdMixing, error) {
 		src := rand.NewPCG(p.Seed, SGDShuffleStream+uint64(s))
 		x.srcs, x.rngs = append(x.srcs, src), append(x.rngs, rand.New(src))
 	}
+	if e := executorFrom(ctx); e != nil {
+		r, err := e.StartSGD(ctx, newJob(g.s, g.obj, p, x.shards))
+		if err != nil {
+			return nil, err
+		}
+		x.ctx, x.remote, x.inputs = ctx, r, make([]SGDShardInput, n)
+		return x, nil
+	}
 	workers := min(len(g.obj.workers), n)
 	for k := range workers {
 		x.workers = append(x.workers, newSGDReplica(g.obj, g.s, g.obj.workers[k]))
@@ -253,11 +267,16 @@ func newSGDMixing(g *sgd, p *learn.Problem) (*sgdMixing, error) {
 	return x, nil
 }
 
-// release gives the replicas' workers back to the objective.
-func (x *sgdMixing) release() {
+// release gives the replicas' workers back to the objective, or closes
+// the executor's runner.
+func (x *sgdMixing) release() error {
 	for _, r := range x.workers {
 		r.release()
 	}
+	if x.remote != nil {
+		return x.remote.Close()
+	}
+	return nil
 }
 
 // epoch is one mixing epoch: shuffle each shard, run the shards in waves
@@ -270,6 +289,9 @@ func (x *sgdMixing) epoch(tick func(done int) error) (float64, error) {
 	x.in.Scale = x.g.scale
 	x.tick, x.done = tick, 0
 	x.mixer.Reset()
+	if x.remote != nil {
+		return x.remoteEpoch(tick)
+	}
 	for lo := 0; lo < len(x.shards); lo += len(x.workers) {
 		hi := min(lo+len(x.workers), len(x.shards))
 		if err := x.wave(lo, hi); err != nil {
@@ -284,6 +306,26 @@ func (x *sgdMixing) epoch(tick func(done int) error) (float64, error) {
 		x.mu.Lock()
 		clear(x.seen)
 		x.mu.Unlock()
+	}
+	loss, err := x.mixer.Finish(&x.in)
+	x.g.scale = x.in.Scale
+	return loss, err
+}
+
+// remoteEpoch runs the epoch's shards on the executor and mixes their
+// results as they come, in shard order.
+func (x *sgdMixing) remoteEpoch(tick func(done int) error) (float64, error) {
+	for s, order := range x.shards {
+		x.inputs[s] = SGDShardInput{V: x.in.V, Scale: x.in.Scale, T: x.clocks[s], Order: order}
+	}
+	next := 0
+	err := x.remote.Epoch(x.ctx, x.g.epochs, x.inputs, tick, func(r *SGDShardResult) {
+		x.mixer.Add(r)
+		x.clocks[next] = r.T
+		next++
+	})
+	if err != nil {
+		return 0, err
 	}
 	loss, err := x.mixer.Finish(&x.in)
 	x.g.scale = x.in.Scale

@@ -6,6 +6,7 @@ package crf
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"math/rand/v2"
 	"runtime"
@@ -95,7 +96,7 @@ func newWalk(obj *objective, s settings) sgdWalk {
 		v: make([]float64, n), scale: 1, w: make([]float64, n)}
 }
 
-func trainSGD(ctx context.Context, obj *objective, s settings, p *learn.Problem, es *earlyStop, info map[string]any) error {
+func trainSGD(ctx context.Context, obj *objective, s settings, p *learn.Problem, es *earlyStop, info map[string]any) (err error) {
 	g := &sgd{
 		sgdWalk: newWalk(obj, s), es: es,
 		order:  append([]int(nil), obj.sents...),
@@ -106,11 +107,10 @@ func trainSGD(ctx context.Context, obj *objective, s settings, p *learn.Problem,
 	copy(g.v, obj.m.W) // zero, or the weights of the model continued (init_model)
 	g.rng = rand.New(g.src)
 	if s.mixing == mixedSGD {
-		var err error
-		if g.mix, err = newSGDMixing(g, p); err != nil {
+		if g.mix, err = newSGDMixing(ctx, g, p); err != nil {
 			return err
 		}
-		defer g.mix.release()
+		defer func() { err = errors.Join(err, g.mix.release()) }()
 	} else {
 		g.takeLanes()
 	}

@@ -168,21 +168,6 @@ func TestMixedLearns(t *testing.T) {
 	}
 }
 
-// subset is d's sentences sents, in that order.
-func subset(d *feature.Dataset, sents []int) *feature.Dataset {
-	out := feature.NewDataset()
-	for _, s := range sents {
-		lo, hi := d.Sentence(s)
-		for tok := lo; tok < hi; tok++ {
-			out.Attrs = append(out.Attrs, d.Attrs[d.TokenOff[tok]:d.TokenOff[tok+1]]...)
-			out.TokenOff = append(out.TokenOff, len(out.Attrs))
-			out.Labels = append(out.Labels, d.Labels[tok])
-		}
-		out.SentOff = append(out.SentOff, len(out.Labels))
-	}
-	return out
-}
-
 // TestMixedAveraging checks one mixed epoch against the definitions on
 // two shards (sentences dealt: even ones, odd ones; unshuffled): each
 // shard is the serial learner on its own sentences, the mixed weights
@@ -208,8 +193,8 @@ func TestMixedAveraging(t *testing.T) {
 		return res.Model.W
 	}
 	n0, n1 := float64(len(even)), float64(len(odd))
-	last0, last1 := train(subset(d, even), 0, false), train(subset(d, odd), 0, false)
-	avg0, avg1 := train(subset(d, even), 0, true), train(subset(d, odd), 0, true)
+	last0, last1 := train(learntest.Subset(d, even), 0, false), train(learntest.Subset(d, odd), 0, false)
+	avg0, avg1 := train(learntest.Subset(d, even), 0, true), train(learntest.Subset(d, odd), 0, true)
 	last, avg := train(d, 2, false), train(d, 2, true)
 	for f := range last {
 		if want := (last0[f] + last1[f]) / 2; last[f] != want {
