@@ -1,11 +1,13 @@
 package main
 
 // This file holds `trellis-beam train`: an online learner (perceptron,
-// PA, AROW) trained by iterative parameter mixing whose shards train on
-// Beam, one pipeline run per epoch (trainexec.go), into the run
-// directory `trellis run` writes. The run itself is framework/run's, the
-// same code as `trellis run`'s; only the shards' epochs run elsewhere
-// (online.WithExecutor), so the models are the same bytes.
+// PA, AROW) trained by iterative parameter mixing, or a CRF-family
+// learner (SGD by parameter mixing, L-BFGS/OWL-QN on the sharded
+// gradient), whose shards' work runs on Beam, one pipeline run per epoch
+// or evaluation (trainexec.go), into the run directory `trellis run`
+// writes. The run itself is framework/run's, the same code as `trellis
+// run`'s; only the shards' work runs elsewhere (online.WithExecutor,
+// crf.WithExecutor), so the models are the same bytes.
 
 import (
 	"context"
@@ -28,6 +30,8 @@ import (
 
 	"github.com/trellis-nlp/trellis/builtin"
 	"github.com/trellis-nlp/trellis/framework/feature"
+	"github.com/trellis-nlp/trellis/framework/learn"
+	"github.com/trellis-nlp/trellis/framework/learn/crf"
 	"github.com/trellis-nlp/trellis/framework/learn/online"
 	"github.com/trellis-nlp/trellis/framework/plugin"
 	trellisrun "github.com/trellis-nlp/trellis/framework/run"
@@ -163,49 +167,68 @@ func startTrain(ctx context.Context, o trainOptions, stdout, stderr io.Writer, l
 		}
 		return specError{}
 	}
-	li, cfg, err := pickLearner(s, &o)
+	li, shards, err := pickLearner(s, &o)
 	if err != nil {
 		return err
 	}
 	if o.workers == 0 {
-		o.workers = min(cfg.Shards, runtime.NumCPU())
+		o.workers = min(shards, runtime.NumCPU())
 	}
 	return trainRun(ctx, &o, s, li, runSetup{templates: templates, stdout: stdout, stderr: stderr, log: log})
 }
 
-// pickLearner returns the learner the run trains and its online settings,
+// pickLearner returns the learner the run trains and its shards setting,
 // refusing what trellis-beam cannot train as `trellis run` would.
-func pickLearner(s *spec.Spec, o *trainOptions) (*spec.LearnerInstance, *online.Config, error) {
+func pickLearner(s *spec.Spec, o *trainOptions) (*spec.LearnerInstance, int, error) {
 	var li *spec.LearnerInstance
 	switch {
 	case o.learner != "":
 		if li = s.Learner(o.learner); li == nil {
-			return nil, nil, usagef("--learner %q: the spec has no such learner", o.learner)
+			return nil, 0, usagef("--learner %q: the spec has no such learner", o.learner)
 		}
 	case len(s.Learners) == 1:
 		li = s.Learners[0]
 	default:
-		return nil, nil, usagef("the spec has %d learners: name the one to train with --learner", len(s.Learners))
+		return nil, 0, usagef("the spec has %d learners: name the one to train with --learner", len(s.Learners))
 	}
 	o.learner = li.Name
-	m, ok := li.Learner.(online.Mixable)
-	if !ok {
-		return nil, nil, usagef("learner %q is a %s: trellis-beam train trains the online learners (perceptron, pa, arow) by iterative parameter mixing", li.Name, li.Type)
+	shards, err := shardsOf(li)
+	if err != nil {
+		return nil, 0, err
 	}
-	cfg := m.OnlineConfig()
 	switch {
 	case s.Evaluation.Folds > 1:
-		return nil, nil, usagef("the spec cross-validates (folds = %d): trellis-beam train runs a plain train/test run", s.Evaluation.Folds)
+		return nil, 0, usagef("the spec cross-validates (folds = %d): trellis-beam train runs a plain train/test run", s.Evaluation.Folds)
 	case s.Tune(li.Name) != nil || li.Stage != nil || li.Rerank != nil || li.Encoder != nil:
-		return nil, nil, usagef("learner %q is tuned, staged, reranked or has an encoder: trellis-beam train trains a plain online learner", li.Name)
-	case cfg.Shards < 2:
-		return nil, nil, usagef("learner %q has no shards setting: add `shards = %d` to its block in %s (trellis run and trellis reproduce then train the same model)",
+		return nil, 0, usagef("learner %q is tuned, staged, reranked or has an encoder: trellis-beam train trains a plain learner", li.Name)
+	case shards < 2:
+		return nil, 0, usagef("learner %q has no shards setting: add `shards = %d` to its block in %s (trellis run and trellis reproduce then train the same model)",
 			li.Name, max(o.shards, 2), s.File)
-	case o.shards != 0 && o.shards != cfg.Shards:
-		return nil, nil, usagef("--shards %d, but learner %q says shards = %d in %s: the spec is the record of the run, so they must agree",
-			o.shards, li.Name, cfg.Shards, s.File)
+	case o.shards != 0 && o.shards != shards:
+		return nil, 0, usagef("--shards %d, but learner %q says shards = %d in %s: the spec is the record of the run, so they must agree",
+			o.shards, li.Name, shards, s.File)
 	}
-	return li, cfg, nil
+	return li, shards, nil
+}
+
+// shardsOf is li's shards setting, for the learners trellis-beam trains:
+// the online ones (mixed epochs) and the CRF family (SGD's mixed epochs,
+// L-BFGS's and OWL-QN's sharded gradient), not latent.
+func shardsOf(li *spec.LearnerInstance) (int, error) {
+	if m, ok := li.Learner.(online.Mixable); ok {
+		return m.OnlineConfig().Shards, nil
+	}
+	if _, ok := li.Learner.(*crf.Learner); !ok {
+		return 0, usagef("learner %q is a %s: trellis-beam train trains the online learners (perceptron, pa, arow) by iterative parameter mixing and the CRF family (crf, maxent, memm) on sharded data", li.Name, li.Type)
+	}
+	if c, ok := li.Learner.Config().(*crf.Config); ok && c.HiddenStates > 1 {
+		return 0, usagef("learner %q is a latent CRF (hidden_states = %d): trellis-beam train trains the CRF without hidden states", li.Name, c.HiddenStates)
+	}
+	sh, ok := li.Learner.Config().(learn.Sharded)
+	if !ok {
+		return 0, fmt.Errorf("learner %q: its settings have no shards", li.Name)
+	}
+	return sh.ShardCount(), nil
 }
 
 // runSetup is what the run gets besides the spec.
@@ -296,7 +319,8 @@ func trainRun(ctx context.Context, o *trainOptions, s *spec.Spec, li *spec.Learn
 		},
 		PhaseGCPercent: phaseGCPercent(),
 	}
-	if _, err := trellisrun.Run(online.WithExecutor(ctx, ex), opts); err != nil {
+	ctx = crf.WithExecutor(online.WithExecutor(ctx, ex), ex)
+	if _, err := trellisrun.Run(ctx, opts); err != nil {
 		keep := trellisrun.Resumable(rd.Work)
 		if abortErr := rd.Abort(keep); abortErr != nil {
 			rs.log.Error().Err(abortErr).Str("partial", rd.Work).Msg("removing the failed run's partial folder")

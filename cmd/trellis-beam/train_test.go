@@ -19,8 +19,9 @@ import (
 )
 
 // trainSpec is the tiny experiment the train tests run: shards on three
-// online learners, a dev corpus (dev scoring, best epoch), and learners
-// trellis-beam train refuses.
+// online learners and on the CRF (SGD mixing, L-BFGS and OWL-QN on the
+// sharded gradient), a dev corpus (dev scoring, best epoch), and
+// learners trellis-beam train refuses.
 const trainSpec = `
 experiment "ipm" {
   seed = 7
@@ -72,6 +73,24 @@ learner "pa" {
   epochs = 3
   shards = 2
   c      = 0.5
+}
+learner "crfsgd" {
+  type           = "crf"
+  algorithm      = "sgd"
+  max_iterations = 3
+  shards         = 3
+  batch_size     = 2
+}
+learner "lbfgs" {
+  type           = "crf"
+  max_iterations = 6
+  shards         = 3
+}
+learner "owlqn" {
+  type           = "crf"
+  max_iterations = 5
+  shards         = 2
+  c1             = 0.1
 }
 learner "serial" {
   type   = "perceptron"
@@ -169,14 +188,15 @@ func sameRun(t *testing.T, got, want, learner string) {
 	}
 }
 
-// TestTrainMatchesTrellisRun trains each online learner with trellis-beam
-// train on prism, its shards dealt into 1 and 4 work elements, and checks
-// the run directory against trellis run's; trellis reproduce reruns it to
-// the same bytes and trellis compare takes it.
+// TestTrainMatchesTrellisRun trains each online learner and the CRF
+// (SGD, L-BFGS, OWL-QN) with trellis-beam train on prism, its shards
+// dealt into 1 and 4 work elements, and checks the run directory against
+// trellis run's; trellis reproduce reruns it to the same bytes and
+// trellis compare takes it.
 func TestTrainMatchesTrellisRun(t *testing.T) {
 	spec := trainCorpus(t)
 	tmp := t.TempDir()
-	for _, learner := range []string{"perceptron", "arow", "pa"} {
+	for _, learner := range []string{"perceptron", "arow", "pa", "crfsgd", "lbfgs", "owlqn"} {
 		t.Run(learner, func(t *testing.T) {
 			ref := filepath.Join(tmp, learner+"-ref")
 			mustRun(t, bin.trellis, "run", spec, "--learner", learner, "--out", ref)
@@ -205,25 +225,34 @@ func TestTrainMatchesTrellisRun(t *testing.T) {
 }
 
 // TestTrainRetriesFailedWorker makes a worker fail (an error) or die (a
-// panic) mid-epoch on its first attempt at one shard: prism fails the
-// pipeline, the command runs the epoch again, and the run is trellis
-// run's to the byte.
+// panic) mid-round on its first attempt at one shard — an online epoch,
+// a CRF SGD epoch, an L-BFGS evaluation: prism fails the pipeline, the
+// command runs the round again, and the run is trellis run's to the byte.
 func TestTrainRetriesFailedWorker(t *testing.T) {
 	spec := trainCorpus(t)
-	ref := filepath.Join(t.TempDir(), "ref")
-	mustRun(t, bin.trellis, "run", spec, "--learner", "arow", "--out", ref)
-	for _, mode := range []string{"error", "panic"} {
-		t.Run(mode, func(t *testing.T) {
-			out := filepath.Join(t.TempDir(), "run")
-			code, stderr := runEnv(t, []string{envFailOnce + "=2:1:" + mode}, bin.beam, "train", spec, "--learner", "arow", "--out", out, "--workers", "3")
-			if code != 0 {
-				t.Fatalf("exit %d:\n%s", code, stderr)
-			}
-			if !strings.Contains(stderr, "running it again") || !strings.Contains(stderr, "epoch 2, shard 1") {
-				t.Errorf("no failed and retried epoch 2 in the log:\n%s", stderr)
-			}
-			sameRun(t, out, ref, "arow")
-		})
+	for _, tc := range []struct {
+		learner, round, logged string
+		modes                  []string
+	}{
+		{"arow", "2:1", "epoch 2, shard 1", []string{"error", "panic"}},
+		{"crfsgd", "2:2", "epoch 2, shard 2", []string{"panic"}},
+		{"lbfgs", "3:1", "evaluation 3, shard 1", []string{"error"}},
+	} {
+		ref := filepath.Join(t.TempDir(), "ref")
+		mustRun(t, bin.trellis, "run", spec, "--learner", tc.learner, "--out", ref)
+		for _, mode := range tc.modes {
+			t.Run(tc.learner+"-"+mode, func(t *testing.T) {
+				out := filepath.Join(t.TempDir(), "run")
+				code, stderr := runEnv(t, []string{envFailOnce + "=" + tc.round + ":" + mode}, bin.beam, "train", spec, "--learner", tc.learner, "--out", out, "--workers", "3")
+				if code != 0 {
+					t.Fatalf("exit %d:\n%s", code, stderr)
+				}
+				if !strings.Contains(stderr, "running it again") || !strings.Contains(stderr, tc.logged) {
+					t.Errorf("no failed and retried %s in the log:\n%s", tc.logged, stderr)
+				}
+				sameRun(t, out, ref, tc.learner)
+			})
+		}
 	}
 }
 

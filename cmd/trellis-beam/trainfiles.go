@@ -26,6 +26,7 @@ import (
 	"github.com/trellis-nlp/trellis/framework/feature"
 	"github.com/trellis-nlp/trellis/framework/fileio"
 	"github.com/trellis-nlp/trellis/framework/lattice"
+	"github.com/trellis-nlp/trellis/framework/learn/crf"
 	"github.com/trellis-nlp/trellis/framework/learn/online"
 	"github.com/trellis-nlp/trellis/framework/linear"
 )
@@ -59,10 +60,29 @@ func resultPath(epochDir string, s int) string {
 	return filepath.Join(epochDir, fmt.Sprintf("shard-%05d.result", s))
 }
 
-// jobFile is what every worker reads once: the learner (its type and
-// settings as JSON, from which the registry rebuilds the rule: Mixable),
-// the model's structure and what decoding needs of the problem.
+// jobKind is the shard work a job does.
+type jobKind string
+
+const (
+	onlineJob   jobKind = "online"       // an online learner's mixed epochs
+	sgdJob      jobKind = "crf-sgd"      // CRF SGD's mixed epochs
+	gradientJob jobKind = "crf-gradient" // the CRF objective's shards, per evaluation
+)
+
+// round names a round of the kind's work, in logs and errors.
+func (k jobKind) round() string {
+	if k == gradientJob {
+		return "evaluation"
+	}
+	return "epoch"
+}
+
+// jobFile is what every worker reads once: the kind of work, the learner
+// (its type and settings as JSON, from which the registry rebuilds it:
+// online.Mixable's rule, or the CRF's shard replica or gradient), the
+// model's structure and what decoding needs of the problem.
 type jobFile struct {
+	Kind        jobKind
 	Learner     string
 	Config      []byte
 	Model       *linear.Model
@@ -70,6 +90,8 @@ type jobFile struct {
 	Transitions bool
 	Constraints *lattice.Constraints
 	Shards      int
+	// Sentences is the run's training sentences (CRF SGD's λ).
+	Sentences int
 }
 
 // shardData is one shard's encoded sentences: Data holds them in deal
@@ -174,7 +196,7 @@ func readJob(path string) (*jobFile, error) {
 	if err := readGob(path, &j); err != nil {
 		return nil, err
 	}
-	if j.Model == nil || j.Shards < 1 {
+	if j.Model == nil || j.Shards < 1 || j.Kind != onlineJob && j.Kind != sgdJob && j.Kind != gradientJob {
 		return nil, fmt.Errorf("%s: %w", path, errBadFile)
 	}
 	return &j, nil
@@ -260,6 +282,130 @@ func readResult(path string, n, stateLen int) (*online.ShardResult, error) {
 		return nil, fmt.Errorf("%s: %d weights and %d state entries, want %d and %d: %w", path, len(r.W), len(r.State), n, stateLen, errBadFile)
 	}
 	return &r, nil
+}
+
+// sgdBroadcast is a CRF SGD epoch's input: the mixed weights, the same
+// for every shard, and each shard's clock and order (indices into the
+// full training Dataset).
+type sgdBroadcast struct {
+	V      []float64
+	Scale  float64
+	Clocks []float64
+	Orders [][]int
+}
+
+// writeSGDBroadcast writes the shards' inputs, whose V and Scale are
+// shared.
+func writeSGDBroadcast(path string, in []crf.SGDShardInput) error {
+	return writeChecked(path, func(w io.Writer) error {
+		e := &binEncoder{w: w}
+		e.floats(in[0].V)
+		e.floats([]float64{in[0].Scale})
+		clocks := make([]float64, len(in))
+		for s := range in {
+			clocks[s] = in[s].T
+		}
+		e.floats(clocks)
+		for s := range in {
+			e.ints(in[s].Order)
+		}
+		return e.err
+	})
+}
+
+func readSGDBroadcast(path string) (*sgdBroadcast, error) {
+	var b sgdBroadcast
+	err := readChecked(path, func(r *bytes.Reader) error {
+		d := &binDecoder{r: r}
+		b.V = d.floats()
+		b.Scale = d.scalar()
+		b.Clocks = d.floats()
+		b.Orders = make([][]int, len(b.Clocks))
+		for s := range b.Orders {
+			b.Orders[s] = d.ints()
+		}
+		return d.err
+	})
+	if err != nil {
+		return nil, err
+	}
+	return &b, nil
+}
+
+// writeSGDResult writes a shard's SGD epoch.
+func writeSGDResult(path string, r *crf.SGDShardResult) error {
+	return writeChecked(path, func(w io.Writer) error {
+		e := &binEncoder{w: w}
+		e.floats(r.V)
+		e.floats([]float64{r.Scale, r.T, r.Loss})
+		return e.err
+	})
+}
+
+// readSGDResult reads a shard's SGD epoch of n weights.
+func readSGDResult(path string, n int) (*crf.SGDShardResult, error) {
+	var r crf.SGDShardResult
+	var rest []float64
+	err := readChecked(path, func(rd *bytes.Reader) error {
+		d := &binDecoder{r: rd}
+		r.V, rest = d.floats(), d.floats()
+		return d.err
+	})
+	if err != nil {
+		return nil, err
+	}
+	if len(r.V) != n || len(rest) != 3 {
+		return nil, fmt.Errorf("%s: %d weights, want %d: %w", path, len(r.V), n, errBadFile)
+	}
+	r.Scale, r.T, r.Loss = rest[0], rest[1], rest[2]
+	return &r, nil
+}
+
+// writeFloats writes x (an evaluation's point) as a file of its own.
+func writeFloats(path string, x []float64) error {
+	return writeChecked(path, func(w io.Writer) error {
+		e := &binEncoder{w: w}
+		e.floats(x)
+		return e.err
+	})
+}
+
+func readFloats(path string) ([]float64, error) {
+	var x []float64
+	err := readChecked(path, func(r *bytes.Reader) error {
+		d := &binDecoder{r: r}
+		x = d.floats()
+		return d.err
+	})
+	return x, err
+}
+
+// writeGradientResult writes a shard's loss and expected counts.
+func writeGradientResult(path string, loss float64, grad []float64) error {
+	return writeChecked(path, func(w io.Writer) error {
+		e := &binEncoder{w: w}
+		e.floats([]float64{loss})
+		e.floats(grad)
+		return e.err
+	})
+}
+
+// readGradientResult reads a shard's expected counts into grad, which
+// has the model's length, and returns its loss.
+func readGradientResult(path string, grad []float64) (float64, error) {
+	var loss float64
+	err := readChecked(path, func(r *bytes.Reader) error {
+		d := &binDecoder{r: r}
+		loss = d.scalar()
+		if n := d.count(); d.err == nil && n != len(grad) {
+			d.err = fmt.Errorf("%d weights, want %d", n, len(grad))
+		}
+		if d.err == nil {
+			d.err = binary.Read(r, binary.LittleEndian, grad)
+		}
+		return d.err
+	})
+	return loss, err
 }
 
 // writeGob writes v to path as gob, checked.

@@ -1,9 +1,10 @@
 package main
 
 // This file holds the workers' side of `trellis-beam train`: the DoFn
-// that trains shards (shardWorkFn) and what a worker process keeps
-// between epochs (worker): the job, and the replica and encoded data of
-// each shard it has trained — only those.
+// that does shards' work (shardWorkFn) and what a worker process keeps
+// between rounds (worker): the job, and the encoded data and the replica
+// (an online one, a CRF SGD one, or a CRF shard gradient, by the job's
+// kind) of each shard it has worked on — only those.
 
 import (
 	"context"
@@ -22,6 +23,7 @@ import (
 
 	"github.com/trellis-nlp/trellis/builtin"
 	"github.com/trellis-nlp/trellis/framework/learn"
+	"github.com/trellis-nlp/trellis/framework/learn/crf"
 	"github.com/trellis-nlp/trellis/framework/learn/online"
 )
 
@@ -37,18 +39,18 @@ func init() {
 // "always" fails every attempt (the run stops, its checkpoints kept).
 const envFailOnce = "TRELLIS_BEAM_TEST_FAIL_ONCE"
 
-// shardWorkFn trains the shards of a work element: element k trains
-// shards k, k+Workers, … of the epoch, each from the broadcast file to
+// shardWorkFn does the shards' work of a work element: element k does
+// shards k, k+Workers, … of the round, each from the broadcast file to
 // its result file. Its fields are paths the workers read and write.
 type shardWorkFn struct {
 	Job     string // the job file
-	Input   string // the epoch's broadcast file
-	Dir     string // the epoch's folder, where results go
-	Epoch   int
+	Input   string // the round's broadcast file
+	Dir     string // the round's folder, where results go
+	Epoch   int    // the round: an epoch, or an evaluation of the objective
 	Workers int
 }
 
-// ProcessElement trains element group's shards.
+// ProcessElement does element group's shards.
 func (f *shardWorkFn) ProcessElement(_ context.Context, group int) error {
 	w, err := workerFor(f.Job)
 	if err != nil {
@@ -59,8 +61,8 @@ func (f *shardWorkFn) ProcessElement(_ context.Context, group int) error {
 		return err
 	}
 	for s := group; s < w.job.Shards; s += f.Workers {
-		if err := w.train(s, b, f); err != nil {
-			return fmt.Errorf("epoch %d, shard %d: %w", f.Epoch, s, err)
+		if err := w.work(s, b, f); err != nil {
+			return fmt.Errorf("%s %d, shard %d: %w", w.job.Kind.round(), f.Epoch, s, err)
 		}
 	}
 	return nil
@@ -73,19 +75,23 @@ type worker struct {
 	job    *jobFile
 	mu     sync.Mutex
 	bcPath string
-	bc     *broadcast
+	bc     any // *broadcast, *sgdBroadcast or []float64, by the job's kind
 	shards map[int]*workerShard
 }
 
-// workerShard is a shard this process has trained: its replica, and the
-// index of each of its sentences (by their index in the full training
-// Dataset) in its own Dataset. mu makes one epoch of it run at a time.
+// workerShard is a shard this process has worked on: its replica, and
+// the index of each of its sentences (by their index in the full training
+// Dataset) in its own Dataset. mu makes one round of it run at a time.
+// One of rep, sgd and grad is set, by the job's kind.
 type workerShard struct {
 	mu    sync.Mutex
 	data  *shardData // mapped: the worker's only copy of the shard
 	rep   *online.Replica
+	sgd   *crf.SGDReplica
+	grad  *crf.ShardGradient
+	buf   []float64 // grad's expected counts, len(Model.W)
 	local map[int]int
-	order []int // the epoch's order in local indices
+	order []int // the round's order in local indices
 }
 
 var (
@@ -127,18 +133,28 @@ func forgetWorker(path string) error {
 	return errors.Join(errs...)
 }
 
-// broadcast returns the broadcast at path, read once per epoch.
-func (w *worker) broadcast(path string) (*broadcast, error) {
+// broadcast returns the broadcast at path, read once per round.
+func (w *worker) broadcast(path string) (any, error) {
 	w.mu.Lock()
 	defer w.mu.Unlock()
-	if w.bcPath != path {
-		b, err := readBroadcast(path)
-		if err != nil {
-			return nil, err
-		}
-		w.bcPath, w.bc = path, b
+	if w.bcPath == path {
+		return w.bc, nil
 	}
-	return w.bc, nil
+	var b any
+	var err error
+	switch w.job.Kind {
+	case sgdJob:
+		b, err = readSGDBroadcast(path)
+	case gradientJob:
+		b, err = readFloats(path)
+	default:
+		b, err = readBroadcast(path)
+	}
+	if err != nil {
+		return nil, err
+	}
+	w.bcPath, w.bc = path, b
+	return b, nil
 }
 
 // shard returns shard s, loading its data and building its replica the
@@ -153,13 +169,11 @@ func (w *worker) shard(s int) (*workerShard, error) {
 	if err != nil {
 		return nil, err
 	}
-	rule, err := rebuildRule(w.job)
-	if err != nil {
+	ws := &workerShard{data: sd, local: make(map[int]int, len(sd.Sentences))}
+	if err := ws.build(w.job); err != nil {
 		sd.Close()
 		return nil, err
 	}
-	p := &learn.Problem{Train: sd.Data, NumLabels: w.job.NumLabels, Transitions: w.job.Transitions, Constraints: w.job.Constraints}
-	ws := &workerShard{data: sd, rep: online.NewReplica(w.job.Model, p, rule), local: make(map[int]int, len(sd.Sentences))}
 	for k, g := range sd.Sentences {
 		ws.local[g] = k
 	}
@@ -167,50 +181,108 @@ func (w *worker) shard(s int) (*workerShard, error) {
 	return ws, nil
 }
 
-// rebuildRule makes the job's rule from its learner's type and settings
-// through the learner registry.
-func rebuildRule(j *jobFile) (online.Rule, error) {
+// build makes the shard's replica for job j from its learner's type
+// and settings (through the learner registry) and the shard's data.
+func (ws *workerShard) build(j *jobFile) error {
 	_, learners := builtin.Registries()
 	l, ok := learners.New(j.Learner)
 	if !ok {
-		return nil, fmt.Errorf("no learner type %q", j.Learner)
+		return fmt.Errorf("no learner type %q", j.Learner)
 	}
 	if err := json.Unmarshal(j.Config, l.Config()); err != nil {
-		return nil, fmt.Errorf("the %s settings: %w", j.Learner, err)
+		return fmt.Errorf("the %s settings: %w", j.Learner, err)
 	}
-	m, ok := l.(online.Mixable)
+	p := &learn.Problem{Train: ws.data.Data, NumLabels: j.NumLabels, Transitions: j.Transitions, Constraints: j.Constraints}
+	if j.Kind == onlineJob {
+		m, ok := l.(online.Mixable)
+		if !ok {
+			return fmt.Errorf("%s is not an online learner", j.Learner)
+		}
+		ws.rep = online.NewReplica(j.Model, p, m.Rule())
+		return nil
+	}
+	c, ok := l.(*crf.Learner)
 	if !ok {
-		return nil, fmt.Errorf("%s is not an online learner", j.Learner)
+		return fmt.Errorf("%s is not a CRF learner", j.Learner)
 	}
-	return m.Rule(), nil
+	var err error
+	if j.Kind == sgdJob {
+		ws.sgd, err = c.NewShardSGD(j.Model, p, j.Sentences)
+		return err
+	}
+	ws.grad, err = c.NewShardGradient(j.Model, p)
+	ws.buf = make([]float64, len(j.Model.W))
+	return err
 }
 
-// train trains shard s one epoch from b and writes its result.
-func (w *worker) train(s int, b *broadcast, f *shardWorkFn) error {
+// work does shard s's part of the round from b and writes its result.
+func (w *worker) work(s int, b any, f *shardWorkFn) error {
 	ws, err := w.shard(s)
 	if err != nil {
 		return err
 	}
 	ws.mu.Lock()
 	defer ws.mu.Unlock()
-	ws.order = ws.order[:0]
-	for _, g := range b.Orders[s] {
-		k, ok := ws.local[g]
-		if !ok {
-			return fmt.Errorf("the broadcast names sentence %d, which the shard does not hold", g)
-		}
-		ws.order = append(ws.order, k)
+	var write func(path string) error
+	switch b := b.(type) {
+	case *broadcast:
+		write, err = ws.onlineEpoch(s, b)
+	case *sgdBroadcast:
+		write, err = ws.sgdEpoch(s, b)
+	case []float64:
+		loss := ws.grad.Compute(b, ws.buf)
+		write = func(path string) error { return writeGradientResult(path, loss, ws.buf) }
 	}
-	in := b.In
-	in.Order = ws.order
-	r, err := ws.rep.Epoch(&in, nil)
 	if err != nil {
 		return err
 	}
 	if err := failOnce(w.dir, f.Epoch, s); err != nil {
 		return err
 	}
-	return writeResult(resultPath(f.Dir, s), r)
+	return write(resultPath(f.Dir, s))
+}
+
+// localOrder sets ws.order to orders[s] in the shard's local indices.
+func (ws *workerShard) localOrder(orders [][]int, s int) error {
+	if s >= len(orders) {
+		return fmt.Errorf("the broadcast has %d shards' orders", len(orders))
+	}
+	ws.order = ws.order[:0]
+	for _, g := range orders[s] {
+		k, ok := ws.local[g]
+		if !ok {
+			return fmt.Errorf("the broadcast names sentence %d, which the shard does not hold", g)
+		}
+		ws.order = append(ws.order, k)
+	}
+	return nil
+}
+
+// onlineEpoch trains shard s one online epoch from b.
+func (ws *workerShard) onlineEpoch(s int, b *broadcast) (func(string) error, error) {
+	if err := ws.localOrder(b.Orders, s); err != nil {
+		return nil, err
+	}
+	in := b.In
+	in.Order = ws.order
+	r, err := ws.rep.Epoch(&in, nil)
+	if err != nil {
+		return nil, err
+	}
+	return func(path string) error { return writeResult(path, r) }, nil
+}
+
+// sgdEpoch runs shard s one CRF SGD epoch from b.
+func (ws *workerShard) sgdEpoch(s int, b *sgdBroadcast) (func(string) error, error) {
+	if err := ws.localOrder(b.Orders, s); err != nil {
+		return nil, err
+	}
+	in := crf.SGDShardInput{V: b.V, Scale: b.Scale, T: b.Clocks[s], Order: ws.order}
+	r, err := ws.sgd.Epoch(&in, nil)
+	if err != nil {
+		return nil, err
+	}
+	return func(path string) error { return writeSGDResult(path, r) }, nil
 }
 
 // failOnce is the envFailOnce hook.
