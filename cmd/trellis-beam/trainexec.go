@@ -276,7 +276,7 @@ func epochPipeline(fn *shardWorkFn, workers int) *beam.Pipeline {
 // roundTiming sums where a run's rounds spent their time, for the log
 // line at the end (docs/results.md's overhead measurements).
 type roundTiming struct {
-	rounds                     int
+	rounds                      int
 	broadcast, pipeline, reduce time.Duration
 }
 
