@@ -92,6 +92,11 @@ learner "owlqn" {
   shards         = 2
   c1             = 0.1
 }
+learner "latent" {
+  type          = "crf"
+  hidden_states = 2
+  shards        = 2
+}
 learner "serial" {
   type   = "perceptron"
   epochs = 2
@@ -256,30 +261,37 @@ func TestTrainRetriesFailedWorker(t *testing.T) {
 	}
 }
 
-// TestTrainResume stops a run with checkpoints in its third epoch (a
-// shard failing every attempt), then resumes it with trellis-beam train
-// --resume: the result is the uninterrupted run's.
+// TestTrainResume stops a run with checkpoints mid-way (a shard failing
+// every attempt: the perceptron's third epoch, the L-BFGS CRF's fifth
+// evaluation, CRF SGD's third epoch), then resumes it with trellis-beam
+// train --resume: the result is the uninterrupted run's.
 func TestTrainResume(t *testing.T) {
 	spec := trainCorpus(t)
-	ref := filepath.Join(t.TempDir(), "ref")
-	mustRun(t, bin.trellis, "run", spec, "--learner", "perceptron", "--out", ref)
-	out := filepath.Join(t.TempDir(), "run")
-	code, stderr := runEnv(t, []string{envFailOnce + "=3:2:always"}, bin.beam, "train", spec, "--learner", "perceptron", "--out", out, "--checkpoint-every", "1")
-	if code != exitFailure || !strings.Contains(stderr, fmt.Sprintf("failed %d times", maxAttempts)) || !strings.Contains(stderr, "--resume") {
-		t.Fatalf("a shard failing every attempt: exit %d, want 1, the attempts and --resume:\n%s", code, stderr)
-	}
-	code, stderr = runEnv(t, nil, bin.beam, "train", "--resume", out)
-	if code != 0 {
-		t.Fatalf("resume: exit %d:\n%s", code, stderr)
-	}
-	if !strings.Contains(stderr, "resumed from a checkpoint") {
-		t.Errorf("the perceptron did not resume from its checkpoint:\n%s", stderr)
-	}
-	sameRun(t, out, ref, "perceptron")
-	// The manifest records the command the run was started with, which
-	// trellis reproduce reruns.
-	if got := mustRun(t, bin.trellis, "reproduce", out); !strings.Contains(got, "reproduced: every model") {
-		t.Errorf("trellis reproduce of the resumed run:\n%s", got)
+	for _, tc := range []struct{ learner, fail string }{
+		{"perceptron", "3:2"}, {"lbfgs", "5:0"}, {"crfsgd", "3:1"},
+	} {
+		t.Run(tc.learner, func(t *testing.T) {
+			ref := filepath.Join(t.TempDir(), "ref")
+			mustRun(t, bin.trellis, "run", spec, "--learner", tc.learner, "--out", ref)
+			out := filepath.Join(t.TempDir(), "run")
+			code, stderr := runEnv(t, []string{envFailOnce + "=" + tc.fail + ":always"}, bin.beam, "train", spec, "--learner", tc.learner, "--out", out, "--checkpoint-every", "1")
+			if code != exitFailure || !strings.Contains(stderr, fmt.Sprintf("failed %d times", maxAttempts)) || !strings.Contains(stderr, "--resume") {
+				t.Fatalf("a shard failing every attempt: exit %d, want 1, the attempts and --resume:\n%s", code, stderr)
+			}
+			code, stderr = runEnv(t, nil, bin.beam, "train", "--resume", out)
+			if code != 0 {
+				t.Fatalf("resume: exit %d:\n%s", code, stderr)
+			}
+			if !strings.Contains(stderr, "resumed from a checkpoint") {
+				t.Errorf("%s did not resume from its checkpoint:\n%s", tc.learner, stderr)
+			}
+			sameRun(t, out, ref, tc.learner)
+			// The manifest records the command the run was started with,
+			// which trellis reproduce reruns.
+			if got := mustRun(t, bin.trellis, "reproduce", out); !strings.Contains(got, "reproduced: every model") {
+				t.Errorf("trellis reproduce of the resumed run:\n%s", got)
+			}
+		})
 	}
 }
 
@@ -295,6 +307,7 @@ func TestTrainErrors(t *testing.T) {
 		{"several learners", []string{spec}, "name the one to train with --learner"},
 		{"not online", []string{spec, "--learner", "hmm"}, "trains the online learners"},
 		{"no shards", []string{spec, "--learner", "serial"}, "add `shards = 2` to its block"},
+		{"latent CRF", []string{spec, "--learner", "latent"}, "is a latent CRF"},
 		{"shards disagree", []string{spec, "--learner", "perceptron", "--shards", "5"}, "says shards = 4"},
 		{"no such learner", []string{spec, "--learner", "crf"}, "no such learner"},
 		{"spec error", []string{bad, "--learner", "perceptron"}, "bad.hcl:"},

@@ -146,6 +146,10 @@ func (g *ShardGradient) Compute(x, grad []float64) float64 {
 	return o.workers[0].shard(o, x, o.sents, grad)
 }
 
+// ErrShardData is returned (wrapped) by NewShardSGD and NewShardGradient
+// for a shard's dataset that holds what the driver never sends.
+var ErrShardData = errors.New("crf: not a shard's data")
+
 // shardSentences is every sentence of a shard's dataset, which must all
 // be complete (the driver sends only those).
 func shardSentences(p *learn.Problem) ([]int, error) {
@@ -153,12 +157,12 @@ func shardSentences(p *learn.Problem) ([]int, error) {
 	sents := make([]int, n)
 	for k := range sents {
 		if !learn.Complete(p.Train, k) {
-			return nil, fmt.Errorf("crf: shard sentence %d is not fully labelled", k)
+			return nil, fmt.Errorf("%w: sentence %d is not fully labelled", ErrShardData, k)
 		}
 		sents[k] = k
 	}
 	if n == 0 {
-		return nil, fmt.Errorf("crf: a shard of no sentences")
+		return nil, fmt.Errorf("%w: no sentences", ErrShardData)
 	}
 	return sents, nil
 }
@@ -199,6 +203,9 @@ func newEvaluator(ctx context.Context, obj *objective, s settings, p *learn.Prob
 func (ev *evaluator) evaluate(x, grad []float64) float64 {
 	if ev.remote == nil {
 		return ev.obj.Evaluate(x, grad)
+	}
+	if ev.err != nil {
+		return math.NaN() // the minimizer stops at its next check of ctx
 	}
 	ev.evals++
 	sum := shardSum{o: ev.obj, grad: grad}
