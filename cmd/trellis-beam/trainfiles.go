@@ -2,9 +2,12 @@ package main
 
 // This file holds the files `trellis-beam train` passes between the
 // driver and the workers, all under the run's work folder (beamDir): the
-// job (what a worker needs to rebuild a replica), each shard's encoded
-// sentences (written once, after encoding), each epoch's broadcast input
-// and each shard's result. Every file is written whole (temporary file,
+// job (what a worker needs to rebuild a replica, and the kind of work),
+// each shard's encoded sentences (written once, after encoding), each
+// round's broadcast input and each shard's result, with a codec per kind
+// of job: an online epoch (broadcast, ShardResult), a CRF SGD epoch
+// (sgdBroadcast, SGDShardResult), a CRF evaluation (the point x; a
+// shard's loss and expected counts). Every file is written whole (temporary file,
 // then rename) and ends in a CRC-32 of what precedes it, which the reader
 // checks — a shard's encoded sentences are framework/feature's on-disk
 // dataset, checked against its manifest's checksums — so a retried

@@ -11,6 +11,7 @@ import (
 	"testing"
 
 	"github.com/trellis-nlp/trellis/framework/feature"
+	"github.com/trellis-nlp/trellis/framework/learn/crf"
 	"github.com/trellis-nlp/trellis/framework/learn/online"
 )
 
@@ -86,4 +87,70 @@ func flip(b []byte, i int) []byte {
 	c := slices.Clone(b)
 	c[i] ^= 0x40
 	return c
+}
+
+// TestCRFFilesRoundTrip writes a CRF SGD broadcast and result, an
+// evaluation's point and a shard's gradient result, and reads them back
+// bit for bit; a flipped byte or a cut file is refused with errBadFile,
+// as is a gradient of the wrong length.
+func TestCRFFilesRoundTrip(t *testing.T) {
+	dir := t.TempDir()
+	v := []float64{1, -2.5, 3e-300}
+	in := []crf.SGDShardInput{{V: v, Scale: 0.75, T: 12, Order: []int{4, 0, 2}}, {V: v, Scale: 0.75, T: 9, Order: []int{1, 3}}}
+	res := &crf.SGDShardResult{V: []float64{2, 3, 4}, Scale: 0.5, T: 15, Loss: 6.25}
+	grad := []float64{0.125, -7, 1e-10}
+	files := map[string]func(string) error{
+		"input.bin": func(p string) error { return writeSGDBroadcast(p, in) },
+		"r.result":  func(p string) error { return writeSGDResult(p, res) },
+		"x.bin":     func(p string) error { return writeFloats(p, v) },
+		"g.result":  func(p string) error { return writeGradientResult(p, 41.5, grad) },
+	}
+	for name, write := range files {
+		if err := write(filepath.Join(dir, name)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	read := func() []error {
+		b, err1 := readSGDBroadcast(filepath.Join(dir, "input.bin"))
+		if err1 == nil && (!slices.Equal(b.V, v) || b.Scale != 0.75 || !slices.Equal(b.Clocks, []float64{12, 9}) ||
+			len(b.Orders) != 2 || !slices.Equal(b.Orders[0], in[0].Order) || !slices.Equal(b.Orders[1], in[1].Order)) {
+			t.Errorf("SGD broadcast read back as %+v", b)
+		}
+		r, err2 := readSGDResult(filepath.Join(dir, "r.result"), 3)
+		if err2 == nil && (!slices.Equal(r.V, res.V) || r.Scale != res.Scale || r.T != res.T || r.Loss != res.Loss) {
+			t.Errorf("SGD result read back as %+v", r)
+		}
+		x, err3 := readFloats(filepath.Join(dir, "x.bin"))
+		if err3 == nil && !slices.Equal(x, v) {
+			t.Errorf("point read back as %v", x)
+		}
+		g := make([]float64, 3)
+		loss, err4 := readGradientResult(filepath.Join(dir, "g.result"), g)
+		if err4 == nil && (loss != 41.5 || !slices.Equal(g, grad)) {
+			t.Errorf("gradient result read back as %v, %v", loss, g)
+		}
+		return []error{err1, err2, err3, err4}
+	}
+	for _, err := range read() {
+		if err != nil {
+			t.Fatal(err)
+		}
+	}
+	if _, err := readGradientResult(filepath.Join(dir, "g.result"), make([]float64, 4)); !errors.Is(err, errBadFile) {
+		t.Errorf("a gradient of 3 weights read into 4: %v, want errBadFile", err)
+	}
+	for name := range files {
+		path := filepath.Join(dir, name)
+		b, err := os.ReadFile(path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for how, damaged := range map[string][]byte{"flipped": flip(b, len(b)/2), "truncated": b[:len(b)-5]} {
+			os.WriteFile(path, damaged, 0o644)
+			if errs := read(); !slices.ContainsFunc(errs, func(err error) bool { return errors.Is(err, errBadFile) }) {
+				t.Errorf("%s %s: read without errBadFile: %v", how, name, errs)
+			}
+		}
+		os.WriteFile(path, b, 0o644)
+	}
 }
