@@ -90,6 +90,7 @@ type workerShard struct {
 	sgd   *crf.SGDReplica
 	grad  *crf.ShardGradient
 	buf   []float64 // grad's expected counts, len(Model.W)
+	kind  jobKind
 	local map[int]int
 	order []int // the round's order in local indices
 }
@@ -169,7 +170,7 @@ func (w *worker) shard(s int) (*workerShard, error) {
 	if err != nil {
 		return nil, err
 	}
-	ws := &workerShard{data: sd, local: make(map[int]int, len(sd.Sentences))}
+	ws := &workerShard{data: sd, local: make(map[int]int, len(sd.Sentences)), kind: w.job.Kind}
 	if err := ws.build(w.job); err != nil {
 		sd.Close()
 		return nil, err
@@ -230,8 +231,13 @@ func (w *worker) work(s int, b any, f *shardWorkFn) error {
 	case *sgdBroadcast:
 		write, err = ws.sgdEpoch(s, b)
 	case []float64:
+		if len(b) != len(ws.buf) {
+			return fmt.Errorf("a point of %d weights for a model of %d: %w", len(b), len(ws.buf), errBadFile)
+		}
 		loss := ws.grad.Compute(b, ws.buf)
 		write = func(path string) error { return writeGradientResult(path, loss, ws.buf) }
+	default:
+		return fmt.Errorf("a broadcast of %T for a %s job", b, ws.kind)
 	}
 	if err != nil {
 		return err
