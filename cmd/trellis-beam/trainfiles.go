@@ -132,7 +132,7 @@ func writeShardData(path string, d *feature.Dataset, sentences []int) error {
 		return err
 	}
 	for lo := 0; lo < len(sentences); lo += appendBatch {
-		if err := w.Append(subset(d, sentences[lo:min(lo+appendBatch, len(sentences))])); err != nil {
+		if err := w.Append(d.Subset(sentences[lo:min(lo+appendBatch, len(sentences))])); err != nil {
 			w.Abort()
 			return err
 		}
@@ -169,27 +169,6 @@ func readShardData(path string) (*shardData, error) {
 		return nil, fmt.Errorf("%s: its dataset does not match its %d sentences: %w", path, len(sentences), errBadFile)
 	}
 	return &shardData{Sentences: sentences, Data: d, Close: md.Close}, nil
-}
-
-// subset returns the sentences of d in the order given, as a Dataset of
-// their own (token and sentence offsets from 0; values kept, or nil as
-// in d).
-func subset(d *feature.Dataset, sentences []int) *feature.Dataset {
-	out := feature.NewDataset()
-	for _, s := range sentences {
-		lo, hi := d.Sentence(s)
-		for tok := lo; tok < hi; tok++ {
-			a, b := d.TokenOff[tok], d.TokenOff[tok+1]
-			out.Attrs = append(out.Attrs, d.Attrs[a:b]...)
-			if d.Values != nil {
-				out.Values = append(out.Values, d.Values[a:b]...)
-			}
-			out.TokenOff = append(out.TokenOff, len(out.Attrs))
-		}
-		out.Labels = append(out.Labels, d.Labels[lo:hi]...)
-		out.SentOff = append(out.SentOff, len(out.Labels))
-	}
-	return out
 }
 
 func writeJob(path string, j *jobFile) error { return writeGob(path, j) }

@@ -144,3 +144,13 @@ func (d *Dataset) Reset() {
 	d.TokenOff, d.SentOff = d.TokenOff[:1], d.SentOff[:1]
 	d.Values = nil
 }
+
+// Subset is d's sentences sents, in that order, as a Dataset of their own
+// (what a worker holding only those sentences trains on).
+func (d *Dataset) Subset(sents []int) *Dataset {
+	out := NewDataset()
+	for _, s := range sents {
+		out.AppendSentences(d, s, s+1)
+	}
+	return out
+}

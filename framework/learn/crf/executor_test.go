@@ -34,7 +34,7 @@ var (
 // shardProblem is the job's problem with only shard s's sentences.
 func shardProblem(job *Job, s int) *learn.Problem {
 	q := *job.Problem
-	q.Train = learntest.Subset(job.Problem.Train, job.Shards[s])
+	q.Train = job.Problem.Train.Subset(job.Shards[s])
 	return &q
 }
 

@@ -193,8 +193,8 @@ func TestMixedAveraging(t *testing.T) {
 		return res.Model.W
 	}
 	n0, n1 := float64(len(even)), float64(len(odd))
-	last0, last1 := train(learntest.Subset(d, even), 0, false), train(learntest.Subset(d, odd), 0, false)
-	avg0, avg1 := train(learntest.Subset(d, even), 0, true), train(learntest.Subset(d, odd), 0, true)
+	last0, last1 := train(d.Subset(even), 0, false), train(d.Subset(odd), 0, false)
+	avg0, avg1 := train(d.Subset(even), 0, true), train(d.Subset(odd), 0, true)
 	last, avg := train(d, 2, false), train(d, 2, true)
 	for f := range last {
 		if want := (last0[f] + last1[f]) / 2; last[f] != want {

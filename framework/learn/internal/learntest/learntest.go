@@ -135,23 +135,3 @@ func Periodic(r *rand.Rand, sents, minLen int) *feature.Dataset {
 	}
 	return d
 }
-
-// Subset is d's sentences sents, in that order, as a Dataset of their own
-// (what a worker holding only those sentences trains on).
-func Subset(d *feature.Dataset, sents []int) *feature.Dataset {
-	out := feature.NewDataset()
-	for _, s := range sents {
-		lo, hi := d.Sentence(s)
-		for tok := lo; tok < hi; tok++ {
-			a, b := d.TokenOff[tok], d.TokenOff[tok+1]
-			out.Attrs = append(out.Attrs, d.Attrs[a:b]...)
-			if d.Values != nil {
-				out.Values = append(out.Values, d.Values[a:b]...)
-			}
-			out.TokenOff = append(out.TokenOff, len(out.Attrs))
-		}
-		out.Labels = append(out.Labels, d.Labels[lo:hi]...)
-		out.SentOff = append(out.SentOff, len(out.Labels))
-	}
-	return out
-}
