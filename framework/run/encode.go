@@ -242,7 +242,10 @@ func encodeSentences(ctx context.Context, ss *session, mp *feature.Mapper, sents
 		return nil, err
 	}
 	enc.history = newTrainHistory(mp, sents)
-	return enc, encodeDev(ss, enc, readDev)
+	if err := encodeDev(ss, enc, readDev); err != nil {
+		return nil, err
+	}
+	return enc, nil
 }
 
 // encodeStreamedWithDev is encodeStreamed followed by the dev corpus's
