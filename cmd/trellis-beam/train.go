@@ -49,7 +49,7 @@ type trainOptions struct {
 	shards  int // 0: as the spec says
 	learner string
 	out     string
-	vars    varFlags
+	vars    spec.Vars
 	workers int // 0: min(shards, CPUs)
 	threads int
 	every   int
@@ -60,23 +60,9 @@ type trainOptions struct {
 	resumed []string
 }
 
-// varFlags collects --var name=value.
-type varFlags map[string]string
-
-func (v varFlags) String() string { return "" }
-
-func (v varFlags) Set(s string) error {
-	name, value, ok := strings.Cut(s, "=")
-	if !ok || name == "" {
-		return fmt.Errorf("want name=value, got %q", s)
-	}
-	v[name] = value
-	return nil
-}
-
 // trainFlags registers train's flags on fs into o.
 func trainFlags(fs *flag.FlagSet, o *trainOptions) {
-	o.vars = varFlags{}
+	o.vars = spec.Vars{}
 	fs.IntVar(&o.shards, "shards", 0, "the learner's `S` fixed shards (its shards setting in the spec, which must say the same; default: the spec's)")
 	fs.StringVar(&o.learner, "learner", "", "train the learner `NAME` (required when the spec has several)")
 	fs.StringVar(&o.out, "out", "", "run directory `DIR` (default runs/<experiment name>)")

@@ -75,7 +75,7 @@ func validateCommand() command {
 
 func (a *app) cmdValidate(ctx context.Context, args []string) error {
 	fs := newFlagSet("validate", a.stderr)
-	vars := varFlags{}
+	vars := spec.Vars{}
 	fs.Var(vars, "var", "set a spec variable: `name=value` (repeatable)")
 	noData := fs.Bool("no-data", false, "check the spec only, without reading the corpora")
 	pos, err := parseInterspersed(fs, args)
@@ -281,7 +281,7 @@ func checkpointTypes() string {
 
 func (a *app) cmdRun(ctx context.Context, args []string) error {
 	fs := newFlagSet("run", a.stderr)
-	vars := varFlags{}
+	vars := spec.Vars{}
 	var learners listFlag
 	fs.Var(vars, "var", "set a spec variable: `name=value` (repeatable)")
 	fs.Var(&learners, "learner", "run only the learner `NAME` (repeatable)")

@@ -444,20 +444,6 @@ func dashFlagNames(fs *flag.FlagSet, msg string) string {
 	return strings.Join(words, " ")
 }
 
-// varFlags collects repeated --var name=value.
-type varFlags map[string]string
-
-func (v varFlags) String() string { return "" }
-
-func (v varFlags) Set(s string) error {
-	name, value, ok := strings.Cut(s, "=")
-	if !ok || name == "" {
-		return fmt.Errorf("want name=value, got %q", s)
-	}
-	v[name] = value
-	return nil
-}
-
 // listFlag collects a repeated flag.
 type listFlag []string
 

@@ -12,6 +12,7 @@ import (
 
 	"github.com/trellis-nlp/trellis/framework/fileio"
 	"github.com/trellis-nlp/trellis/framework/plugin"
+	"github.com/trellis-nlp/trellis/framework/spec"
 )
 
 // Environment variables of the plugin host.
@@ -61,7 +62,7 @@ func pluginsCommand() command {
 
 func (a *app) cmdPlugins(ctx context.Context, args []string) error {
 	fs := newFlagSet("plugins", a.stderr)
-	vars := varFlags{}
+	vars := spec.Vars{}
 	var dirs listFlag
 	fs.Var(vars, "var", "set a spec variable: `name=value` (repeatable)")
 	fs.Var(&dirs, "path", "folder `DIR` to search for plugins (repeatable; default TRELLIS_PLUGIN_PATH)")
@@ -117,7 +118,7 @@ type pluginRow struct {
 }
 
 // specPlugins describes the plugins the spec at path uses, by block.
-func (a *app) specPlugins(ctx context.Context, path string, vars varFlags) ([]pluginRow, error) {
+func (a *app) specPlugins(ctx context.Context, path string, vars spec.Vars) ([]pluginRow, error) {
 	s, _, host, err := a.loadSpec(ctx, path, vars)
 	if err != nil {
 		return nil, err

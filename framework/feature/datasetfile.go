@@ -19,6 +19,8 @@ import (
 	"syscall"
 	"time"
 	"unsafe"
+
+	"github.com/trellis-nlp/trellis/framework/fileio"
 )
 
 // The folder holds one file per array of the Dataset, in the machine's
@@ -231,8 +233,7 @@ func (w *DatasetWriter) wrap(err error) error {
 }
 
 // Close finishes the dataset: flushes and syncs the files, then writes
-// the manifest (through a temporary file and a rename, so that a crash
-// leaves no manifest rather than a wrong one). After an error, nothing
+// the manifest. After an error, nothing
 // is finished; call Abort.
 func (w *DatasetWriter) Close() error {
 	if w.err != nil {
@@ -260,11 +261,9 @@ func (w *DatasetWriter) Close() error {
 			return w.fail(err)
 		}
 	}
-	b, err := json.MarshalIndent(m, "", "  ")
-	if err != nil {
-		return w.fail(err)
-	}
-	return w.fail(writeFileSynced(filepath.Join(w.dir, datasetManifest), append(b, '\n')))
+	// Synced and renamed into place: a crash leaves no manifest rather
+	// than a wrong one.
+	return w.fail(fileio.WriteJSON(filepath.Join(w.dir, datasetManifest), m))
 }
 
 func (w *DatasetWriter) fail(err error) error {
@@ -293,30 +292,6 @@ func (w *DatasetWriter) closeFiles() error {
 func (w *DatasetWriter) Abort() {
 	w.closeFiles()
 	os.RemoveAll(w.dir)
-}
-
-// writeFileSynced writes b to path through a temporary file beside it,
-// synced, then renamed over path.
-func writeFileSynced(path string, b []byte) error {
-	tmp := path + ".tmp"
-	f, err := os.Create(tmp)
-	if err != nil {
-		return err
-	}
-	_, err = f.Write(b)
-	if err == nil {
-		err = f.Sync()
-	}
-	if cerr := f.Close(); err == nil {
-		err = cerr
-	}
-	if err == nil {
-		err = os.Rename(tmp, path)
-	}
-	if err != nil {
-		os.Remove(tmp)
-	}
-	return err
 }
 
 // bytesOf is the memory of xs as bytes (native layout), without a copy.

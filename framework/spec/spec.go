@@ -787,6 +787,22 @@ func (s *Spec) decodeDataset(fc *hcl.BodyContent, ctx *hcl.EvalContext) hcl.Diag
 	return diags
 }
 
+// Vars collects repeated --var name=value settings of a spec's variables:
+// a flag.Value, and LoadFile's vars.
+type Vars map[string]string
+
+func (v Vars) String() string { return "" }
+
+// Set takes one name=value.
+func (v Vars) Set(s string) error {
+	name, value, ok := strings.Cut(s, "=")
+	if !ok || name == "" {
+		return fmt.Errorf("want name=value, got %q", s)
+	}
+	v[name] = value
+	return nil
+}
+
 // ParseBytes reads a size: a number with an optional unit, B, KB, MB, GB,
 // TB (powers of 1000) or KiB, MiB, GiB, TiB (powers of 1024).
 func ParseBytes(text string) (int64, error) {
